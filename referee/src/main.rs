@@ -1,0 +1,2 @@
+//! bao-referee
+fn main() {}

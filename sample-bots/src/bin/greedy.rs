@@ -1,0 +1,2 @@
+//! greedy
+fn main() {}

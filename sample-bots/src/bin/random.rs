@@ -1,0 +1,2 @@
+//! random
+fn main() {}

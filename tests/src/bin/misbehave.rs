@@ -1,0 +1,2 @@
+//! misbehave
+fn main() {}
