@@ -1,1 +1,6 @@
-//! e2e
+//! End-to-end tests: the real `bao-referee` binary against real bot processes.
+//!
+//! One integration-test binary; each topic is a module.
+
+mod support;
+mod smoke;

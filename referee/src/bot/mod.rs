@@ -1,0 +1,5 @@
+//! Running a bot program as a supervised child process.
+
+pub mod spec;
+
+pub use spec::{BotSpec, ResourceLimits};

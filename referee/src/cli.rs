@@ -1,0 +1,55 @@
+//! Command-line parsing and dispatch to the subcommands.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A referee for Bao la Kiswahili bots.
+#[derive(Debug, Parser)]
+#[command(name = "bao-referee", version, about, propagate_version = true)]
+pub struct Cli {
+    /// More diagnostics on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rules tooling for bot authors and scripts: start, legal, play, perft, show.
+    #[command(subcommand)]
+    Rules(crate::rules_cmd::RulesCommand),
+}
+
+/// Parses the command line, runs the subcommand and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { crate::exit::MALFORMED } else { crate::exit::SUCCESS };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_tracing(cli.verbose);
+    let code = match cli.command {
+        Command::Rules(cmd) => crate::rules_cmd::run(cmd),
+    };
+    ExitCode::from(code)
+}
+
+/// Diagnostics go to stderr; `RUST_LOG` wins over `-v`.
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -1,0 +1,8 @@
+//! The bao-referee library: the subcommands of the `bao-referee` binary.
+//!
+//! Exit codes are documented in [`exit`].
+
+pub mod bot;
+pub mod cli;
+pub mod exit;
+pub mod rules_cmd;
