@@ -22,6 +22,10 @@ pub enum Command {
     /// Rules tooling for bot authors and scripts: start, legal, play, perft, show.
     #[command(subcommand)]
     Rules(crate::rules_cmd::RulesCommand),
+    /// Plays one game between two bot programs (default: two sample bots).
+    Match(crate::match_cmd::MatchArgs),
+    /// Replays a game log and checks every move, position and the result.
+    Verify(crate::verify::VerifyArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -37,6 +41,8 @@ pub fn main() -> ExitCode {
     init_tracing(cli.verbose);
     let code = match cli.command {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
+        Command::Match(args) => crate::match_cmd::run(args),
+        Command::Verify(args) => crate::verify::run(&args),
     };
     ExitCode::from(code)
 }

@@ -5,4 +5,8 @@
 pub mod bot;
 pub mod cli;
 pub mod exit;
+pub mod game;
+pub mod match_cmd;
+pub mod options;
 pub mod rules_cmd;
+pub mod verify;

@@ -2,5 +2,6 @@
 //!
 //! One integration-test binary; each topic is a module.
 
-mod support;
+mod rules_cli;
 mod smoke;
+mod support;

@@ -1,0 +1,14 @@
+//! One game between two bot processes: configuration, clocks, verdicts, the
+//! game log, and the loop that runs it.
+
+pub mod clock;
+pub mod config;
+pub mod log;
+pub mod reason;
+pub mod runner;
+pub mod wire;
+
+pub use clock::Clock;
+pub use config::{GameConfig, TimeControl};
+pub use reason::{GameResult, Reason};
+pub use runner::play_game;

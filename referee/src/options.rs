@@ -1,0 +1,160 @@
+//! Command-line options shared by `match` and `tournament`: variant, start,
+//! time control, adjudication and resource limits.
+
+use std::time::Duration;
+
+use bao_rules::{Position, Variant};
+
+use crate::bot::ResourceLimits;
+use crate::game::TimeControl;
+
+/// Game options common to `match` and `tournament`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GameOptions {
+    /// The variant: kiswahili or kujifunza.
+    #[arg(long, default_value = "kiswahili", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Start from this position (notation of docs/rules.md) instead of the variant's start.
+    #[arg(long, value_parser = parse_position)]
+    pub start: Option<Position>,
+    /// Fischer time control BASE+INC in seconds, e.g. 10+0.1 (default), 60+1, 0.5+0.
+    #[arg(long, value_parser = parse_tc, conflicts_with = "move_time")]
+    pub tc: Option<(Duration, Duration)>,
+    /// A fixed time per move instead of a clock: seconds (0.2) or with a unit (200ms).
+    #[arg(long, value_parser = parse_duration)]
+    pub move_time: Option<Duration>,
+    /// Time for a bot to start and answer the hello.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub startup_time: Duration,
+    /// Tolerance added to every deadline, for scheduling and pipes.
+    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    pub margin: Duration,
+    /// Adjudicate a draw after this many plies (0: never).
+    #[arg(long, default_value_t = 1000)]
+    pub max_plies: u32,
+    /// Limit each bot's memory (bytes, or with a unit: 512M, 2G).
+    #[arg(long, value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
+    /// Limit each bot's CPU time for the whole game, in seconds.
+    #[arg(long)]
+    pub max_cpu: Option<u64>,
+    /// Limit the number of processes each bot may run (itself included).
+    #[arg(long)]
+    pub max_processes: Option<u64>,
+    /// Limit the bytes each bot may write to stdout and stderr together (bytes, or 10M).
+    #[arg(long, value_parser = parse_bytes)]
+    pub max_output: Option<u64>,
+}
+
+impl GameOptions {
+    /// The time control these options describe.
+    #[must_use]
+    pub fn time_control(&self) -> TimeControl {
+        let default = TimeControl::default();
+        let (base, increment) = match (self.move_time, self.tc) {
+            (Some(_), _) => (None, Duration::ZERO),
+            (None, Some((base, inc))) => (Some(base), inc),
+            (None, None) => (default.base, default.increment),
+        };
+        TimeControl { base, increment, move_time: self.move_time, startup: self.startup_time, margin: self.margin }
+    }
+
+    /// The start position.
+    #[must_use]
+    pub fn start_position(&self) -> Position {
+        self.start.unwrap_or_else(|| Position::start(self.variant))
+    }
+
+    /// The resource limits.
+    #[must_use]
+    pub fn limits(&self) -> ResourceLimits {
+        ResourceLimits {
+            max_memory_bytes: self.max_memory,
+            max_cpu_secs: self.max_cpu,
+            max_processes: self.max_processes,
+            max_output_bytes: self.max_output,
+        }
+    }
+
+    /// The ply limit, `None` for 0.
+    #[must_use]
+    pub fn max_plies(&self) -> Option<u32> {
+        (self.max_plies > 0).then_some(self.max_plies)
+    }
+}
+
+fn parse_variant(s: &str) -> Result<Variant, String> {
+    s.parse::<Variant>().map_err(|e| e.to_string())
+}
+
+fn parse_position(s: &str) -> Result<Position, String> {
+    s.parse::<Position>().map_err(|e| e.to_string())
+}
+
+/// Seconds as a decimal number (`0.5`), or a duration with a unit (`500ms`, `2s`, `1m`).
+///
+/// # Errors
+/// A message naming the text that is not a duration.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    if let Ok(secs) = s.parse::<f64>() {
+        return Duration::try_from_secs_f64(secs).map_err(|_| format!("{s:?} is not a non-negative number of seconds"));
+    }
+    humantime::parse_duration(s).map_err(|e| format!("{s:?} is not a duration (seconds like 0.5, or 500ms, 2s): {e}"))
+}
+
+fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
+    let (base, inc) = s.split_once('+').unwrap_or((s, "0"));
+    let base = parse_duration(base).map_err(|e| format!("time control base: {e}"))?;
+    let inc = parse_duration(inc).map_err(|e| format!("time control increment: {e}"))?;
+    if base.is_zero() {
+        return Err(format!("time control {s:?}: the base time must be more than zero"));
+    }
+    Ok((base, inc))
+}
+
+/// Bytes as a number, with an optional K, M or G suffix (powers of 1024).
+///
+/// # Errors
+/// A message naming the text that is not a size.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, multiplier) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(multiplier))
+        .ok_or_else(|| format!("{s:?} is not a size in bytes (e.g. 1048576, 512M, 2G)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_seconds_or_with_units() {
+        assert_eq!(parse_duration("0.25").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("200ms").unwrap(), Duration::from_millis(200));
+        assert!(parse_duration("-1").is_err());
+        assert!(parse_duration("soon").unwrap_err().contains("soon"));
+    }
+
+    #[test]
+    fn time_controls() {
+        assert_eq!(parse_tc("10+0.1").unwrap(), (Duration::from_secs(10), Duration::from_millis(100)));
+        assert_eq!(parse_tc("60").unwrap(), (Duration::from_secs(60), Duration::ZERO));
+        assert!(parse_tc("0+1").is_err());
+        assert!(parse_tc("x+1").unwrap_err().contains("base"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("1024").unwrap(), 1024);
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("99999999999G").is_err());
+    }
+}

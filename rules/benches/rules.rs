@@ -1,0 +1,71 @@
+//! Benchmarks of the rules engine: uniformly random play and perft.
+//!
+//! Run with `cargo bench -p bao-rules --bench rules`. Figures and what limits
+//! them are recorded in `docs/benchmarks/rules.md`.
+
+use std::hint::black_box;
+
+use bao_rules::{Position, Variant, perft};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Number of whole random games per benchmark iteration.
+const GAMES_PER_ITERATION: u64 = 20;
+
+/// Plays `games` uniformly random games from the start of `variant` with a
+/// seeded RNG and returns the number of plies played. Each ply lists the legal
+/// moves, picks one uniformly and plays it with the checked `play` (which also
+/// computes the outcome), as a referee would.
+fn random_games(variant: Variant, seed: u64, games: u64) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut plies = 0;
+    for _ in 0..games {
+        let mut position = Position::start(variant);
+        loop {
+            let moves = position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[rng.random_range(0..moves.len())];
+            let (next, outcome) = position.play(m).expect("a listed move is legal");
+            plies += 1;
+            position = next;
+            if outcome.is_over() {
+                break;
+            }
+        }
+    }
+    plies
+}
+
+fn random_play(c: &mut Criterion) {
+    let mut group = c.benchmark_group("random_play");
+    for variant in [Variant::Kiswahili, Variant::Kujifunza] {
+        // The plies per iteration are the same in every iteration (same seed),
+        // so criterion's throughput is plies per second.
+        let plies = random_games(variant, 1, GAMES_PER_ITERATION);
+        group.throughput(Throughput::Elements(plies));
+        group.bench_function(format!("{variant}_{GAMES_PER_ITERATION}_games_{plies}_plies"), |b| {
+            b.iter(|| random_games(black_box(variant), 1, GAMES_PER_ITERATION));
+        });
+    }
+    group.finish();
+}
+
+fn perft_fixed_depth(c: &mut Criterion) {
+    let mut group = c.benchmark_group("perft");
+    group.sample_size(10);
+    for (variant, depth) in [(Variant::Kiswahili, 6), (Variant::Kujifunza, 4)] {
+        let start = Position::start(variant);
+        let nodes = perft(&start, depth);
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("{variant}_depth_{depth}_{nodes}_leaves"), |b| {
+            b.iter(|| perft(black_box(&start), depth));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, random_play, perft_fixed_depth);
+criterion_main!(benches);
