@@ -47,12 +47,12 @@ pub(crate) fn tagged_object(
     };
     let message_type = match object.get("type") {
         None => return Err(ProtocolError::MissingType),
-        Some(Value::String(found)) => expected.iter().copied().find(|t| t == found).ok_or_else(|| {
-            ProtocolError::UnknownType {
+        Some(Value::String(found)) => {
+            expected.iter().copied().find(|t| t == found).ok_or_else(|| ProtocolError::UnknownType {
                 found: crate::truncate_utf8(found, MAX_QUOTED_TYPE_BYTES).to_owned(),
                 expected,
-            }
-        })?,
+            })?
+        }
         Some(other) => return Err(ProtocolError::TypeNotString(kind_of(other))),
     };
     Ok((message_type, object))
@@ -77,7 +77,10 @@ impl<'a> Fields<'a> {
     }
 
     /// A field that may be absent or `null`.
-    pub(crate) fn optional<T: Deserialize<'a>>(&self, field: &'static str) -> Result<Option<T>, ProtocolError> {
+    pub(crate) fn optional<T: Deserialize<'a>>(
+        &self,
+        field: &'static str,
+    ) -> Result<Option<T>, ProtocolError> {
         match self.object.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => self.decode(field, value).map(Some),

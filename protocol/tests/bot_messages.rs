@@ -23,7 +23,10 @@ fn parses_ready_with_all_fields() {
 fn parses_ready_with_only_a_name_and_null_optionals() {
     let expected = BotMessage::Ready(Ready { name: "x".into(), author: None, version: None });
     assert_eq!(BotMessage::parse(r#"{"type":"ready","name":"x"}"#), Ok(expected.clone()));
-    assert_eq!(BotMessage::parse(r#"{"type":"ready","name":"x","author":null,"version":null}"#), Ok(expected));
+    assert_eq!(
+        BotMessage::parse(r#"{"type":"ready","name":"x","author":null,"version":null}"#),
+        Ok(expected)
+    );
 }
 
 #[test]
@@ -61,7 +64,12 @@ fn round_trips_every_bot_message() {
     let messages = [
         BotMessage::Ready(Ready { name: "n".into(), author: Some("a".into()), version: None }),
         BotMessage::Move(MoveReply { id: u64::MAX, move_text: "B3>".into() }),
-        BotMessage::Info(Info { depth: None, score: Some(i64::MIN), nodes: None, comment: Some("é\"\n".into()) }),
+        BotMessage::Info(Info {
+            depth: None,
+            score: Some(i64::MIN),
+            nodes: None,
+            comment: Some("é\"\n".into()),
+        }),
         BotMessage::Info(Info::default()),
     ];
     for message in messages {
@@ -78,7 +86,8 @@ fn writes_the_documented_shapes() {
         r#"{"type":"move","id":1,"move":"A6<"}"#
     );
     assert_eq!(
-        BotMessage::Ready(Ready { name: "greedy".into(), author: None, version: Some("0.1.0".into()) }).to_line(),
+        BotMessage::Ready(Ready { name: "greedy".into(), author: None, version: Some("0.1.0".into()) })
+            .to_line(),
         r#"{"type":"ready","name":"greedy","version":"0.1.0"}"#
     );
     assert_eq!(BotMessage::Info(Info::comment("hi")).to_line(), r#"{"type":"info","comment":"hi"}"#);
@@ -157,7 +166,10 @@ fn unknown_type_is_quoted_at_most_64_bytes() {
 
 #[test]
 fn missing_fields_name_message_and_field() {
-    assert_eq!(parse_err(r#"{"type":"move","move":"A6<"}"#).to_string(), r#"move message: missing field "id""#);
+    assert_eq!(
+        parse_err(r#"{"type":"move","move":"A6<"}"#).to_string(),
+        r#"move message: missing field "id""#
+    );
     assert_eq!(parse_err(r#"{"type":"move","id":1}"#).to_string(), r#"move message: missing field "move""#);
     assert_eq!(parse_err(r#"{"type":"ready"}"#).to_string(), r#"ready message: missing field "name""#);
 }
@@ -166,8 +178,14 @@ fn missing_fields_name_message_and_field() {
 fn wrong_field_types_name_message_field_and_problem() {
     let cases = [
         (r#"{"type":"move","id":"1","move":"A6<"}"#, r#"move message: field "id": invalid type: string "1""#),
-        (r#"{"type":"move","id":-1,"move":"A6<"}"#, r#"move message: field "id": invalid value: integer `-1`"#),
-        (r#"{"type":"move","id":1.5,"move":"A6<"}"#, r#"move message: field "id": invalid type: floating point"#),
+        (
+            r#"{"type":"move","id":-1,"move":"A6<"}"#,
+            r#"move message: field "id": invalid value: integer `-1`"#,
+        ),
+        (
+            r#"{"type":"move","id":1.5,"move":"A6<"}"#,
+            r#"move message: field "id": invalid type: floating point"#,
+        ),
         (r#"{"type":"move","id":null,"move":"A6<"}"#, r#"move message: field "id": invalid type: null"#),
         (r#"{"type":"move","id":1,"move":["A6<"]}"#, r#"move message: field "move": invalid type: sequence"#),
         (r#"{"type":"ready","name":7}"#, r#"ready message: field "name": invalid type: integer `7`"#),

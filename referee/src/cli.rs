@@ -26,6 +26,8 @@ pub enum Command {
     Match(crate::match_cmd::MatchArgs),
     /// Replays a game log and checks every move, position and the result.
     Verify(crate::verify::VerifyArgs),
+    /// Runs a built-in sample bot on stdin/stdout (an opponent for your bot).
+    SampleBot(crate::sample_bot_cmd::SampleBotArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -43,6 +45,7 @@ pub fn main() -> ExitCode {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify::run(&args),
+        Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
     };
     ExitCode::from(code)
 }

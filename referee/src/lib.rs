@@ -9,4 +9,5 @@ pub mod game;
 pub mod match_cmd;
 pub mod options;
 pub mod rules_cmd;
+pub mod sample_bot_cmd;
 pub mod verify;

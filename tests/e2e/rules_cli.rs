@@ -438,3 +438,39 @@ fn batch_modes_agree_with_the_random_games() {
         cases.iter().map(|c| format!("{}\t{}\n", field(c, "next"), field(c, "result"))).collect();
     assert_eq!(ok(&["play"], &plays), expected_play);
 }
+
+/// A program can ask one line at a time: each answer arrives before the next
+/// question is written (the output is flushed whenever the input runs dry).
+#[test]
+fn batch_mode_answers_each_line_before_the_next_arrives() {
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let mut child = Command::new(bin("bao-referee"))
+        .args(["rules", "legal"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    for (question, answer) in [(KISWAHILI_START, "A6< A6> A7< A7>"), (TAKASIA, "A1< A1> A7< A7>")] {
+        writeln!(stdin, "{question}").unwrap();
+        stdin.flush().unwrap();
+        let got = rx.recv_timeout(Duration::from_secs(20)).expect("an answer while stdin stays open");
+        assert_eq!(got, answer);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+}

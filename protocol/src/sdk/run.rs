@@ -28,7 +28,11 @@ pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_io<B: Bot, R: BufRead, W: Write>(mut bot: B, mut reader: R, mut writer: W) -> Result<(), SdkError> {
+pub fn run_with_io<B: Bot, R: BufRead, W: Write>(
+    mut bot: B,
+    mut reader: R,
+    mut writer: W,
+) -> Result<(), SdkError> {
     let mut buffer = Vec::new();
     let mut line_number = 0u64;
     loop {

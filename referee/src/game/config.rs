@@ -66,6 +66,9 @@ pub struct GameConfig {
     pub stderr_cap: usize,
     /// How long a bot may take to exit after quit (and after SIGTERM).
     pub quit_grace: Duration,
+    /// The referee's event-loop lag monitor: time lost to the referee's own
+    /// delays is never counted against a bot (see `game::lag`).
+    pub lag: Option<crate::game::lag::LagMonitor>,
 }
 
 impl GameConfig {
@@ -82,6 +85,7 @@ impl GameConfig {
             limits: ResourceLimits::default(),
             stderr_cap: 1 << 20,
             quit_grace: Duration::from_millis(1000),
+            lag: None,
         }
     }
 }

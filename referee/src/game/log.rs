@@ -99,6 +99,10 @@ pub struct PlyRecord {
     pub clock_ms: [u64; 2],
     /// The position after the move.
     pub position: String,
+    /// When the move was late by no more than the referee's own event-loop
+    /// lag during it: that lag, in microseconds (the move was not forfeited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_excused_us: Option<u64>,
     /// The bot's info lines for this move, as sent (at most the protocol's cap).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<bao_protocol::Info>,

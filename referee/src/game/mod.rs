@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod lag;
 pub mod log;
 pub mod reason;
 pub mod runner;

@@ -292,6 +292,7 @@ async fn run(
             cpu_us: played.cpu.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
             clock_ms,
             position: position.to_string(),
+            lag_excused_us: played.lag_excused.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
             info: played.info,
         });
         log.write(&record)?;
@@ -351,6 +352,7 @@ struct Played {
     used: Duration,
     cpu: Option<Duration>,
     info: Vec<bao_protocol::Info>,
+    lag_excused: Option<Duration>,
 }
 
 /// Asks the bot to move, judges its reply, charges its clock.
@@ -378,15 +380,28 @@ async fn play_one(
     let cpu_before = process.cpu_time();
     let deadline = tokio::time::Instant::from_std(sent + allowed);
     let mut info = Vec::new();
+    let mut deadline = deadline;
+    let mut extended = Duration::ZERO;
     let (line, text) = loop {
-        let line = process.recv_line(deadline).await.map_err(|f| match f {
-            BotFault::Timeout => Fault::new(
-                side,
-                Reason::Timeout,
-                format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
-            ),
-            f => Fault::from_bot(side, f, false),
-        })?;
+        let line = match process.recv_line(deadline).await {
+            Ok(line) => line,
+            Err(BotFault::Timeout) => {
+                // Time the referee itself lost is not the bot's: extend the
+                // deadline by the worst event-loop lag seen during the move.
+                let lag = config.lag.as_ref().map_or(Duration::ZERO, |l| l.max_since(sent));
+                if lag > extended {
+                    deadline += lag - extended;
+                    extended = lag;
+                    continue;
+                }
+                return Err(Fault::new(
+                    side,
+                    Reason::Timeout,
+                    format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
+                ));
+            }
+            Err(f) => return Err(Fault::from_bot(side, f, false)),
+        };
         match BotMessage::parse(&line) {
             Ok(BotMessage::Info(value)) => {
                 if info.len() < bao_protocol::MAX_INFO_PER_MOVE {
@@ -412,14 +427,28 @@ async fn play_one(
     };
     let used = sent.elapsed();
     let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
-    seat.clock.charge(used).map_err(|o| {
-        Fault::new(
-            side,
-            Reason::Timeout,
-            format!("the move took {} ms, {} ms allowed", o.used.as_millis(), o.allowed.as_millis()),
-        )
-        .with_line(&line)
-    })?;
+    let lag = config.lag.as_ref().map_or(Duration::ZERO, |l| l.max_since(sent));
+    let mut lag_excused = None;
+    if let Err(o) = seat.clock.charge(used) {
+        let over = o.used.saturating_sub(o.allowed);
+        if over > lag {
+            return Err(Fault::new(
+                side,
+                Reason::Timeout,
+                format!(
+                    "the move took {} ms, {} ms allowed ({} ms over; referee lag {} ms)",
+                    o.used.as_millis(),
+                    o.allowed.as_millis(),
+                    over.as_millis(),
+                    lag.as_millis()
+                ),
+            )
+            .with_line(&line));
+        }
+        // Late only by the referee's own delay: charge the allowed time.
+        let _ = seat.clock.charge(o.allowed);
+        lag_excused = Some(lag);
+    }
     let illegal = |detail: String| {
         let mut f = Fault::new(side, Reason::IllegalMove, detail).with_line(&line);
         f.mv = Some(text.clone());
@@ -428,7 +457,7 @@ async fn play_one(
     let parsed: MoveText = text.parse().map_err(|e| illegal(format!("{text:?} is not a move: {e}")))?;
     let mv = parsed.to_move(position).map_err(|e| illegal(format!("illegal move {e}")))?;
     let (next, _) = position.play(mv).map_err(|e| illegal(format!("illegal move {e}")))?;
-    Ok(Played { mv, next, used, cpu, info })
+    Ok(Played { mv, next, used, cpu, info, lag_excused })
 }
 
 /// The `type` of a bot message, for verdict details.

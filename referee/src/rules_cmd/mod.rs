@@ -62,6 +62,13 @@ pub enum RulesCommand {
     },
 }
 
+/// The board drawing of `rules show`, for other subcommands (e.g. the end of
+/// a match): several lines separated by `\n`, without a final newline.
+#[must_use]
+pub fn render_board(position: &bao_rules::Position) -> String {
+    show::render(position)
+}
+
 /// Runs a `rules` subcommand; returns the exit code (see [`crate::exit`]).
 pub fn run(cmd: RulesCommand) -> u8 {
     let stdout = io::stdout();

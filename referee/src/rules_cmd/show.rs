@@ -25,16 +25,15 @@ const TAKASIA_MARK: char = '!';
 /// Prints the drawing of `position`.
 pub(crate) fn run(position: &str, out: &mut impl Write) -> Result<(), Failure> {
     let position = input::position_arg(position)?;
-    out.write_all(render(&position).as_bytes()).map_err(Failure::Output)
+    let mut text = render(&position);
+    text.push('\n');
+    out.write_all(text.as_bytes()).map_err(Failure::Output)
 }
 
-/// The drawing, lines ending in `\n`, no trailing spaces.
+/// The drawing: lines separated by `\n` (none after the last), no trailing spaces.
 pub(crate) fn render(position: &Position) -> String {
-    let mut text = String::new();
-    let mut line = |s: String| {
-        text.push_str(s.trim_end());
-        text.push('\n');
-    };
+    let mut lines: Vec<String> = Vec::with_capacity(20);
+    let mut line = |s: String| lines.push(s.trim_end().to_owned());
     line(format!("Position: {position}"));
     line(format!("Variant:  {}", position.variant()));
     line(String::new());
@@ -67,7 +66,7 @@ pub(crate) fn render(position: &Position) -> String {
     };
     line(format!("Result:  {result}"));
     line(format!("Marks:   {NYUMBA_MARK} owned nyumba, {TAKASIA_MARK} under takasia"));
-    text
+    lines.join("\n")
 }
 
 /// The column numbers, aligned with the counts.
