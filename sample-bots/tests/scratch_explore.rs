@@ -19,7 +19,7 @@ fn explore() {
                 (m.to_string(), Some(evaluate(&n, me)), win)
             }).collect();
             let wins = scored.iter().filter(|s| s.2).count();
-            if wins == 1 && moves.len() >= 3 && found_win < 3 && pos.total_seeds() < 40 {
+            if wins >= 1 && wins < moves.len() && found_win < 4 {
                 found_win += 1;
                 println!("WIN {pos} {:?}", scored);
             }

@@ -16,7 +16,9 @@ pub(crate) fn position(text: &str) -> Result<Position, Failure> {
 pub(crate) fn position_arg(text: &str) -> Result<Position, Failure> {
     text.parse::<Position>().map_err(|e| {
         let hint = match &e {
-            PositionError::Parse(p) if p.field == SetupField::Line && !text.contains(' ') => {
+            PositionError::Parse(p)
+                if p.field == SetupField::Line && !text.is_empty() && !text.contains(' ') =>
+            {
                 " (write the position as one argument, in quotes)"
             }
             _ => "",
