@@ -70,8 +70,9 @@ pub enum ProtocolError {
 }
 
 impl ProtocolError {
-    /// The game-over reason the referee gives a bot that sent such a line:
+    /// The game-over reason the referee gives a bot that sends such a line during play:
     /// `line_too_long` for [`ProtocolError::LineTooLong`], `malformed_line` otherwise.
+    /// (During the handshake every failure is `handshake_failed`.)
     #[must_use]
     pub const fn verdict_reason(&self) -> &'static str {
         match self {

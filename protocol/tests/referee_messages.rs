@@ -27,7 +27,7 @@ fn request() -> MoveRequest {
         id: 1,
         ply: 0,
         position: start_position(),
-        legal: vec!["A5<".into(), "A5>".into(), "A6<".into(), "A6>".into()],
+        legal: vec!["A6<".into(), "A6>".into(), "A7<".into(), "A7>".into()],
         opponent_move: None,
         clock: Clock { you_ms: 60000, opponent_ms: 60000, increment_ms: 1000, move_time_ms: None },
     }
@@ -63,7 +63,7 @@ fn move_request_has_the_documented_shape() {
             "position":{"notation":START,"variant":"kiswahili","to_move":"S",
                 "rows":{"A":[0,0,0,0,6,2,2,0],"B":[0,0,0,0,0,0,0,0],"a":[0,0,0,0,6,2,2,0],"b":[0,0,0,0,0,0,0,0]},
                 "hands":{"S":22,"N":22},"stage":"namua","nyumba":{"S":true,"N":true},"takasia":null},
-            "legal":["A5<","A5>","A6<","A6>"],"opponent_move":null,
+            "legal":["A6<","A6>","A7<","A7>"],"opponent_move":null,
             "clock":{"you_ms":60000,"opponent_ms":60000,"increment_ms":1000,"move_time_ms":null}})
     );
 }

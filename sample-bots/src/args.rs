@@ -1,7 +1,8 @@
 //! The sample bots' command line: `[--seed N]`.
 
 /// The usage line of the sample bots.
-pub const USAGE: &str = "usage: BOT [--seed N]\n  --seed N   seed of the random generator (a u64; bao-random only)";
+pub const USAGE: &str =
+    "usage: BOT [--seed N]\n  --seed N   seed of the random generator (a u64; bao-random only)";
 
 /// The parsed command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

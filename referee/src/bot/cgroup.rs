@@ -1,0 +1,204 @@
+//! A cgroup v2 per bot: exact membership of the whole process tree (a `setsid` cannot leave
+//! it), `cgroup.kill`, tree CPU time from `cpu.stat`, and — when the memory and pids
+//! controllers are available to us — `memory.max` and `pids.max`.
+//!
+//! The cgroup is created as a child of the referee's own cgroup (`/proc/self/cgroup`, line
+//! `0::PATH`) under the cgroup2 mount found in `/proc/self/mountinfo`. Anything that fails
+//! (no cgroup2 mount, not writable, no `cgroup.kill`) makes [`BotCgroup::create`] return an
+//! error and the supervisor falls back to process groups and `/proc` walks.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Once, OnceLock};
+use std::time::Duration;
+
+use super::ResourceLimits;
+
+/// One bot's cgroup; removed by [`BotCgroup::remove`] once empty.
+#[derive(Debug)]
+pub(crate) struct BotCgroup {
+    path: PathBuf,
+    memory_limited: bool,
+    pids_limited: bool,
+}
+
+const PREFIX: &str = "bao-bot-";
+
+impl BotCgroup {
+    /// Creates a cgroup for one bot and sets the limits it can enforce. `task_backstop` is the
+    /// `pids.max` to use if `limits.max_processes` is set (pids.max counts threads too).
+    pub(crate) fn create(limits: &ResourceLimits, task_backstop: Option<u64>) -> Result<Self, String> {
+        let parent = own_cgroup_dir().ok_or("no cgroup v2 hierarchy found for this process")?;
+        static CLEAN_STALE: Once = Once::new();
+        CLEAN_STALE.call_once(|| remove_stale(parent));
+        static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+        let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
+        let path = parent.join(name);
+        std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let mut cgroup = Self { path, memory_limited: false, pids_limited: false };
+        if !cgroup.path.join("cgroup.kill").exists() {
+            cgroup.remove();
+            return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
+        }
+        if let Some(bytes) = limits.max_memory_bytes {
+            enable_controller(parent, "memory");
+            cgroup.memory_limited = cgroup.write("memory.max", &bytes.to_string()).is_ok();
+            if cgroup.memory_limited {
+                // No escape into swap, and an OOM kill takes the whole bot, not one helper.
+                let _ = cgroup.write("memory.swap.max", "0");
+                let _ = cgroup.write("memory.oom.group", "1");
+            }
+        }
+        if let Some(tasks) = task_backstop {
+            enable_controller(parent, "pids");
+            cgroup.pids_limited = cgroup.write("pids.max", &tasks.to_string()).is_ok();
+        }
+        Ok(cgroup)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the kernel enforces the memory limit (`memory.max` was set).
+    pub(crate) fn memory_limited(&self) -> bool {
+        self.memory_limited
+    }
+
+    /// Whether the kernel caps the number of tasks (`pids.max` was set).
+    pub(crate) fn pids_limited(&self) -> bool {
+        self.pids_limited
+    }
+
+    /// Moves a process into this cgroup.
+    pub(crate) fn add(&self, pid: u32) -> io::Result<()> {
+        self.write("cgroup.procs", &pid.to_string())
+    }
+
+    /// The live processes in the cgroup.
+    pub(crate) fn procs(&self) -> Vec<i32> {
+        std::fs::read_to_string(self.path.join("cgroup.procs"))
+            .map(|t| t.split_whitespace().filter_map(|p| p.parse().ok()).collect())
+            .unwrap_or_default()
+    }
+
+    /// CPU time used by every process that ever ran in the cgroup (`cpu.stat` `usage_usec`).
+    pub(crate) fn cpu_usage(&self) -> Option<Duration> {
+        let text = std::fs::read_to_string(self.path.join("cpu.stat")).ok()?;
+        keyed_value(&text, "usage_usec").map(Duration::from_micros)
+    }
+
+    /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`).
+    pub(crate) fn oom_killed(&self) -> bool {
+        std::fs::read_to_string(self.path.join("memory.events")).is_ok_and(|text| {
+            keyed_value(&text, "oom_kill").unwrap_or(0) > 0
+                || keyed_value(&text, "oom_group_kill").unwrap_or(0) > 0
+        })
+    }
+
+    /// Whether any process is still in the cgroup (`cgroup.events` `populated`).
+    pub(crate) fn populated(&self) -> bool {
+        std::fs::read_to_string(self.path.join("cgroup.events"))
+            .map_or(false, |text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+    }
+
+    /// SIGKILLs every process in the cgroup, atomically with respect to forks.
+    pub(crate) fn kill(&self) -> bool {
+        self.write("cgroup.kill", "1").is_ok()
+    }
+
+    /// Removes the (empty) cgroup directory; a failure is only logged.
+    pub(crate) fn remove(&self) {
+        if let Err(e) = std::fs::remove_dir(&self.path) {
+            tracing::debug!("could not remove cgroup {}: {e}", self.path.display());
+        }
+    }
+
+    fn write(&self, file: &str, value: &str) -> io::Result<()> {
+        std::fs::write(self.path.join(file), value)
+    }
+}
+
+/// The value after `key ` in a flat-keyed cgroup file.
+fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.split_once(' ')?;
+        if k == key { v.trim().parse().ok() } else { None }
+    })
+}
+
+/// The directory of this process's cgroup in the cgroup2 hierarchy, if there is one.
+fn own_cgroup_dir() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let (mount_root, mount_point) = mountinfo.lines().find_map(cgroup2_mount)?;
+        let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let own = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+        let relative = own.strip_prefix(mount_root.as_str()).unwrap_or(own).trim_start_matches('/');
+        let dir = PathBuf::from(mount_point).join(relative);
+        dir.is_dir().then_some(dir)
+    })
+    .as_deref()
+}
+
+/// `(root, mount point)` of a `cgroup2` line of `/proc/self/mountinfo`.
+fn cgroup2_mount(line: &str) -> Option<(String, String)> {
+    let (before, after) = line.split_once(" - ")?;
+    if after.split_whitespace().next()? != "cgroup2" {
+        return None;
+    }
+    let mut fields = before.split_whitespace().skip(3);
+    let root = fields.next()?.to_owned();
+    let mount_point = fields.next()?.replace("\\040", " ");
+    Some((root, mount_point))
+}
+
+/// Asks the parent to delegate a controller to its children; fails quietly (for example with
+/// EBUSY when the parent holds processes itself, the cgroup v2 "no internal processes" rule).
+fn enable_controller(parent: &Path, controller: &str) {
+    let listed = |file: &str| {
+        std::fs::read_to_string(parent.join(file))
+            .is_ok_and(|t| t.split_whitespace().any(|c| c == controller))
+    };
+    if listed("cgroup.controllers") && !listed("cgroup.subtree_control") {
+        if let Err(e) = std::fs::write(parent.join("cgroup.subtree_control"), format!("+{controller}")) {
+            tracing::debug!("cannot enable the {controller} controller in {}: {e}", parent.display());
+        }
+    }
+}
+
+/// Removes empty bot cgroups left by referee processes that no longer exist.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
+        let Some(owner) = rest.split('-').next() else { continue };
+        if !Path::new("/proc").join(owner).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_cgroup2_mountinfo_line() {
+        let line = "35 24 0:30 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate";
+        assert_eq!(cgroup2_mount(line), Some(("/".to_owned(), "/sys/fs/cgroup".to_owned())));
+        let v1 = "36 24 0:31 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory";
+        assert_eq!(cgroup2_mount(v1), None);
+    }
+
+    #[test]
+    fn reads_keyed_values() {
+        let text = "usage_usec 3594\nuser_usec 3000\nsystem_usec 594\n";
+        assert_eq!(keyed_value(text, "usage_usec"), Some(3594));
+        assert_eq!(keyed_value(text, "system_usec"), Some(594));
+        assert_eq!(keyed_value(text, "nope"), None);
+    }
+}

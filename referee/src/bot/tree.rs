@@ -1,0 +1,256 @@
+//! A bot's whole process tree: finding its members, signalling them all, measuring their
+//! CPU time and memory, and reaping the orphans that the referee adopts as subreaper.
+//!
+//! With a [`BotCgroup`] the members are exactly the cgroup's processes. Without one they are
+//! found by walking `/proc` down from the bot's main process, plus the referee's own children
+//! that belong to the bot (orphans re-parented to the referee, recognised by a pid, process
+//! group or session id seen in the tree before). See `docs/supervision.md` for what that
+//! fallback misses.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Mutex, Once, PoisonError};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, waitpid};
+use nix::unistd::Pid;
+
+use super::cgroup::BotCgroup;
+use super::procfs::{self, ProcStat};
+
+/// Main processes of live bots: `tokio` owns their wait status, so they are never reaped here.
+static LEADERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn leaders() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    LEADERS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Makes the referee a child subreaper (once per process), so that the orphans of a bot's
+/// processes are re-parented to the referee instead of to init, where the referee can still
+/// find, kill and reap them.
+pub(crate) fn become_subreaper() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if let Err(e) = nix::sys::prctl::set_child_subreaper(true) {
+            tracing::warn!("cannot become a child subreaper ({e}); orphaned bot processes go to init");
+        }
+    });
+}
+
+/// What one look at the tree found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct TreeSample {
+    /// Live (non-zombie) processes.
+    pub(crate) processes: u64,
+    /// Their private resident memory, summed.
+    pub(crate) memory_bytes: u64,
+}
+
+/// One bot's process tree.
+#[derive(Debug)]
+pub(crate) struct ProcessTree {
+    leader: i32,
+    leader_exited: bool,
+    cgroup: Option<BotCgroup>,
+    referee_pid: i32,
+    referee_pgid: i32,
+    /// Every process seen in the tree: pid -> start time (to tell a reused pid apart).
+    known: HashMap<i32, u64>,
+    /// The highest CPU time reported, so that measurements never go backwards.
+    cpu_high_water: Duration,
+}
+
+impl ProcessTree {
+    /// Starts tracking the tree of `leader`, a child just spawned by `tokio`.
+    pub(crate) fn new(leader: u32, cgroup: Option<BotCgroup>) -> Self {
+        let leader = i32::try_from(leader).unwrap_or(i32::MAX);
+        leaders().push(leader);
+        let referee_pid = nix::unistd::getpid().as_raw();
+        let referee_pgid = nix::unistd::getpgrp().as_raw();
+        let mut known = HashMap::new();
+        if let Some(stat) = procfs::stat(leader) {
+            known.insert(leader, stat.start_time);
+        }
+        Self { leader, leader_exited: false, cgroup, referee_pid, referee_pgid, known, cpu_high_water: Duration::ZERO }
+    }
+
+    pub(crate) fn cgroup(&self) -> Option<&BotCgroup> {
+        self.cgroup.as_ref()
+    }
+
+    /// Records that `tokio` has reaped the main process (its pid may now be reused).
+    pub(crate) fn mark_leader_exited(&mut self) {
+        if !self.leader_exited {
+            self.leader_exited = true;
+            leaders().retain(|&p| p != self.leader);
+        }
+    }
+
+    /// The processes of the tree now, zombies included.
+    pub(crate) fn members(&mut self) -> Vec<ProcStat> {
+        let members = match &self.cgroup {
+            Some(cgroup) => {
+                let mut members: Vec<ProcStat> = cgroup.procs().into_iter().filter_map(procfs::stat).collect();
+                // Zombies have left the cgroup but are still ours to reap.
+                members.extend(self.adopted_children().into_iter().filter(ProcStat::is_zombie));
+                members
+            }
+            None => self.walk(),
+        };
+        for m in &members {
+            self.known.insert(m.pid, m.start_time);
+        }
+        members
+    }
+
+    /// Live members down from the leader and from adopted orphans, via `/proc`.
+    fn walk(&mut self) -> Vec<ProcStat> {
+        let mut roots: Vec<ProcStat> = self.adopted_children();
+        if !self.leader_exited {
+            roots.extend(procfs::stat(self.leader));
+        }
+        let by_parent = (!procfs::children_files_available()).then(|| {
+            let mut map: HashMap<i32, Vec<i32>> = HashMap::new();
+            for s in procfs::all_stats() {
+                map.entry(s.ppid).or_default().push(s.pid);
+            }
+            map
+        });
+        let mut seen: HashSet<i32> = HashSet::new();
+        let mut out = Vec::new();
+        let mut queue: VecDeque<ProcStat> = roots.into();
+        while let Some(stat) = queue.pop_front() {
+            if !seen.insert(stat.pid) {
+                continue;
+            }
+            let children = match &by_parent {
+                Some(map) => map.get(&stat.pid).cloned().unwrap_or_default(),
+                None => procfs::children(stat.pid),
+            };
+            queue.extend(children.into_iter().filter_map(procfs::stat));
+            out.push(stat);
+        }
+        out
+    }
+
+    /// The referee's children that belong to this bot: orphans re-parented to the referee.
+    fn adopted_children(&self) -> Vec<ProcStat> {
+        let others = leaders().clone();
+        let children = if procfs::children_files_available() {
+            procfs::children(self.referee_pid).into_iter().filter_map(procfs::stat).collect()
+        } else {
+            procfs::all_stats().into_iter().filter(|s| s.ppid == self.referee_pid).collect::<Vec<_>>()
+        };
+        children
+            .into_iter()
+            .filter(|s| s.pid != self.leader && !others.contains(&s.pid) && self.belongs(s))
+            .collect()
+    }
+
+    /// Whether a process that is not under the leader any more is one of ours.
+    fn belongs(&self, stat: &ProcStat) -> bool {
+        self.known.get(&stat.pid) == Some(&stat.start_time)
+            || stat.pgid == self.leader
+            || (stat.pgid != self.referee_pgid && self.known.contains_key(&stat.pgid))
+            || self.known.contains_key(&stat.sid)
+    }
+
+    /// Sends `signal` to every live process of the tree and to the process groups they lead
+    /// (never to the referee's own group). For SIGKILL, also `cgroup.kill`.
+    /// Returns the number of live processes signalled.
+    pub(crate) fn signal(&mut self, signal: Signal) -> usize {
+        if signal == Signal::SIGKILL {
+            if let Some(cgroup) = &self.cgroup {
+                cgroup.kill();
+            }
+        }
+        let members = self.members();
+        let live: Vec<&ProcStat> = members.iter().filter(|m| !m.is_zombie()).collect();
+        let member_pids: HashSet<i32> = live.iter().map(|m| m.pid).collect();
+        let mut groups: HashSet<i32> = live
+            .iter()
+            .map(|m| m.pgid)
+            .filter(|g| member_pids.contains(g) || *g == self.leader)
+            .collect();
+        if !self.leader_exited {
+            groups.insert(self.leader);
+        }
+        groups.remove(&self.referee_pgid);
+        groups.remove(&0);
+        for m in &live {
+            let _ = kill(Pid::from_raw(m.pid), signal);
+        }
+        for g in groups {
+            let _ = kill(Pid::from_raw(-g), signal);
+        }
+        live.len()
+    }
+
+    /// Reaps the bot's orphans that have become zombie children of the referee.
+    /// Never touches a bot's main process (`tokio` reaps those).
+    pub(crate) fn reap_orphans(&mut self) {
+        for orphan in self.adopted_children() {
+            self.known.insert(orphan.pid, orphan.start_time);
+            if orphan.is_zombie() {
+                let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
+            }
+        }
+    }
+
+    /// Counts the live processes and their memory.
+    pub(crate) fn sample(&mut self) -> TreeSample {
+        let mut sample = TreeSample::default();
+        for m in self.members().iter().filter(|m| !m.is_zombie()) {
+            sample.processes += 1;
+            sample.memory_bytes += procfs::anon_rss_bytes(m.pid).unwrap_or(0);
+        }
+        sample
+    }
+
+    /// Whether any process of the tree is still alive.
+    pub(crate) fn any_alive(&mut self) -> bool {
+        self.cgroup.as_ref().is_some_and(BotCgroup::populated) || self.members().iter().any(|m| !m.is_zombie())
+    }
+
+    /// CPU time (user + system) of the whole tree so far; never decreases.
+    ///
+    /// With a cgroup: `cpu.stat`, exact, including exited processes. Without: the live
+    /// processes' CPU clocks plus the time of the children they have waited for (the time of
+    /// processes that exit unwaited-for is lost).
+    pub(crate) fn cpu_time(&mut self) -> Option<Duration> {
+        let measured = match self.cgroup.as_ref().and_then(BotCgroup::cpu_usage) {
+            Some(usage) => Some(usage),
+            None => {
+                let members = self.members();
+                if members.is_empty() && self.cpu_high_water.is_zero() {
+                    None
+                } else {
+                    Some(
+                        members
+                            .iter()
+                            .map(|m| procfs::process_cpu(m) + procfs::ticks(m.children_cpu_ticks))
+                            .sum(),
+                    )
+                }
+            }
+        };
+        if let Some(time) = measured {
+            self.cpu_high_water = self.cpu_high_water.max(time);
+        }
+        measured.map(|_| self.cpu_high_water).or((!self.cpu_high_water.is_zero()).then_some(self.cpu_high_water))
+    }
+
+    /// Removes the cgroup (once the tree is empty).
+    pub(crate) fn remove_cgroup(&mut self) {
+        if let Some(cgroup) = self.cgroup.take() {
+            cgroup.remove();
+        }
+    }
+}
+
+impl Drop for ProcessTree {
+    fn drop(&mut self) {
+        self.mark_leader_exited();
+        self.remove_cgroup();
+    }
+}

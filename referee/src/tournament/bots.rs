@@ -1,0 +1,257 @@
+//! The bots of a tournament: `--bot name=NAME cmd=CMD [arg=ARG]... [dir=DIR]`
+//! on the command line, or a JSON/TOML file listing them.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::bot::BotSpec;
+
+/// Why the bots cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BotListError {
+    /// A `--bot` word that is not `KEY=VALUE`.
+    #[error("--bot #{bot}: {word:?} is not KEY=VALUE (keys: name, cmd, arg, dir)")]
+    NotKeyValue {
+        /// The 1-based `--bot` occurrence.
+        bot: usize,
+        /// The word.
+        word: String,
+    },
+    /// An unknown key.
+    #[error("--bot #{bot}: unknown key {key:?} (keys: name, cmd, arg, dir)")]
+    UnknownKey {
+        /// The 1-based `--bot` occurrence.
+        bot: usize,
+        /// The key.
+        key: String,
+    },
+    /// A key given twice.
+    #[error("--bot #{bot}: {key}= is given twice")]
+    Repeated {
+        /// The 1-based `--bot` occurrence.
+        bot: usize,
+        /// The key.
+        key: &'static str,
+    },
+    /// No command.
+    #[error("{what}: no command (cmd=...)")]
+    NoCommand {
+        /// Which bot.
+        what: String,
+    },
+    /// A command line that cannot be split or is empty.
+    #[error("{what}: cmd {command:?}: {message}")]
+    BadCommand {
+        /// Which bot.
+        what: String,
+        /// The command line.
+        command: String,
+        /// Why.
+        message: String,
+    },
+    /// The config file could not be read.
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The config file is not valid.
+    #[error("the config file {path} is not valid {format}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// JSON or TOML.
+        format: &'static str,
+        /// The parser's message.
+        message: String,
+    },
+    /// The config file's extension is neither .json nor .toml.
+    #[error("the config file {0} must end in .json or .toml")]
+    UnknownFormat(PathBuf),
+    /// Two bots with the same name.
+    #[error("two bots are named {0:?}: give each bot its own name=")]
+    DuplicateName(String),
+}
+
+/// A config file: `{"bots": [{"name": .., "cmd": .., "args": [..], "dir": ..}]}` or the TOML equivalent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    bots: Vec<ConfigBot>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigBot {
+    name: Option<String>,
+    cmd: String,
+    #[serde(default)]
+    args: Vec<String>,
+    dir: Option<PathBuf>,
+}
+
+/// A bot from the words after one `--bot` (`bot` is its 1-based number, for messages).
+///
+/// # Errors
+/// A word that is not KEY=VALUE, an unknown or repeated key, no or a bad command.
+pub fn parse_bot_words(bot: usize, words: &[String]) -> Result<BotSpec, BotListError> {
+    let mut name = None;
+    let mut cmd = None;
+    let mut dir = None;
+    let mut extra = Vec::new();
+    for word in words {
+        let (key, value) =
+            word.split_once('=').ok_or_else(|| BotListError::NotKeyValue { bot, word: word.clone() })?;
+        let (key, slot) = match key {
+            "name" => ("name", &mut name),
+            "cmd" => ("cmd", &mut cmd),
+            "dir" => ("dir", &mut dir),
+            "arg" => {
+                extra.push(value.to_owned());
+                continue;
+            }
+            other => return Err(BotListError::UnknownKey { bot, key: other.to_owned() }),
+        };
+        if slot.replace(value.to_owned()).is_some() {
+            return Err(BotListError::Repeated { bot, key });
+        }
+    }
+    let what = format!("--bot #{bot}");
+    let cmd = cmd.ok_or_else(|| BotListError::NoCommand { what: what.clone() })?;
+    spec(&what, name, &cmd, extra, dir.map(PathBuf::from))
+}
+
+fn spec(
+    what: &str,
+    name: Option<String>,
+    command: &str,
+    extra: Vec<String>,
+    dir: Option<PathBuf>,
+) -> Result<BotSpec, BotListError> {
+    let bad = |message: String| BotListError::BadCommand {
+        what: what.to_owned(),
+        command: command.to_owned(),
+        message,
+    };
+    let mut words = shell_words::split(command).map_err(|e| bad(format!("cannot split it into words: {e}")))?;
+    if words.is_empty() {
+        return Err(bad("the command line is empty".to_owned()));
+    }
+    let program = words.remove(0);
+    words.extend(extra);
+    let mut spec = BotSpec { name, program, args: words, dir };
+    spec.name = Some(spec.display_name());
+    Ok(spec)
+}
+
+/// The bots of a config file. A relative `dir` is taken from the file's folder.
+///
+/// # Errors
+/// An unreadable or invalid file, or a bad command.
+pub fn read_config(path: &Path) -> Result<Vec<BotSpec>, BotListError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| BotListError::Read { path: path.to_path_buf(), source })?;
+    let parse_error = |format, message: String| BotListError::Parse { path: path.to_path_buf(), format, message };
+    let config: ConfigFile = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => serde_json::from_str(&text).map_err(|e| parse_error("JSON", e.to_string()))?,
+        Some("toml") => toml::from_str(&text).map_err(|e| parse_error("TOML", e.to_string()))?,
+        _ => return Err(BotListError::UnknownFormat(path.to_path_buf())),
+    };
+    let base = path.parent().unwrap_or(Path::new(""));
+    config
+        .bots
+        .into_iter()
+        .enumerate()
+        .map(|(i, bot)| {
+            let what = format!("{} bot #{}", path.display(), i + 1);
+            let dir = bot.dir.map(|d| if d.is_relative() { base.join(d) } else { d });
+            spec(&what, bot.name, &bot.cmd, bot.args, dir)
+        })
+        .collect()
+}
+
+/// All bots: those of the config file (if any), then those of `--bot`, with distinct names.
+///
+/// # Errors
+/// Any error of the file or the words, or two bots with one name.
+pub fn collect(config: Option<&Path>, bot_words: &[Vec<String>]) -> Result<Vec<BotSpec>, BotListError> {
+    let mut bots = match config {
+        Some(path) => read_config(path)?,
+        None => Vec::new(),
+    };
+    for (i, words) in bot_words.iter().enumerate() {
+        bots.push(parse_bot_words(i + 1, words)?);
+    }
+    let mut names = std::collections::HashSet::new();
+    for bot in &bots {
+        let name = bot.display_name();
+        if !names.insert(name.clone()) {
+            return Err(BotListError::DuplicateName(name));
+        }
+    }
+    Ok(bots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn bot_words_make_a_spec() {
+        let spec =
+            parse_bot_words(1, &words(&["name=fast", "cmd=python3 'my bot.py' -q", "arg=--depth=3", "dir=bots"]))
+                .unwrap();
+        assert_eq!(spec.name.as_deref(), Some("fast"));
+        assert_eq!(spec.program, "python3");
+        assert_eq!(spec.args, words(&["my bot.py", "-q", "--depth=3"]));
+        assert_eq!(spec.dir, Some(PathBuf::from("bots")));
+        let unnamed = parse_bot_words(1, &words(&["cmd=/opt/bots/alpha --x"])).unwrap();
+        assert_eq!(unnamed.name.as_deref(), Some("alpha"));
+    }
+
+    #[test]
+    fn bad_bot_words_are_named() {
+        let err = |w: &[&str]| parse_bot_words(2, &words(w)).unwrap_err().to_string();
+        assert!(err(&["name=x"]).contains("--bot #2: no command"));
+        assert!(err(&["cmd=a", "colour=red"]).contains("unknown key \"colour\""));
+        assert!(err(&["cmd=a", "cmd=b"]).contains("cmd= is given twice"));
+        assert!(err(&["cmd=a", "oops"]).contains("\"oops\" is not KEY=VALUE"));
+        assert!(err(&["cmd="]).contains("empty"));
+        assert!(err(&["cmd=a 'b"]).contains("cannot split"));
+    }
+
+    #[test]
+    fn config_files_in_json_and_toml() {
+        let dir = std::env::temp_dir().join(format!("bao-bots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = dir.join("bots.json");
+        std::fs::write(&json, r#"{"bots": [{"name": "a", "cmd": "bot-a --x", "dir": "sub"}, {"cmd": "bot-b"}]}"#)
+            .unwrap();
+        let toml_path = dir.join("bots.toml");
+        std::fs::write(&toml_path, "[[bots]]\nname = \"a\"\ncmd = \"bot-a --x\"\ndir = \"sub\"\n\n[[bots]]\ncmd = \"bot-b\"\n")
+            .unwrap();
+        let from_json = collect(Some(&json), &[]).unwrap();
+        let from_toml = collect(Some(&toml_path), &[]).unwrap();
+        assert_eq!(from_json, from_toml);
+        assert_eq!(from_json[0].dir, Some(dir.join("sub")));
+        assert_eq!(from_json[1].name.as_deref(), Some("bot-b"));
+
+        let both = collect(Some(&json), &[words(&["name=c", "cmd=bot-c"])]).unwrap();
+        assert_eq!(both.len(), 3);
+        let dup = collect(Some(&json), &[words(&["name=a", "cmd=bot-c"])]).unwrap_err();
+        assert!(dup.to_string().contains("two bots are named \"a\""));
+
+        std::fs::write(&json, r#"{"bots": [{"cmd": "x", "colour": 1}]}"#).unwrap();
+        assert!(collect(Some(&json), &[]).unwrap_err().to_string().contains("not valid JSON"));
+        let yaml = dir.join("bots.yaml");
+        assert!(matches!(read_config(&yaml), Err(BotListError::UnknownFormat(_))));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

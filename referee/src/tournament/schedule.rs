@@ -1,0 +1,181 @@
+//! The schedule of a tournament: which bots meet, in which colours, with
+//! which opening. A pure function of the bot count, the mode, the rounds and
+//! the games per round, so the same inputs always give the same schedule.
+//!
+//! Games come in *pairs*: the two games of a pair share an opening and swap
+//! colours. Game `2p` of pair `p` has the pairing's first bot as South, game
+//! `2p + 1` has it as North. Within a round, every pairing plays its pairs
+//! with the same openings, so no pairing gets easier openings than another.
+
+use serde::{Deserialize, Serialize};
+
+/// The most games one schedule may hold (the plan stores every game).
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// Who plays whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Every bot plays every other bot.
+    RoundRobin,
+    /// The first bot plays each of the others; the others do not meet.
+    Gauntlet,
+}
+
+impl Mode {
+    /// The name used on the command line and in the plan.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::RoundRobin => "round-robin",
+            Mode::Gauntlet => "gauntlet",
+        }
+    }
+}
+
+/// One game of the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduledGame {
+    /// The game's number, from 0; its log is `games/{game:05}.jsonl`.
+    pub game: u32,
+    /// The game pair it belongs to (`game / 2`).
+    pub pair: u32,
+    /// The round, from 0.
+    pub round: u32,
+    /// The pairing, from 0 (an index into [`pairings`]).
+    pub pairing: u32,
+    /// The bot playing South (an index into the plan's bots).
+    pub south: usize,
+    /// The bot playing North.
+    pub north: usize,
+    /// The opening (an index into the plan's openings).
+    pub opening: u32,
+}
+
+/// Why a schedule cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleError {
+    /// Fewer than two bots.
+    #[error("a tournament needs at least two bots, {0} given")]
+    TooFewBots(usize),
+    /// An odd number of games per pairing and round.
+    #[error("--games {0}: must be even and at least 2 (each opening is played twice, colours swapped)")]
+    OddGames(u32),
+    /// No rounds.
+    #[error("--rounds must be at least 1")]
+    NoRounds,
+    /// Too many games.
+    #[error("the schedule would hold {0} games, more than the limit of {MAX_GAMES}")]
+    TooLarge(u64),
+}
+
+/// The pairings of `mode` among `bots` bots, as (first, second) bot indices.
+#[must_use]
+pub fn pairings(mode: Mode, bots: usize) -> Vec<(usize, usize)> {
+    match mode {
+        Mode::RoundRobin => (0..bots).flat_map(|a| (a + 1..bots).map(move |b| (a, b))).collect(),
+        Mode::Gauntlet => (1..bots).map(|b| (0, b)).collect(),
+    }
+}
+
+/// The number of openings a schedule uses: one per game pair slot of a round, for every round.
+#[must_use]
+pub fn opening_count(rounds: u32, games_per_round: u32) -> u32 {
+    rounds.saturating_mul(games_per_round / 2)
+}
+
+/// Builds the schedule: for each round, for each pair slot of the round, for
+/// each pairing, one game pair (the first bot South, then North).
+///
+/// # Errors
+/// Fewer than two bots, an odd game count, no rounds, or too many games.
+pub fn build(mode: Mode, bots: usize, rounds: u32, games_per_round: u32) -> Result<Vec<ScheduledGame>, ScheduleError> {
+    if bots < 2 {
+        return Err(ScheduleError::TooFewBots(bots));
+    }
+    if games_per_round < 2 || games_per_round % 2 != 0 {
+        return Err(ScheduleError::OddGames(games_per_round));
+    }
+    if rounds == 0 {
+        return Err(ScheduleError::NoRounds);
+    }
+    let pairings = pairings(mode, bots);
+    let total = u64::try_from(pairings.len()).unwrap_or(u64::MAX)
+        .saturating_mul(u64::from(rounds))
+        .saturating_mul(u64::from(games_per_round));
+    if total > MAX_GAMES {
+        return Err(ScheduleError::TooLarge(total));
+    }
+    let slots = games_per_round / 2;
+    let mut games = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut pair: u32 = 0;
+    for round in 0..rounds {
+        for slot in 0..slots {
+            let opening = round * slots + slot;
+            for (pairing, &(a, b)) in (0u32..).zip(&pairings) {
+                for (south, north) in [(a, b), (b, a)] {
+                    let game = pair * 2 + u32::from(south != a);
+                    games.push(ScheduledGame { game, pair, round, pairing, south, north, opening });
+                }
+                pair += 1;
+            }
+        }
+    }
+    Ok(games)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_robin_pairs_every_bot_with_every_other() {
+        assert_eq!(pairings(Mode::RoundRobin, 3), vec![(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(pairings(Mode::RoundRobin, 4).len(), 6);
+        assert_eq!(pairings(Mode::Gauntlet, 4), vec![(0, 1), (0, 2), (0, 3)]);
+    }
+
+    #[test]
+    fn every_pair_swaps_colours_on_the_same_opening() {
+        let games = build(Mode::RoundRobin, 3, 2, 4).unwrap();
+        assert_eq!(games.len(), 3 * 2 * 4);
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(g.game as usize, i, "games are numbered in order");
+            assert_eq!(g.pair, g.game / 2);
+        }
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].south, pair[1].north);
+            assert_eq!(pair[0].north, pair[1].south);
+            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!(pair[0].pairing, pair[1].pairing);
+        }
+        // Each bot plays South as often as North.
+        for bot in 0..3 {
+            let south = games.iter().filter(|g| g.south == bot).count();
+            let north = games.iter().filter(|g| g.north == bot).count();
+            assert_eq!(south, north);
+            assert_eq!(south, 8);
+        }
+        // Two rounds of two slots: four openings, each used by every pairing.
+        assert_eq!(opening_count(2, 4), 4);
+        for opening in 0..4 {
+            let users: Vec<u32> = games.iter().filter(|g| g.opening == opening).map(|g| g.pairing).collect();
+            assert_eq!(users, vec![0, 0, 1, 1, 2, 2]);
+        }
+    }
+
+    #[test]
+    fn the_schedule_is_a_pure_function_of_its_inputs() {
+        assert_eq!(build(Mode::Gauntlet, 5, 3, 2).unwrap(), build(Mode::Gauntlet, 5, 3, 2).unwrap());
+        assert_ne!(build(Mode::Gauntlet, 5, 3, 2).unwrap(), build(Mode::RoundRobin, 5, 3, 2).unwrap());
+    }
+
+    #[test]
+    fn bad_inputs_are_refused_with_a_reason() {
+        assert_eq!(build(Mode::RoundRobin, 1, 1, 2), Err(ScheduleError::TooFewBots(1)));
+        assert_eq!(build(Mode::RoundRobin, 2, 1, 3), Err(ScheduleError::OddGames(3)));
+        assert_eq!(build(Mode::RoundRobin, 2, 1, 0), Err(ScheduleError::OddGames(0)));
+        assert_eq!(build(Mode::RoundRobin, 2, 0, 2), Err(ScheduleError::NoRounds));
+        assert!(matches!(build(Mode::RoundRobin, 100, 1000, 1000), Err(ScheduleError::TooLarge(_))));
+    }
+}
