@@ -28,6 +28,9 @@ pub enum Command {
     Verify(crate::verify::VerifyArgs),
     /// Runs a built-in sample bot on stdin/stdout (an opponent for your bot).
     SampleBot(crate::sample_bot_cmd::SampleBotArgs),
+    /// Internal: the re-exec stub that applies limits, then runs a bot (see `exec_stub`).
+    #[command(name = "__exec-bot", hide = true)]
+    ExecBot(crate::exec_stub::ExecBotArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -46,6 +49,7 @@ pub fn main() -> ExitCode {
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
+        Command::ExecBot(args) => crate::exec_stub::run(args),
     };
     ExitCode::from(code)
 }

@@ -5,6 +5,7 @@
 pub mod bot;
 pub mod cli;
 pub mod exit;
+pub mod exec_stub;
 pub mod game;
 pub mod match_cmd;
 pub mod options;

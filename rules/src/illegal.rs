@@ -8,6 +8,10 @@ pub enum IllegalMove {
     /// The game is over: no move is legal.
     #[error("the game is over ({0}): no move is legal")]
     GameOver(Outcome),
+    /// A hand-built [`MoveText`] names a column outside 1..8 (parsing never
+    /// produces one).
+    #[error("{0}: there is no column {c}; columns are 1..8", c = .0.col)]
+    NoSuchPit(MoveText),
     /// A lower-case row was written for South.
     #[error("{0}: a lower-case row is accepted only for North's moves")]
     LowerCaseForSouth(MoveText),
@@ -60,6 +64,9 @@ impl MoveText {
     pub fn to_move(&self, position: &Position) -> Result<Move, IllegalMove> {
         if self.lower_case && position.side_to_move() == Side::South {
             return Err(IllegalMove::LowerCaseForSouth(*self));
+        }
+        if !(1..=8).contains(&self.col) {
+            return Err(IllegalMove::NoSuchPit(*self));
         }
         let m = self.to_move_unchecked();
         if position.legal_moves().contains(&m) {

@@ -83,11 +83,12 @@ pub struct MoveText {
 
 impl MoveText {
     /// The move this text names, without checking legality.
+    ///
+    /// `col` is 1..=8 when the text was parsed. For a hand-built value with a
+    /// column outside 1..=8 this returns a move from A1; use
+    /// [`MoveText::to_move`], which rejects such a column, when that matters.
     #[must_use]
     pub fn to_move_unchecked(&self) -> Move {
-        // `col` is 1..=8 by construction in `from_str`; fall back to A1 if a
-        // caller built an out-of-range value by hand (then `play` rejects it
-        // as illegal only if A1 is illegal, so check the column here).
         let pit = Pit::new(self.row, self.col).unwrap_or(Pit::LEFT_KICHWA);
         Move::new(pit, self.dir, self.safari)
     }

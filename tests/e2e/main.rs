@@ -5,3 +5,4 @@
 mod rules_cli;
 mod smoke;
 mod support;
+mod hostile;

@@ -85,6 +85,12 @@ pub(crate) fn all_stats() -> Vec<ProcStat> {
         .collect()
 }
 
+/// Whether the environment a process was started with contains `entry` (`NAME=value`).
+pub(crate) fn environ_contains(pid: i32, entry: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == entry.as_bytes()))
+}
+
 /// Private resident memory (anonymous pages) of a process, in bytes, from `/proc/PID/statm`.
 pub(crate) fn anon_rss_bytes(pid: i32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;

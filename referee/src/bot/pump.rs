@@ -249,7 +249,8 @@ impl Pump {
             Some(Err(LineError::Io(e))) => self.decide(BotFault::Io(format!("reading the bot's stdout: {e}"))),
             None => {
                 self.stdout_open = false;
-                if let Some((_, verdict)) = self.shared.exit.borrow().clone() {
+                let exit = self.shared.exit.borrow().clone();
+                if let Some((_, verdict)) = exit {
                     self.decide(verdict);
                 } else {
                     self.stdout_deadline = Some(Instant::now() + EXIT_AFTER_EOF);
@@ -273,7 +274,8 @@ impl Pump {
 
     fn on_stdout_deadline(&mut self) {
         self.stdout_deadline = None;
-        let verdict = match self.shared.exit.borrow().clone() {
+        let exit = self.shared.exit.borrow().clone();
+        let verdict = match exit {
             Some((_, verdict)) => verdict,
             None => BotFault::StdoutClosed,
         };

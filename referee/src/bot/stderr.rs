@@ -4,10 +4,10 @@
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StderrCapture {
     /// The first bytes written, at most the cap given at spawn.
-    pub bytes: Vec<u8>,
+    pub kept: Vec<u8>,
     /// All bytes written so far, kept or not.
     pub total_bytes: u64,
-    /// Whether bytes were dropped because of the cap (`total_bytes > bytes.len()`).
+    /// Whether bytes were dropped because of the cap (`total_bytes > kept.len()`).
     pub truncated: bool,
 }
 
@@ -15,7 +15,7 @@ impl StderrCapture {
     /// The kept bytes as text; invalid UTF-8 becomes U+FFFD.
     #[must_use]
     pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
+        String::from_utf8_lossy(&self.kept).into_owned()
     }
 }
 
@@ -33,9 +33,9 @@ impl StderrBuffer {
 
     /// Keeps what fits under the cap and counts everything.
     pub(crate) fn push(&mut self, chunk: &[u8]) {
-        let room = self.cap.saturating_sub(self.capture.bytes.len());
+        let room = self.cap.saturating_sub(self.capture.kept.len());
         let kept = chunk.len().min(room);
-        self.capture.bytes.extend_from_slice(&chunk[..kept]);
+        self.capture.kept.extend_from_slice(&chunk[..kept]);
         self.capture.total_bytes += chunk.len() as u64;
         if kept < chunk.len() {
             self.capture.truncated = true;
@@ -55,11 +55,11 @@ mod tests {
     fn keeps_the_head_up_to_the_cap_and_counts_the_rest() {
         let mut buffer = StderrBuffer::new(5);
         buffer.push(b"abc");
-        assert_eq!(buffer.snapshot(), StderrCapture { bytes: b"abc".to_vec(), total_bytes: 3, truncated: false });
+        assert_eq!(buffer.snapshot(), StderrCapture { kept: b"abc".to_vec(), total_bytes: 3, truncated: false });
         buffer.push(b"defgh");
         buffer.push(b"ij");
         let snap = buffer.snapshot();
-        assert_eq!(snap.bytes, b"abcde");
+        assert_eq!(snap.kept, b"abcde");
         assert_eq!(snap.total_bytes, 10);
         assert!(snap.truncated);
         assert_eq!(snap.text(), "abcde");

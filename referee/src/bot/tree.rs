@@ -4,7 +4,8 @@
 //! With a [`BotCgroup`] the members are exactly the cgroup's processes. Without one they are
 //! found by walking `/proc` down from the bot's main process, plus the referee's own children
 //! that belong to the bot (orphans re-parented to the referee, recognised by a pid, process
-//! group or session id seen in the tree before). See `docs/supervision.md` for what that
+//! group or session id seen in the tree before, or by the `BAO_REFEREE_BOT` variable that
+//! every bot process inherits in its environment). See `docs/supervision.md` for what that
 //! fallback misses.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -23,6 +24,16 @@ static LEADERS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 fn leaders() -> std::sync::MutexGuard<'static, Vec<i32>> {
     LEADERS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The environment variable that marks a bot's processes: `BAO_REFEREE_BOT=<referee pid>.<n>`.
+pub(crate) const MARKER_VARIABLE: &str = "BAO_REFEREE_BOT";
+
+/// A fresh marker value for one bot.
+pub(crate) fn new_marker_value() -> String {
+    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}.{n}", std::process::id())
 }
 
 /// Makes the referee a child subreaper (once per process), so that the orphans of a bot's
@@ -51,6 +62,8 @@ pub(crate) struct TreeSample {
 pub(crate) struct ProcessTree {
     leader: i32,
     leader_exited: bool,
+    /// `NAME=value` in the bot's environment, inherited by its descendants.
+    marker: String,
     cgroup: Option<BotCgroup>,
     referee_pid: i32,
     referee_pgid: i32,
@@ -62,7 +75,7 @@ pub(crate) struct ProcessTree {
 
 impl ProcessTree {
     /// Starts tracking the tree of `leader`, a child just spawned by `tokio`.
-    pub(crate) fn new(leader: u32, cgroup: Option<BotCgroup>) -> Self {
+    pub(crate) fn new(leader: u32, marker: String, cgroup: Option<BotCgroup>) -> Self {
         let leader = i32::try_from(leader).unwrap_or(i32::MAX);
         leaders().push(leader);
         let referee_pid = nix::unistd::getpid().as_raw();
@@ -71,7 +84,7 @@ impl ProcessTree {
         if let Some(stat) = procfs::stat(leader) {
             known.insert(leader, stat.start_time);
         }
-        Self { leader, leader_exited: false, cgroup, referee_pid, referee_pgid, known, cpu_high_water: Duration::ZERO }
+        Self { leader, leader_exited: false, marker, cgroup, referee_pid, referee_pgid, known, cpu_high_water: Duration::ZERO }
     }
 
     pub(crate) fn cgroup(&self) -> Option<&BotCgroup> {
@@ -153,6 +166,7 @@ impl ProcessTree {
             || stat.pgid == self.leader
             || (stat.pgid != self.referee_pgid && self.known.contains_key(&stat.pgid))
             || self.known.contains_key(&stat.sid)
+            || (!stat.is_zombie() && procfs::environ_contains(stat.pid, &self.marker))
     }
 
     /// Sends `signal` to every live process of the tree and to the process groups they lead

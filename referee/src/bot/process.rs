@@ -1,0 +1,470 @@
+//! [`BotProcess`]: one bot program running as a supervised child.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::cgroup::BotCgroup;
+use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
+use super::options::{Isolation, SpawnOptions};
+use super::pump::{self, LINE_CHANNEL_CAPACITY, Pump, Shared, Watch, lock};
+use super::stderr::StderrCapture;
+use super::tree::{self, ProcessTree};
+use super::{BotSpec, ResourceLimits};
+
+/// The hidden subcommand of `bao-referee` that runs the re-exec stub.
+pub const EXEC_STUB_SUBCOMMAND: &str = "__exec-bot";
+
+/// Threads allowed per allowed process by the kernel backstops (`pids.max`, `RLIMIT_NPROC`),
+/// which count threads; the exact process count is enforced by the watchdog.
+const TASKS_PER_PROCESS: u64 = 256;
+/// How long `send_line` waits for the exit status after the bot closed its stdin.
+const EXIT_AFTER_BROKEN_PIPE: Duration = Duration::from_millis(200);
+/// How long `shutdown` waits for the main process after SIGKILL.
+const KILL_WAIT: Duration = Duration::from_secs(2);
+/// How long `shutdown` keeps killing leftover processes of the tree.
+const LEFTOVER_KILL_WAIT: Duration = Duration::from_secs(1);
+/// How long `shutdown` waits for the pump to finish draining.
+const PUMP_WAIT: Duration = Duration::from_secs(1);
+
+/// The kernel backstop for the number of tasks (processes and threads) of a bot.
+fn task_backstop(max_processes: u64) -> u64 {
+    max_processes.saturating_add(1).saturating_mul(TASKS_PER_PROCESS)
+}
+
+/// Which supervision mechanisms a bot runs under (for logs).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Supervision {
+    /// The bot's cgroup v2 directory, if it has one (tree membership, `cgroup.kill`, CPU time).
+    pub cgroup: Option<PathBuf>,
+    /// Whether the kernel enforces the memory limit (cgroup `memory.max`); otherwise the
+    /// referee samples the tree's memory and the stub sets `RLIMIT_DATA` as a backstop.
+    pub kernel_memory_limit: bool,
+    /// Whether the kernel caps the tree's tasks (cgroup `pids.max`).
+    pub kernel_task_limit: bool,
+    /// Whether the bot was started through the re-exec stub.
+    pub stub: bool,
+    /// The namespaces asked for (applied by the stub if the kernel allows).
+    pub isolation: Isolation,
+}
+
+impl std::fmt::Display for Supervision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.cgroup {
+            Some(path) => write!(f, "cgroup {}", path.display())?,
+            None => write!(f, "process group and /proc tree")?,
+        }
+        write!(f, "; memory limit by {}", if self.kernel_memory_limit { "cgroup" } else { "sampling" })?;
+        write!(f, "; {}", if self.stub { "re-exec stub" } else { "direct spawn" })?;
+        if self.isolation.no_network {
+            write!(f, "; no network")?;
+        }
+        if self.isolation.pid_namespace {
+            write!(f, "; PID namespace")?;
+        }
+        Ok(())
+    }
+}
+
+/// A running bot: its stdin, a stream of its stdout lines, its captured stderr, and its
+/// whole process tree, supervised by a background task (see the module docs of
+/// [`bot`](super)).
+///
+/// Dropping a `BotProcess` without [`shutdown`](Self::shutdown) SIGKILLs its tree.
+#[derive(Debug)]
+pub struct BotProcess {
+    pid: u32,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    exit: watch::Receiver<Option<(ExitReport, BotFault)>>,
+    shared: Arc<Shared>,
+    pump: Option<JoinHandle<()>>,
+    supervision: Supervision,
+    shut_down: bool,
+}
+
+impl BotProcess {
+    /// Spawns the bot (via the re-exec stub when limits are set), in its own process group.
+    ///
+    /// Uses [`SpawnOptions::default`] with the given stderr cap.
+    pub async fn spawn(spec: &BotSpec, limits: &ResourceLimits, stderr_cap: usize) -> Result<Self, SpawnError> {
+        let options = SpawnOptions { stderr_cap, ..SpawnOptions::default() };
+        Self::spawn_with(spec, limits, &options).await
+    }
+
+    /// Spawns the bot with explicit options.
+    pub async fn spawn_with(
+        spec: &BotSpec,
+        limits: &ResourceLimits,
+        options: &SpawnOptions,
+    ) -> Result<Self, SpawnError> {
+        let dir = match &spec.dir {
+            Some(dir) => {
+                std::fs::canonicalize(dir)
+                    .ok()
+                    .filter(|d| d.is_dir())
+                    .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?
+            }
+            None => std::env::current_dir()
+                .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
+        };
+        let program = resolve_program(&spec.program, &dir)?;
+        tree::become_subreaper();
+
+        let cgroup = if options.cgroup {
+            BotCgroup::create(limits, limits.max_processes.map(task_backstop))
+                .inspect_err(|reason| tracing::debug!("no cgroup for the bot: {reason}"))
+                .ok()
+        } else {
+            None
+        };
+        let kernel_memory_limit = cgroup.as_ref().is_some_and(BotCgroup::memory_limited);
+        let kernel_task_limit = cgroup.as_ref().is_some_and(BotCgroup::pids_limited);
+        let stub_args = StubArgs {
+            rlimit_data: if kernel_memory_limit { None } else { limits.max_memory_bytes.map(|m| m.saturating_mul(2)) },
+            rlimit_cpu: limits.max_cpu_secs,
+            nproc_allowance: limits.max_processes.map(task_backstop),
+            cgroup: cgroup.as_ref().map(|c| c.path().to_path_buf()),
+            isolation: options.isolation,
+        };
+        let stub = if stub_args.is_needed() { options.stub.resolve() } else { None };
+        if stub.is_none() && stub_args.wants_stub_only_features() {
+            tracing::warn!(
+                "no re-exec stub available: rlimits and namespaces are not applied to `{}`; \
+                 limits are enforced by the referee's sampling only",
+                spec.display_name()
+            );
+        }
+
+        let mut command = match &stub {
+            Some(stub) => {
+                let mut command = Command::new(stub);
+                command.arg(EXEC_STUB_SUBCOMMAND).args(stub_args.to_args()).arg("--").arg(&program);
+                command
+            }
+            None => Command::new(&program),
+        };
+        let marker = tree::new_marker_value();
+        command
+            .env(tree::MARKER_VARIABLE, &marker)
+            .args(&spec.args)
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child =
+            command.spawn().map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?;
+        let pid = child.id().ok_or_else(|| SpawnError::Spawn {
+            program: spec.program.clone(),
+            source: std::io::Error::other("the process exited before it could be supervised"),
+        })?;
+        if stub.is_none() {
+            if let Some(cgroup) = &cgroup {
+                // Racy without the stub: a fork before this write stays outside the cgroup.
+                if let Err(e) = cgroup.add(pid) {
+                    tracing::debug!("cannot move bot {pid} into {}: {e}", cgroup.path().display());
+                }
+            }
+        }
+
+        let supervision = Supervision {
+            cgroup: cgroup.as_ref().map(|c| c.path().to_path_buf()),
+            kernel_memory_limit,
+            kernel_task_limit,
+            stub: stub.is_some(),
+            isolation: options.isolation,
+        };
+        tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
+
+        let stdin = child.stdin.take();
+        let tree = ProcessTree::new(pid, format!("{}={marker}", tree::MARKER_VARIABLE), cgroup);
+        let shared = Arc::new(Shared::new(options.stderr_cap, tree, Arc::new(AtomicU64::new(0))));
+        let (sender, lines) = mpsc::channel(LINE_CHANNEL_CAPACITY);
+        let watch = Watch {
+            limits: *limits,
+            sample_memory: !kernel_memory_limit,
+            count_processes: limits.max_processes.is_some(),
+            helper_processes: u64::from(stub.is_some() && options.isolation.pid_namespace),
+            max_line: options.max_line_bytes,
+        };
+        let pump = Pump::new(child, sender, Arc::clone(&shared), watch).ok_or_else(|| SpawnError::Spawn {
+            program: spec.program.clone(),
+            source: std::io::Error::other("the bot's stdout or stderr pipe is missing"),
+        })?;
+        let exit = shared.exit.subscribe();
+        let pump = tokio::spawn(pump.run());
+        Ok(Self { pid, stdin, lines, exit, shared, pump: Some(pump), supervision, shut_down: false })
+    }
+
+    /// The process id of the bot's main process (the stub's, in PID-namespace mode); it is
+    /// also the id of the bot's process group.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The supervision mechanisms in use.
+    #[must_use]
+    pub fn supervision(&self) -> &Supervision {
+        &self.supervision
+    }
+
+    /// Writes one line (a '\n' is appended) and flushes; fails with a [`BotFault`] if the bot's
+    /// stdin is closed or the write does not finish by the deadline (a bot that never reads
+    /// stdin must not block the referee).
+    ///
+    /// Not cancel-safe: a write cut short (by cancellation or the deadline) leaves a partial
+    /// line in the pipe, so after an error no further lines should be sent.
+    pub async fn send_line(&mut self, line: &str, deadline: Instant) -> Result<(), BotFault> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(BotFault::Io("the bot's stdin is already closed".to_owned()));
+        };
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let write = async {
+            stdin.write_all(&bytes).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout_at(deadline, write).await {
+            Ok(Ok(())) => Ok(()),
+            Err(_) => Err(BotFault::Timeout),
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                // The bot closed stdin, most likely by exiting: report the exit if it comes.
+                let wait_until = deadline.min(Instant::now() + EXIT_AFTER_BROKEN_PIPE);
+                let exited = tokio::time::timeout_at(wait_until, self.exit.wait_for(Option::is_some)).await;
+                match exited {
+                    Ok(Ok(exit)) => Err(exit.as_ref().map_or(BotFault::StdoutClosed, |(_, fault)| fault.clone())),
+                    _ => Err(BotFault::Io("the bot closed its stdin but is still running".to_owned())),
+                }
+            }
+            Ok(Err(e)) => Err(BotFault::Io(format!("writing to the bot's stdin: {e}"))),
+        }
+    }
+
+    /// The next complete stdout line (without '\n'), waiting until the deadline.
+    ///
+    /// Cancel-safe: if the future is dropped, no line is lost. After a fault other than
+    /// [`BotFault::Timeout`], every later call returns the same fault at once (a
+    /// [`BotFault::StdoutClosed`] turns into the exit's fault once the bot has exited).
+    pub async fn recv_line(&mut self, deadline: Instant) -> Result<String, BotFault> {
+        match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+            Err(_) => Err(BotFault::Timeout),
+            Ok(Some(line)) => Ok(line),
+            Ok(None) => Err(lock(&self.shared.terminal)
+                .clone()
+                .unwrap_or_else(|| BotFault::Io("the bot's supervisor stopped".to_owned()))),
+        }
+    }
+
+    /// CPU time (user+system) used so far by the bot's whole process tree, if measurable.
+    ///
+    /// With a cgroup this is `cpu.stat` (microseconds, includes exited processes); otherwise
+    /// the sum over the live processes of the tree (nanosecond CPU clocks) plus the children
+    /// they have waited for. It never decreases.
+    #[must_use]
+    pub fn cpu_time(&self) -> Option<Duration> {
+        lock(&self.shared.tree).cpu_time()
+    }
+
+    /// A snapshot of the captured stderr.
+    #[must_use]
+    pub fn stderr(&self) -> StderrCapture {
+        lock(&self.shared.stderr).snapshot()
+    }
+
+    /// Bytes the bot has written to stdout and stderr together so far.
+    #[must_use]
+    pub fn output_bytes(&self) -> u64 {
+        self.shared.output_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How the main process ended, if it has.
+    #[must_use]
+    pub fn exit_report(&self) -> Option<ExitReport> {
+        self.exit.borrow().as_ref().map(|(report, _)| report.clone())
+    }
+
+    /// Ends the bot and its whole process tree: closes stdin, waits up to `grace` for it to
+    /// exit by itself, then SIGTERM to the group (and tree), `grace` again, then SIGKILL; reaps
+    /// everything; never hangs. Returns how it exited.
+    ///
+    /// Processes of the tree still running after the main process exited are SIGKILLed.
+    pub async fn shutdown(mut self, grace: Duration) -> ExitReport {
+        self.shut_down = true;
+        drop(self.stdin.take());
+        let mut report = match self.wait_exit(grace).await {
+            Some(report) => report,
+            None => {
+                self.shared.signal_tree(Signal::SIGTERM, EndedBy::Terminate);
+                match self.wait_exit(grace).await {
+                    Some(report) => report,
+                    None => {
+                        self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
+                        self.wait_exit(KILL_WAIT).await.unwrap_or_else(|| {
+                            tracing::warn!("bot {} did not exit after SIGKILL", self.pid);
+                            ExitReport { ended_by: EndedBy::Kill, ..ExitReport::default() }
+                        })
+                    }
+                }
+            }
+        };
+        kill_leftovers(&self.shared).await;
+        self.lines.close();
+        if let Some(mut pump) = self.pump.take() {
+            if tokio::time::timeout(PUMP_WAIT, &mut pump).await.is_err() {
+                tracing::warn!("bot {}: an escaped process still holds its output pipes", self.pid);
+                pump.abort();
+            }
+        }
+        let mut tree = lock(&self.shared.tree);
+        tree.reap_orphans();
+        if let Some(cpu) = tree.cpu_time() {
+            report.cpu_time = Some(cpu);
+        }
+        tree.remove_cgroup();
+        report
+    }
+
+    async fn wait_exit(&mut self, within: Duration) -> Option<ExitReport> {
+        match tokio::time::timeout(within, self.exit.wait_for(Option::is_some)).await {
+            Ok(Ok(exit)) => exit.as_ref().map(|(report, _)| report.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// SIGKILLs whatever is left of the tree until nothing is, reaping adopted orphans.
+async fn kill_leftovers(shared: &Shared) {
+    let until = Instant::now() + LEFTOVER_KILL_WAIT;
+    loop {
+        let alive = {
+            let mut tree = lock(&shared.tree);
+            tree.reap_orphans();
+            let alive = tree.any_alive();
+            if alive {
+                tree.signal(Signal::SIGKILL);
+            }
+            alive
+        };
+        if !alive {
+            return;
+        }
+        if Instant::now() >= until {
+            tracing::warn!("some processes of a bot survived SIGKILL for {LEFTOVER_KILL_WAIT:?}");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        if self.shut_down {
+            return;
+        }
+        self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let shared = Arc::clone(&self.shared);
+            runtime.spawn(async move {
+                kill_leftovers(&shared).await;
+                let mut tree = pump::lock(&shared.tree);
+                tree.reap_orphans();
+                tree.remove_cgroup();
+            });
+        }
+    }
+}
+
+/// What the stub must do before it `exec`s the bot.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct StubArgs {
+    rlimit_data: Option<u64>,
+    rlimit_cpu: Option<u64>,
+    nproc_allowance: Option<u64>,
+    cgroup: Option<PathBuf>,
+    isolation: Isolation,
+}
+
+impl StubArgs {
+    fn is_needed(&self) -> bool {
+        self.cgroup.is_some() || self.wants_stub_only_features()
+    }
+
+    fn wants_stub_only_features(&self) -> bool {
+        self.rlimit_data.is_some()
+            || self.rlimit_cpu.is_some()
+            || self.nproc_allowance.is_some()
+            || self.isolation.no_network
+            || self.isolation.pid_namespace
+    }
+
+    fn to_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args: Vec<std::ffi::OsString> = Vec::new();
+        let mut number = |flag: &str, value: Option<u64>| {
+            if let Some(value) = value {
+                args.push(flag.into());
+                args.push(value.to_string().into());
+            }
+        };
+        number("--rlimit-data", self.rlimit_data);
+        number("--rlimit-cpu", self.rlimit_cpu);
+        number("--nproc-allowance", self.nproc_allowance);
+        number("--parent-pid", Some(u64::from(std::process::id())));
+        if let Some(cgroup) = &self.cgroup {
+            args.push("--cgroup".into());
+            args.push(cgroup.into());
+        }
+        if self.isolation.no_network {
+            args.push("--no-network".into());
+        }
+        if self.isolation.pid_namespace {
+            args.push("--pid-namespace".into());
+        }
+        args
+    }
+}
+
+/// The program's path as `exec` will find it: a name without a slash is looked up on `PATH`
+/// (relative `PATH` entries from `dir`), a relative path is taken from `dir`.
+fn resolve_program(program: &str, dir: &Path) -> Result<PathBuf, SpawnError> {
+    if program.is_empty() {
+        return Err(SpawnError::NotFound { program: program.to_owned(), searched: Vec::new() });
+    }
+    let check = |path: PathBuf| -> Result<PathBuf, SpawnError> {
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() && is_executable(&meta) => Ok(path),
+            Ok(_) => Err(SpawnError::NotExecutable { path }),
+            Err(_) => Err(SpawnError::NotFound { program: program.to_owned(), searched: Vec::new() }),
+        }
+    };
+    if program.contains('/') {
+        return check(dir.join(program));
+    }
+    let search: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).map(|d| dir.join(d)).collect())
+        .unwrap_or_default();
+    for candidate_dir in &search {
+        let candidate = candidate_dir.join(program);
+        if std::fs::metadata(&candidate).is_ok_and(|m| m.is_file() && is_executable(&m)) {
+            return Ok(candidate);
+        }
+    }
+    Err(SpawnError::NotFound { program: program.to_owned(), searched: search })
+}
+
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}

@@ -1,0 +1,70 @@
+//! The arguments of `bao-referee tournament`.
+
+use std::path::PathBuf;
+
+use crate::options::GameOptions;
+use crate::tournament::openings::OpeningSource;
+use crate::tournament::schedule::Mode;
+use crate::tournament::shard::ShardArg;
+
+/// The arguments of `bao-referee tournament`.
+#[derive(Debug, clap::Args)]
+pub struct TournamentArgs {
+    /// A bot: `--bot name=NAME cmd="PROGRAM ARGS" [arg=ARG]... [dir=DIR]` (cmd is shell-quoted;
+    /// each arg= appends one argument). Repeat for every bot.
+    #[arg(long = "bot", value_name = "KEY=VALUE", num_args = 1.., action = clap::ArgAction::Append)]
+    pub bots: Vec<Vec<String>>,
+    /// A JSON or TOML file listing bots: `[[bots]]` with name, cmd, args, dir (its bots come first).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Who plays whom: round-robin (everyone meets everyone) or gauntlet (the first bot meets each other).
+    #[arg(long, value_enum, default_value = "round-robin")]
+    pub mode: Mode,
+    /// Games per pairing in each round; even, as each opening is played twice with colours swapped.
+    #[arg(long, default_value_t = 2)]
+    pub games: u32,
+    /// Rounds; each round plays --games games per pairing, with fresh openings.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Openings: start, random:PLIES (random legal plies from the start, seeded), or a file of
+    /// positions (one per line, # comments), used in order and cycled.
+    #[arg(long, default_value = "start", value_parser = clap::value_parser!(OpeningSource))]
+    pub openings: OpeningSource,
+    /// The seed of the random openings; the same seed gives the same schedule and openings.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Game options.
+    #[command(flatten)]
+    pub game: GameOptions,
+    /// Stop early when a sequential probability ratio test decides (two bots only):
+    /// `--sprt elo0=0 elo1=5 [alpha=0.05] [beta=0.05]`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 2..=4)]
+    pub sprt: Option<Vec<String>>,
+    /// The output folder: plan.json, journal.jsonl, games/, results.json. Default: tournament-<time>.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Continue the tournament in --out (bots and options may be omitted: the stored plan is used).
+    #[arg(long)]
+    pub resume: bool,
+    /// Play only shard I of N (game pairs p with p % N == I-1); `auto` reads the job index from
+    /// JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm).
+    #[arg(long, value_name = "I/N|auto[/N]", value_parser = clap::value_parser!(ShardArg))]
+    pub shard: Option<ShardArg>,
+    /// Print the results as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Plain progress lines on stderr even on a terminal.
+    #[arg(long)]
+    pub plain: bool,
+}
+
+impl TournamentArgs {
+    /// Whether the command line describes a tournament (bots given), rather than only naming a folder to resume.
+    #[must_use]
+    pub fn has_bots(&self) -> bool {
+        !self.bots.is_empty() || self.config.is_some()
+    }
+}

@@ -1,0 +1,315 @@
+//! Playing the games of a plan: at most `concurrency` at once, each with its
+//! own log, each verified and journaled (fsync) as it finishes.
+//!
+//! The games run as tasks on one event loop (a current-thread runtime and a
+//! `LocalSet`): the referee's own work per move is small next to the bots',
+//! and one loop means one [`LagMonitor`] measures every delay the games can
+//! suffer from the referee. Blocking work (fsync, reading and verifying a
+//! finished log) runs on tokio's blocking pool so it never stalls the loop.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::Context;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::game::lag::LagMonitor;
+use crate::game::log::GameLog;
+use crate::game::runner::Silent;
+use crate::game::{GameResult, play_game};
+use crate::tournament::folder::{OutDir, sync_dir};
+use crate::tournament::journal::{Journal, JournalEntry};
+use crate::tournament::plan::Plan;
+use crate::tournament::progress::Progress;
+use crate::tournament::schedule::ScheduledGame;
+use crate::tournament::signals::{self, StopTokens};
+use crate::tournament::{results, sprt};
+
+/// How often the running games' worst lag is brought up to date (the lag
+/// monitor keeps about 20 s of samples).
+const LAG_POLL: Duration = Duration::from_secs(1);
+
+/// What a run needs.
+#[derive(Debug)]
+pub struct Run {
+    /// The plan.
+    pub plan: Arc<Plan>,
+    /// The output folder.
+    pub out: OutDir,
+    /// Games at once.
+    pub concurrency: usize,
+    /// The journal, open for appending.
+    pub journal: Journal,
+    /// The entries already in the journal.
+    pub previous: Vec<JournalEntry>,
+    /// Progress on stderr.
+    pub progress: Progress,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct RunReport {
+    /// Every journal entry: the previous ones, then this run's.
+    pub entries: Vec<JournalEntry>,
+    /// Games played to an end in this run.
+    pub played: u32,
+    /// Games aborted in this run (not counted).
+    pub aborted: u32,
+    /// Stopped by a signal.
+    pub interrupted: bool,
+    /// The worst event-loop lag of this run.
+    pub worst_lag: Duration,
+    /// The referee's own failure, if any (the run stopped).
+    pub error: Option<anyhow::Error>,
+}
+
+/// State shared by the game tasks (all on one thread).
+struct Shared {
+    entries: Vec<JournalEntry>,
+    played: u32,
+    aborted: u32,
+    progress: Progress,
+    error: Option<anyhow::Error>,
+    /// The worst lag seen by each running game so far.
+    running_lag: BTreeMap<u32, Duration>,
+}
+
+/// What every game task needs.
+struct RunContext {
+    plan: Arc<Plan>,
+    out: OutDir,
+    lag: LagMonitor,
+    stop: StopTokens,
+    journal: Arc<Mutex<Journal>>,
+    shared: RefCell<Shared>,
+}
+
+/// Plays the games of `run.plan` not yet counted in the journal.
+///
+/// # Errors
+/// When the runtime or the signal handlers cannot be set up (a failure
+/// during the games is returned in [`RunReport::error`] instead).
+pub fn execute(run: Run) -> anyhow::Result<RunReport> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let local = tokio::task::LocalSet::new();
+    runtime.block_on(local.run_until(execute_async(run)))
+}
+
+async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
+    let stop = StopTokens::default();
+    signals::install(&stop).context("cannot install the Ctrl-C handler")?;
+    let lag = LagMonitor::start();
+    let counted: BTreeSet<u32> = run.previous.iter().filter(|e| e.counts()).map(|e| e.game).collect();
+    let pending: Vec<ScheduledGame> =
+        run.plan.games_to_play().filter(|g| !counted.contains(&g.game)).copied().collect();
+    let context = Rc::new(RunContext {
+        plan: Arc::clone(&run.plan),
+        out: run.out,
+        lag: lag.clone(),
+        stop: stop.clone(),
+        journal: Arc::new(Mutex::new(run.journal)),
+        shared: RefCell::new(Shared {
+            entries: run.previous,
+            played: 0,
+            aborted: 0,
+            progress: run.progress,
+            error: None,
+            running_lag: BTreeMap::new(),
+        }),
+    });
+    if let Some(decision) = sprt::decide(&context.plan, &context.shared.borrow().entries) {
+        context.shared.borrow().progress.note(&format!("SPRT already decided: {decision}"));
+        stop.no_new_games.cancel();
+    }
+    let announcer = tokio::task::spawn_local(announce_stops(Rc::clone(&context)));
+    let lag_poller = tokio::task::spawn_local(poll_lag(Rc::clone(&context)));
+
+    let semaphore = Arc::new(Semaphore::new(run.concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    for game in pending {
+        let permit = tokio::select! {
+            biased;
+            () = stop.no_new_games.cancelled() => break,
+            permit = Arc::clone(&semaphore).acquire_owned() => permit.context("the game semaphore closed")?,
+        };
+        while let Some(done) = tasks.try_join_next() {
+            reap(&context, done);
+        }
+        if stop.no_new_games.is_cancelled() {
+            break;
+        }
+        let context = Rc::clone(&context);
+        tasks.spawn_local(async move {
+            let outcome = play_scheduled(&context, game).await;
+            drop(permit);
+            outcome
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        reap(&context, done);
+    }
+    announcer.abort();
+    lag_poller.abort();
+
+    let context = Rc::try_unwrap(context).map_err(|_| anyhow::anyhow!("a game task outlived the run"))?;
+    let shared = context.shared.into_inner();
+    shared.progress.finish();
+    Ok(RunReport {
+        entries: shared.entries,
+        played: shared.played,
+        aborted: shared.aborted,
+        interrupted: stop.interrupted.is_cancelled(),
+        worst_lag: lag.worst(),
+        error: shared.error,
+    })
+}
+
+/// Records the outcome of a finished game task; a failure stops the run.
+fn reap(context: &RunContext, done: Result<anyhow::Result<()>, tokio::task::JoinError>) {
+    let failure = match done {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => e,
+        Err(e) => anyhow::anyhow!("a game task failed: {e}"),
+    };
+    let mut shared = context.shared.borrow_mut();
+    shared.progress.note(&format!("error: {failure:#}; stopping the tournament"));
+    if shared.error.is_none() {
+        shared.error = Some(failure);
+    }
+    context.stop.abort();
+}
+
+/// Tells the user what a Ctrl-C did.
+async fn announce_stops(context: Rc<RunContext>) {
+    let stop = &context.stop;
+    tokio::select! {
+        () = stop.interrupted.cancelled() => {}
+        () = stop.abort_running.cancelled() => return,
+    }
+    if !stop.abort_running.is_cancelled() {
+        context.shared.borrow().progress.note(
+            "interrupted: no new games; the running games will finish (Ctrl-C again to abort them)",
+        );
+        stop.abort_running.cancelled().await;
+    }
+    context.shared.borrow().progress.note("aborting the running games (they will be played again on --resume)");
+}
+
+/// Folds the monitor's recent lag into every running game's worst lag.
+async fn poll_lag(context: Rc<RunContext>) {
+    let mut since = Instant::now();
+    loop {
+        tokio::time::sleep(LAG_POLL).await;
+        let now = Instant::now();
+        let lag = context.lag.max_since(since);
+        since = now;
+        for worst in context.shared.borrow_mut().running_lag.values_mut() {
+            *worst = (*worst).max(lag);
+        }
+    }
+}
+
+/// Plays one game of the schedule, verifies its log and journals it.
+async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Result<()> {
+    let config = context
+        .plan
+        .game_config(&game, Some(context.lag.clone()))
+        .map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
+    let path = context.out.log(game.game);
+    // A log left by a killed run is overwritten from scratch.
+    let mut log = GameLog::create(&path).with_context(|| format!("cannot create the log {}", path.display()))?;
+    let started = Instant::now();
+    context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
+    let outcome = play_game(&config, &mut log, &mut Silent, &context.stop.abort_running).await;
+    let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
+    let result = outcome.with_context(|| format!("game {}: writing its log {}", game.game, path.display()))?;
+    let worst_lag = seen.max(context.lag.max_since(started));
+    let entry = journal_entry(&context.plan, &game, &result, worst_lag);
+    let journal = Arc::clone(&context.journal);
+    let games_dir = context.out.games();
+    let entry = tokio::task::spawn_blocking(move || finish_game(log, path, games_dir, entry, &journal))
+        .await
+        .context("the journal writer panicked")??;
+
+    let mut shared = context.shared.borrow_mut();
+    if entry.counts() {
+        shared.played += 1;
+    } else {
+        shared.aborted += 1;
+    }
+    shared.entries.push(entry);
+    let score = results::score_line(&context.plan, &shared.entries);
+    let Shared { progress, entries, .. } = &mut *shared;
+    progress.game_finished(entries.last().expect("just pushed"), &score);
+    let decision =
+        if context.stop.no_new_games.is_cancelled() { None } else { sprt::decide(&context.plan, entries) };
+    if let Some(decision) = decision {
+        progress.note(&format!("SPRT: {decision}; no new games"));
+        context.stop.no_new_games.cancel();
+    }
+    Ok(())
+}
+
+/// The journal line of a finished game (not yet verified).
+fn journal_entry(plan: &Plan, game: &ScheduledGame, result: &GameResult, worst_lag: Duration) -> JournalEntry {
+    JournalEntry {
+        game: game.game,
+        pair: game.pair,
+        round: game.round,
+        pairing: game.pairing,
+        south_bot: game.south,
+        north_bot: game.north,
+        south: plan.bot_name(game.south),
+        north: plan.bot_name(game.north),
+        opening: game.opening,
+        result: result.summary(),
+        winner: result.winner.map(|w| w.to_string()),
+        reason: result.reason,
+        plies: result.plies,
+        duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),
+        log: OutDir::relative_log(game.game),
+        verified: false,
+        verify_error: None,
+        worst_lag_us: u64::try_from(worst_lag.as_micros()).unwrap_or(u64::MAX),
+        finished_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+    }
+}
+
+/// Syncs the log, verifies it, and appends the entry to the journal (fsync).
+fn finish_game(
+    mut log: GameLog,
+    path: PathBuf,
+    games_dir: PathBuf,
+    mut entry: JournalEntry,
+    journal: &Mutex<Journal>,
+) -> anyhow::Result<JournalEntry> {
+    log.sync().with_context(|| format!("cannot sync the log {}", path.display()))?;
+    drop(log);
+    sync_dir(&games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
+    let verdict = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the log: {e}"))
+        .and_then(|text| crate::verify::verify_log(&text).map_err(|e| e.to_string()))
+        .and_then(|verified| {
+            if verified.result == entry.result && verified.plies == entry.plies {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the log says {} after {} plies, the referee reported {} after {}",
+                    verified.result, verified.plies, entry.result, entry.plies
+                ))
+            }
+        });
+    entry.verified = verdict.is_ok();
+    entry.verify_error = verdict.err();
+    let mut journal = journal.lock().map_err(|_| anyhow::anyhow!("the journal lock is poisoned"))?;
+    journal.append(&entry)?;
+    Ok(entry)
+}

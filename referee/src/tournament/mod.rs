@@ -1,0 +1,259 @@
+//! `bao-referee tournament`: many games between many bots, with a
+//! deterministic schedule, fair colour-swapped pairs, statistics, an
+//! append-only journal that survives a kill, resume, and shards.
+//!
+//! The pieces, one per module: the [`bots`] and [`args`], the [`schedule`]
+//! and its [`openings`], the [`plan`] stored in the output [`folder`], the
+//! [`journal`], the [`shard`]s, playing the games ([`execute`]) under
+//! [`signals`] with [`progress`], and the [`results`] with the [`sprt`].
+//! The user's guide is docs/tournament.md.
+
+pub mod args;
+pub mod bots;
+pub mod execute;
+pub mod folder;
+pub mod journal;
+pub mod openings;
+pub mod plan;
+pub mod progress;
+pub mod results;
+pub mod schedule;
+pub mod shard;
+pub mod signals;
+pub mod sprt;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+pub use args::TournamentArgs;
+
+use crate::tournament::execute::{Run, RunReport};
+use crate::tournament::folder::OutDir;
+use crate::tournament::journal::{Journal, JournalEntry};
+use crate::tournament::plan::{PLAN_VERSION, Plan};
+use crate::tournament::progress::Progress;
+
+/// A failure with the exit code it maps to.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+fn malformed(error: impl Into<anyhow::Error>) -> Failure {
+    Failure { code: crate::exit::MALFORMED, error: error.into() }
+}
+
+fn internal(error: impl Into<anyhow::Error>) -> Failure {
+    Failure { code: crate::exit::INTERNAL, error: error.into() }
+}
+
+/// Runs `bao-referee tournament`; returns the exit code.
+///
+/// 0: every planned game (or an SPRT decision) is done and every log verified;
+/// 1: a game's log did not verify; 2: bad arguments, or a folder holding
+/// another plan; 3: the referee failed; 130: interrupted (resume to continue).
+#[must_use]
+pub fn run(args: TournamentArgs) -> u8 {
+    match run_inner(&args) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("error: {:#}", failure.error);
+            failure.code
+        }
+    }
+}
+
+fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
+    let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
+    let stored = stored_plan(&out)?;
+    // Without bots on the command line, the stored plan is the plan.
+    let plan = match &stored {
+        Some(stored) if !args.has_bots() => stored.clone(),
+        _ => build_plan(args)?,
+    };
+    if let Some(difference) = stored.as_ref().and_then(|stored| stored.difference(&plan)) {
+        return Err(malformed(anyhow::anyhow!(
+            "{} holds another tournament: its plan.json differs at {difference}. \
+             Use another --out, or delete the folder to start over.",
+            out.root().display()
+        )));
+    }
+    if stored.is_none() {
+        if args.resume {
+            return Err(malformed(anyhow::anyhow!(
+                "--resume: {} holds no tournament (no plan.json)",
+                out.root().display()
+            )));
+        }
+        refuse_foreign_folder(&out)?;
+    }
+    let _lock = out.create_and_lock().map_err(malformed)?;
+    if stored.is_none() {
+        plan.save(&out.plan()).with_context(|| format!("cannot write {}", out.plan().display())).map_err(internal)?;
+    }
+    let (journal, parsed) = Journal::open(&out.journal()).map_err(internal)?;
+    check_entries(&plan, &parsed.entries).map_err(malformed)?;
+
+    let planned = plan.games_to_play().count();
+    let done = journal::counted_by_game(&parsed.entries).0.len();
+    if stored.is_some() || parsed.torn_bytes > 0 {
+        eprintln!(
+            "resuming {}: {done} of {planned} games already played{}",
+            out.root().display(),
+            if parsed.torn_bytes > 0 { " (a torn last journal line was cut off)" } else { "" }
+        );
+    } else {
+        eprintln!("tournament {}: {planned} games", out.root().display());
+    }
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
+    let plan = Arc::new(plan);
+    let progress = Progress::new(planned as u64, done as u64, args.plain);
+    let report = execute::execute(Run {
+        plan: Arc::clone(&plan),
+        out: out.clone(),
+        concurrency,
+        journal,
+        previous: parsed.entries,
+        progress,
+    })
+    .map_err(internal)?;
+    finish(args, &plan, &out, report)
+}
+
+/// Writes results.json, prints the results, and picks the exit code.
+fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -> Result<u8, Failure> {
+    let worst_lag_run = Some(report.worst_lag);
+    let results = results::compute(plan, &report.entries, worst_lag_run);
+    let mut text = serde_json::to_string_pretty(&results).map_err(internal)?;
+    text.push('\n');
+    folder::write_atomically(&out.results(), text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.results().display()))
+        .map_err(internal)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&results).map_err(internal)?);
+    } else {
+        print!("{}", results::render(&results));
+        println!("Folder: {}", out.root().display());
+    }
+    if let Some(error) = report.error {
+        return Err(internal(error));
+    }
+    if report.aborted > 0 {
+        eprintln!("{} running game(s) were aborted; they do not count and are played again on --resume", report.aborted);
+    }
+    Ok(if !results.unverified.is_empty() {
+        crate::exit::REJECTED
+    } else if report.interrupted && !results.complete {
+        eprintln!("interrupted: run the same command again (or add --resume) to continue");
+        crate::exit::INTERRUPTED
+    } else {
+        crate::exit::SUCCESS
+    })
+}
+
+/// The plan stored in the folder, if there is one.
+fn stored_plan(out: &OutDir) -> Result<Option<Plan>, Failure> {
+    if !out.plan().exists() {
+        return Ok(None);
+    }
+    Plan::load(&out.plan()).map(Some).map_err(malformed)
+}
+
+/// Refuses to start a tournament in a folder that holds anything but an earlier start's leftovers.
+fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
+    let Ok(entries) = std::fs::read_dir(out.root()) else { return Ok(()) };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name != ".lock" && name != "games" && name != "journal.jsonl" {
+            return Err(malformed(anyhow::anyhow!(
+                "{} exists and is not a tournament folder (it holds {:?} but no plan.json); choose another --out",
+                out.root().display(),
+                name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Every journal entry must be a game of this plan and shard, between the bots the plan puts there.
+fn check_entries(plan: &Plan, entries: &[JournalEntry]) -> anyhow::Result<()> {
+    for entry in entries {
+        let scheduled = plan.schedule.get(entry.game as usize);
+        let fits = scheduled.is_some_and(|g| {
+            g.south == entry.south_bot
+                && g.north == entry.north_bot
+                && g.pair == entry.pair
+                && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
+        });
+        if !fits {
+            anyhow::bail!(
+                "the journal holds game {} ({} vs {}), which is not a game of this plan{}",
+                entry.game,
+                entry.south,
+                entry.north,
+                plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Builds the plan the arguments describe.
+fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
+    let bots = bots::collect(args.config.as_deref(), &args.bots).map_err(malformed)?;
+    if bots.is_empty() {
+        return Err(malformed(anyhow::anyhow!("no bots: give them with --bot name=NAME cmd=CMD or --config FILE")));
+    }
+    let schedule =
+        schedule::build(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
+    let count = schedule::opening_count(args.rounds, args.games);
+    let openings = openings::make(&args.openings, count, args.seed, &args.game.start_position())
+        .map_err(malformed)?
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(sprt::SprtSpec::parse_words)
+        .transpose()
+        .map_err(|e| malformed(anyhow::anyhow!("--sprt: {e}")))?;
+    if sprt.is_some() && bots.len() != 2 {
+        return Err(malformed(anyhow::anyhow!("--sprt needs exactly two bots, {} given", bots.len())));
+    }
+    let shard = args
+        .shard
+        .map(|s| s.resolve(|name| std::env::var(name).ok()))
+        .transpose()
+        .map_err(malformed)?;
+    if sprt.is_some() && shard.is_some() {
+        return Err(malformed(anyhow::anyhow!(
+            "--sprt cannot be combined with --shard: the test must see every game to decide when to stop"
+        )));
+    }
+    Ok(Plan {
+        plan_version: PLAN_VERSION,
+        seed: args.seed,
+        mode: args.mode,
+        rounds: args.rounds,
+        games_per_round: args.games,
+        bots,
+        time_control: args.game.time_control(),
+        max_plies: args.game.max_plies(),
+        limits: args.game.limits(),
+        opening_source: args.openings.to_string(),
+        openings,
+        sprt,
+        schedule,
+        shard,
+    })
+}
+
+fn default_out() -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string().replace(':', "-");
+    PathBuf::from(format!("tournament-{stamp}"))
+}

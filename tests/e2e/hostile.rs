@@ -1,0 +1,263 @@
+//! The hostile-bot battery: for each way a bot can misbehave, the referee
+//! gives the right verdict and reason, the opponent wins, the referee's
+//! memory stays bounded, the log verifies, and no process is left behind.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::bin;
+
+/// A unique word to find a test's processes in /proc.
+fn unique_tag(mode: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!("hostile-{mode}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Processes whose command line contains `tag`.
+pub fn processes_with(tag: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return found };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if text.contains(tag) {
+                found.push((pid, text));
+            }
+        }
+    }
+    found
+}
+
+/// What a hostile match produced.
+struct Outcome {
+    result: Value,
+    log: PathBuf,
+    peak_rss_kib: u64,
+    tag: String,
+}
+
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `bao-referee match` with the misbehaving bot (built by `south`) as
+/// South and the random sample bot as North.
+fn hostile_match(mode: &str, south: impl FnOnce(&str, &str) -> String, extra: &[&str]) -> Outcome {
+    let tag = unique_tag(mode);
+    let misbehave = bin("bao-misbehave").display().to_string();
+    let south_cmd = south(&misbehave, &tag);
+    let dir = std::env::temp_dir().join("bao-e2e-hostile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join(format!("{tag}.jsonl"));
+    let referee = bin("bao-referee");
+    let north = format!("{} sample-bot random --seed 7", referee.display());
+    let mut child = Command::new(&referee)
+        .args(["match", "--json", "--south", &south_cmd, "--north", &north, "--log"])
+        .arg(&log)
+        .args(["--tc", "0.5+0", "--startup-time", "2s"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        peak = peak.max(peak_rss_kib(pid).unwrap_or(0));
+        assert!(started.elapsed() < Duration::from_secs(60), "the referee hung on {mode}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{mode}: referee exit {:?}\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{mode}: stdout is not one JSON line ({e}): {stdout}"));
+    Outcome { result, log, peak_rss_kib: peak, tag }
+}
+
+fn plain(mode: &'static str) -> impl FnOnce(&str, &str) -> String {
+    move |bin, tag| format!("{bin} --mode {mode} --tag {tag}")
+}
+
+fn after(mode: &'static str, n: u32) -> impl FnOnce(&str, &str) -> String {
+    move |bin, tag| format!("{bin} --mode {mode} --after {n} --tag {tag}")
+}
+
+fn ignoring_sigterm(mode: &'static str) -> impl FnOnce(&str, &str) -> String {
+    move |bin, tag| format!(r#"sh -c 'trap "" TERM; exec {bin} --mode {mode} --tag {tag}'"#)
+}
+
+/// The checks every hostile game must pass.
+fn assert_verdict(mode: &str, o: &Outcome, reason: &str) {
+    assert_eq!(o.result["reason"], reason, "{mode}: {}", o.result);
+    assert_eq!(o.result["winner"], "N", "{mode}: the opponent must win: {}", o.result);
+    assert_common(mode, o);
+}
+
+fn assert_common(mode: &str, o: &Outcome) {
+    let verify = Command::new(bin("bao-referee")).arg("verify").arg(&o.log).output().unwrap();
+    assert!(
+        verify.status.success(),
+        "{mode}: the log does not verify: {}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    // The referee waited for every process of the bot before it exited.
+    let left = processes_with(&o.tag);
+    assert!(left.is_empty(), "{mode}: processes left behind: {left:?}");
+    assert!(o.peak_rss_kib < 96 * 1024, "{mode}: the referee's peak RSS was {} KiB", o.peak_rss_kib);
+}
+
+#[test]
+fn exits_at_once() {
+    let o = hostile_match("exit-at-once", plain("exit-at-once"), &[]);
+    assert_verdict("exit-at-once", &o, "handshake_failed");
+    assert!(o.result["detail"].as_str().unwrap().contains("exit code 3"), "{}", o.result);
+}
+
+#[test]
+fn answers_hello_with_a_move() {
+    let o = hostile_match("bad-handshake", plain("bad-handshake"), &[]);
+    assert_verdict("bad-handshake", &o, "handshake_failed");
+}
+
+#[test]
+fn crashes_mid_game() {
+    let o = hostile_match("crash", after("crash", 2), &[]);
+    assert_verdict("crash", &o, "bot_exited");
+    assert!(o.result["detail"].as_str().unwrap().contains("signal"), "{}", o.result);
+    assert!(o.result["plies"].as_u64().unwrap() >= 4, "{}", o.result);
+}
+
+#[test]
+fn never_answers() {
+    let o = hostile_match("never-answer", plain("never-answer"), &[]);
+    assert_verdict("never-answer", &o, "timeout");
+}
+
+#[test]
+fn answers_one_byte_at_a_time_slower_than_the_clock() {
+    let o = hostile_match("slow-bytes", plain("slow-bytes"), &[]);
+    assert_verdict("slow-bytes", &o, "timeout");
+}
+
+#[test]
+fn writes_a_100_mb_line_without_newline() {
+    let o = hostile_match("huge-line", plain("huge-line"), &[]);
+    assert_verdict("huge-line", &o, "line_too_long");
+}
+
+#[test]
+fn writes_invalid_utf8() {
+    let o = hostile_match("invalid-utf8", plain("invalid-utf8"), &[]);
+    assert_verdict("invalid-utf8", &o, "malformed_line");
+}
+
+#[test]
+fn writes_json_of_the_wrong_shape() {
+    let o = hostile_match("wrong-shape", plain("wrong-shape"), &[]);
+    assert_verdict("wrong-shape", &o, "malformed_line");
+    assert!(o.result["detail"].as_str().unwrap().contains("id"), "{}", o.result);
+}
+
+#[test]
+fn answers_with_a_stale_id() {
+    let o = hostile_match("stale-id", after("stale-id", 1), &[]);
+    assert_verdict("stale-id", &o, "wrong_id");
+}
+
+#[test]
+fn answers_twice() {
+    let o = hostile_match("answer-twice", plain("answer-twice"), &[]);
+    assert_verdict("answer-twice", &o, "wrong_id");
+}
+
+#[test]
+fn plays_an_illegal_move() {
+    let o = hostile_match("illegal-move", after("illegal-move", 1), &[]);
+    assert_verdict("illegal-move", &o, "illegal_move");
+}
+
+#[test]
+fn plays_a_move_legal_only_for_the_opponent() {
+    let o = hostile_match("wrong-side", after("wrong-side", 3), &[]);
+    assert_verdict("wrong-side", &o, "illegal_move");
+}
+
+#[test]
+fn floods_stderr_without_stalling_the_game() {
+    let o = hostile_match("flood-stderr", after("flood-stderr", 0), &["--max-plies", "6", "--tc", "20+0"]);
+    // Not a fault: the game goes on to the ply limit.
+    assert_eq!(o.result["reason"], "max_plies", "{}", o.result);
+    assert_common("flood-stderr", &o);
+    let log = std::fs::read_to_string(&o.log).unwrap();
+    let stderr: Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["type"] == "stderr" && r["side"] == "S")
+        .expect("a stderr record for South");
+    assert!(stderr["bytes_total"].as_u64().unwrap() >= 150 << 20, "{stderr:.200}");
+    assert_eq!(stderr["truncated"], true);
+    assert!(stderr["text"].as_str().unwrap().len() <= 1 << 20);
+}
+
+#[test]
+fn floods_stderr_past_the_output_limit() {
+    let o = hostile_match("flood-limit", plain("flood-stderr"), &["--max-output", "10M", "--tc", "20+0"]);
+    assert_verdict("flood-limit", &o, "output_limit");
+}
+
+#[test]
+fn closes_stdout_and_keeps_running() {
+    let o = hostile_match("close-stdout", plain("close-stdout"), &[]);
+    assert_verdict("close-stdout", &o, "stdout_closed");
+}
+
+#[test]
+fn forks_a_child_that_ignores_sigterm() {
+    let o = hostile_match("fork-child", plain("fork-child"), &[]);
+    assert_verdict("fork-child", &o, "timeout");
+}
+
+#[test]
+fn forks_a_child_that_leaves_the_process_group() {
+    let o = hostile_match("fork-setsid", plain("fork-setsid"), &[]);
+    assert_verdict("fork-setsid", &o, "timeout");
+}
+
+#[test]
+fn ignores_sigterm() {
+    let o = hostile_match("ignore-term", ignoring_sigterm("never-answer"), &[]);
+    assert_verdict("ignore-term", &o, "timeout");
+}
+
+#[test]
+fn allocates_memory_without_bound() {
+    let o = hostile_match("alloc", plain("alloc"), &["--max-memory", "256M", "--tc", "20+0"]);
+    assert_verdict("alloc", &o, "memory_limit");
+}
+
+#[test]
+fn spins_the_cpu_past_its_cpu_limit() {
+    let o = hostile_match("spin", plain("spin"), &["--max-cpu", "1", "--tc", "20+0"]);
+    assert_verdict("spin", &o, "cpu_limit");
+}
+
+#[test]
+fn spins_the_cpu_past_its_clock() {
+    let o = hostile_match("spin-clock", plain("spin"), &[]);
+    assert_verdict("spin-clock", &o, "timeout");
+}
