@@ -146,7 +146,7 @@ fn valid_leaning_setup() -> impl Strategy<Value = Setup> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Random legal play from both starts: every position conserves the 64 seeds,
     /// round-trips through its text, and every legal move plays without error.
