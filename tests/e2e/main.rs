@@ -6,3 +6,4 @@ mod rules_cli;
 mod smoke;
 mod support;
 mod hostile;
+mod matches;
