@@ -90,11 +90,9 @@ impl GameObserver for Console {
         let _ = match record {
             LogRecord::Header(h) => writeln!(
                 out,
-                "{} ({}) vs {} ({}), {}",
+                "{} (South) vs {} (North), {}",
                 h.south.reported.as_ref().map_or(h.south.name.as_str(), |r| r.name.as_str()),
-                "South",
                 h.north.reported.as_ref().map_or(h.north.name.as_str(), |r| r.name.as_str()),
-                "North",
                 h.variant
             ),
             LogRecord::Ply(p) => {

@@ -54,8 +54,11 @@ fn table() -> Vec<Row> {
         .collect()
 }
 
-fn check_rows(release_only: bool) {
-    let rows: Vec<Row> = table().into_iter().filter(|r| r.release_only == release_only).collect();
+fn check_rows(variant: Option<Variant>, release_only: bool) {
+    let rows: Vec<Row> = table()
+        .into_iter()
+        .filter(|r| r.release_only == release_only && variant.is_none_or(|v| v == r.variant))
+        .collect();
     assert!(!rows.is_empty());
     for row in rows {
         assert_eq!(
@@ -70,15 +73,20 @@ fn check_rows(release_only: bool) {
 }
 
 #[test]
-fn perft_table() {
-    check_rows(false);
+fn perft_table_kiswahili() {
+    check_rows(Some(Variant::Kiswahili), false);
+}
+
+#[test]
+fn perft_table_kujifunza() {
+    check_rows(Some(Variant::Kujifunza), false);
 }
 
 /// The deeper rows: minutes in a release build. Not run in CI.
 #[test]
 #[ignore = "slow: run with `cargo test --release -p bao-rules --test perft -- --ignored`"]
 fn perft_table_release_only() {
-    check_rows(true);
+    check_rows(None, true);
 }
 
 #[test]

@@ -351,8 +351,9 @@ async fn kill_leftovers(shared: &Shared) {
     loop {
         let alive = {
             let mut tree = lock(&shared.tree);
-            tree.reap_orphans();
             let alive = tree.any_alive();
+            // After `any_alive`, so that processes that were dying then are zombies by now.
+            tree.reap_orphans();
             if alive {
                 tree.signal(Signal::SIGKILL);
             }

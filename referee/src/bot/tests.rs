@@ -205,9 +205,12 @@ async fn spawn_errors_name_what_was_wrong() {
     assert!(matches!(err, SpawnError::NotFound { .. }), "{err:?}");
     assert!(err.to_string().starts_with("bot program `no-such-bot-program-xyz` not found"), "{err}");
 
-    let not_exec = BotSpec { program: "/etc/hostname".into(), ..missing.clone() };
+    let plain = std::env::temp_dir().join(format!("bao-not-executable-{}", std::process::id()));
+    std::fs::write(&plain, "data").unwrap();
+    let not_exec = BotSpec { program: plain.to_string_lossy().into_owned(), ..missing.clone() };
     let err = BotProcess::spawn(&not_exec, &ResourceLimits::default(), 1024).await.unwrap_err();
     assert!(matches!(err, SpawnError::NotExecutable { .. }), "{err:?}");
+    std::fs::remove_file(&plain).unwrap();
 
     let bad_dir = BotSpec { dir: Some("/no/such/dir".into()), ..sh("true") };
     let err = BotProcess::spawn(&bad_dir, &ResourceLimits::default(), 1024).await.unwrap_err();
@@ -376,10 +379,9 @@ async fn growing_memory_is_caught_by_sampling() {
 async fn cpu_time_beyond_the_limit_kills_the_bot() {
     let limits = ResourceLimits { max_cpu_secs: Some(1), ..ResourceLimits::default() };
     let mut bot = start_with(&python("while True: pass"), &limits, &options(true)).await;
-    let begin = Instant::now();
-    assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::CpuLimit));
-    assert!(begin.elapsed() < Duration::from_millis(2500), "{:?}", begin.elapsed());
-    assert!(bot.cpu_time().unwrap() >= Duration::from_secs(1));
+    assert_eq!(bot.recv_line(after(10_000)).await, Err(BotFault::CpuLimit));
+    let used = bot.cpu_time().unwrap();
+    assert!(used >= Duration::from_secs(1) && used < Duration::from_millis(1300), "{used:?}");
     bot.shutdown(Duration::from_millis(100)).await;
 }
 
@@ -393,5 +395,6 @@ async fn dropping_a_bot_kills_its_tree() {
     while (exists(child) || exists(leader)) && Instant::now() < end {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(!exists(child) && !exists(leader));
+    let state = |p: i32| std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+    assert!(!exists(child) && !exists(leader), "child: {} leader: {}", state(child), state(leader));
 }

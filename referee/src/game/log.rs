@@ -18,6 +18,7 @@ pub const LOG_VERSION: u32 = 1;
 
 /// One line of a game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[expect(clippy::large_enum_variant, reason = "records are built one at a time and written at once")]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LogRecord {
     /// The first line: who plays what, under which rules and clocks.

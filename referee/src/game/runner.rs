@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use bao_rules::{MoveText, Outcome, Position, Side};
+use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::bot::{BotFault, BotProcess, BotSpec};
@@ -266,16 +266,23 @@ async fn run(
 
     let mut last_move: Option<String> = None;
     loop {
-        let outcome = position.outcome();
-        if outcome.is_over() {
-            return Ok(Ending::Rules(outcome));
+        // The rules' endings first, then adjudication.
+        if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
+            return Ok(Ending::Rules(Outcome::Win { winner: loser.opponent(), reason: WinReason::FrontRowEmpty }));
+        }
+        // Every legal move with its result, computed once per ply.
+        let successors = position.successors();
+        if successors.is_empty() {
+            let winner = position.side_to_move().opponent();
+            return Ok(Ending::Rules(Outcome::Win { winner, reason: WinReason::NoLegalMoves }));
         }
         if config.max_plies.is_some_and(|max| *plies >= max) {
             return Ok(Ending::MaxPlies);
         }
         let side = position.side_to_move();
         let (mover, other) = if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
-        let played = match play_one(mover, other.clock.left(), config, position, *plies, last_move.as_deref()).await {
+        let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
+        let played = match play_one(mover, other.clock.left(), config, &turn).await {
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
@@ -355,22 +362,39 @@ struct Played {
     lag_excused: Option<Duration>,
 }
 
+/// What the mover is asked to move from.
+struct Turn<'a> {
+    position: &'a Position,
+    successors: &'a [(bao_rules::Move, Position)],
+    ply: u32,
+    last_move: Option<&'a str>,
+}
+
 /// Asks the bot to move, judges its reply, charges its clock.
 async fn play_one(
     seat: &mut Seat,
     opponent_left: Duration,
     config: &GameConfig,
-    position: &Position,
-    ply: u32,
-    last_move: Option<&str>,
+    turn: &Turn<'_>,
 ) -> Result<Played, Fault> {
+    let position = turn.position;
     let side = seat.side;
     let Some(process) = seat.process.as_mut() else {
         return Err(Fault::new(side, Reason::BotExited, "the bot is not running"));
     };
     let id = seat.next_id;
     seat.next_id += 1;
-    let request = wire::move_request_line(id, ply, position, last_move, seat.clock.left(), opponent_left, &config.time);
+    let legal = turn.successors.iter().map(|(m, _)| m.to_string()).collect();
+    let request = wire::move_request_line(
+        id,
+        turn.ply,
+        position,
+        legal,
+        turn.last_move,
+        seat.clock.left(),
+        opponent_left,
+        &config.time,
+    );
     let allowed = seat.clock.allowed();
     process
         .send_line(&request, tokio::time::Instant::now() + allowed)
@@ -455,8 +479,19 @@ async fn play_one(
         f
     };
     let parsed: MoveText = text.parse().map_err(|e| illegal(format!("{text:?} is not a move: {e}")))?;
-    let mv = parsed.to_move(position).map_err(|e| illegal(format!("illegal move {e}")))?;
-    let (next, _) = position.play(mv).map_err(|e| illegal(format!("illegal move {e}")))?;
+    let candidate = parsed.to_move_unchecked();
+    let found = turn.successors.iter().find(|(m, _)| *m == candidate);
+    let (mv, next) = match found {
+        Some(&(mv, next)) if !(parsed.lower_case && position.side_to_move() == Side::South) => (mv, next),
+        // Not legal: let the rules say why.
+        _ => {
+            let reason = match parsed.to_move(position) {
+                Err(e) => e.to_string(),
+                Ok(m) => format!("{m}: not a legal move here"),
+            };
+            return Err(illegal(format!("illegal move {reason}")));
+        }
+    };
     Ok(Played { mv, next, used, cpu, info, lag_excused })
 }
 

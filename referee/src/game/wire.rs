@@ -67,12 +67,13 @@ pub fn hello_line(side: Side, start: &Position, tc: &TimeControl) -> String {
         .to_line()
 }
 
-/// A move request line.
+/// A move request line; `legal` is the position's legal moves in notation.
 #[must_use]
 pub fn move_request_line(
     id: u64,
     ply: u32,
     position: &Position,
+    legal: Vec<String>,
     opponent_move: Option<&str>,
     you: Duration,
     opponent: Duration,
@@ -82,7 +83,7 @@ pub fn move_request_line(
         id,
         ply,
         position: position_json(position),
-        legal: position.legal_moves().iter().map(ToString::to_string).collect(),
+        legal,
         opponent_move: opponent_move.map(str::to_owned),
         clock: WireClock {
             you_ms: millis(you),
