@@ -3,7 +3,7 @@
 //! The referee is multithreaded (tokio), so it cannot safely run code between `fork` and
 //! `exec` in the child. Instead it starts this stub: a fresh, single-threaded process (no
 //! runtime) that sets up the bot's environment with ordinary system calls and then replaces
-//! itself with the bot (`execvp`), keeping its pid, process group, pipes and working
+//! itself with the bot (`exec`), keeping its pid, process group, pipes and working
 //! directory. In order it:
 //! 1. sets `RLIMIT_CORE` to 0 (a crashing bot leaves no core file);
 //! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
@@ -11,18 +11,21 @@
 //!    (`--parent-pid`) is already gone;
 //! 4. creates the namespaces asked for (`--no-network`, `--pid-namespace`; plus a user
 //!    namespace when not root); on failure it warns on stderr and goes on without them;
-//! 5. with a PID namespace, starts itself once more as the namespace's init (which does steps
-//!    5–6 and `exec`s the bot), waits for it and exits the same way;
+//! 5. with a PID namespace, blocks SIGTERM (so that it reaches only the bot), starts itself
+//!    once more as the namespace's init (which does steps 6–7, so the bot is pid 1), waits
+//!    for it and exits the same way;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
 //!    `--nproc-allowance`);
-//! 7. `exec`s the program; if that fails it prints why and exits with 127 (not found) or
-//!    126 (other errors), like a shell.
+//! 7. `exec`s the program (std's `CommandExt::exec`: `execvp` with SIGPIPE back to its
+//!    default); if that fails it prints why and exits with 127 (not found) or 126 (other
+//!    errors), like a shell.
+//!
+//! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
-use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 
 use nix::sched::CloneFlags;
@@ -65,6 +68,8 @@ const NAME: &str = "bao-referee __exec-bot";
 /// Runs the stub; returns only on failure (or, with a PID namespace, with the bot's exit code).
 #[must_use]
 pub fn run(args: ExecBotArgs) -> u8 {
+    // The bot starts with no blocked signals, whatever the referee had blocked.
+    let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
     if let Some(cgroup) = &args.cgroup {
         let procs = cgroup.join("cgroup.procs");
@@ -119,6 +124,14 @@ fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
             return 126;
         }
     };
+    // SIGTERM to the bot's process group must reach the bot (pid 1 of the namespace, which
+    // decides with its own handler), not end this process, whose death SIGKILLs the bot
+    // through the parent-death signal. Blocked here; the child starts with an empty mask.
+    let mut term = nix::sys::signal::SigSet::empty();
+    term.add(Signal::SIGTERM);
+    if let Err(e) = term.thread_block() {
+        eprintln!("{NAME}: warning: cannot block SIGTERM: {e}");
+    }
     let mut command = std::process::Command::new(exe);
     command.arg(crate::bot::EXEC_STUB_SUBCOMMAND);
     if let Some(bytes) = args.rlimit_data {
@@ -181,18 +194,14 @@ fn user_tasks(uid: u32) -> u64 {
         .sum()
 }
 
-/// Replaces this process with the program; returns only on failure.
+/// Replaces this process with the program (`execvp` through std, which also restores the
+/// default SIGPIPE disposition that Rust programs start with ignored); returns only on failure.
 fn exec(command: &[OsString]) -> u8 {
-    let argv: Result<Vec<CString>, _> = command.iter().map(|a| CString::new(a.as_bytes())).collect();
-    let Ok(argv) = argv else {
-        eprintln!("{NAME}: an argument contains a NUL byte");
-        return 126;
-    };
-    let Some(program) = argv.first() else {
+    let Some((program, args)) = command.split_first() else {
         eprintln!("{NAME}: no program given");
         return 126;
     };
-    let Err(e) = nix::unistd::execvp(program, &argv);
-    eprintln!("{NAME}: cannot execute {}: {e}", program.to_string_lossy());
-    if e == nix::errno::Errno::ENOENT { 127 } else { 126 }
+    let error = std::process::Command::new(program).args(args).exec();
+    eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
+    if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
 }

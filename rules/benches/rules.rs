@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Number of whole random games per benchmark iteration.
-const GAMES_PER_ITERATION: u64 = 20;
+const GAMES_PER_ITERATION: u64 = 100;
 
 /// Plays `games` uniformly random games from the start of `variant` with a
 /// seeded RNG and returns the number of plies played. Each ply lists the legal
@@ -56,7 +56,7 @@ fn random_play(c: &mut Criterion) {
 fn perft_fixed_depth(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10);
-    for (variant, depth) in [(Variant::Kiswahili, 6), (Variant::Kujifunza, 4)] {
+    for (variant, depth) in [(Variant::Kiswahili, 9), (Variant::Kujifunza, 7)] {
         let start = Position::start(variant);
         let nodes = perft(&start, depth);
         group.throughput(Throughput::Elements(nodes));
@@ -67,5 +67,20 @@ fn perft_fixed_depth(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, random_play, perft_fixed_depth);
-criterion_main!(benches);
+/// Listing the legal moves of the position of RULES.md section 9, whose move
+/// `A5<` is infinite: the cost of running a move to the 10,000-lap limit.
+fn infinite_move(c: &mut Criterion) {
+    let position: Position =
+        "kujifunza N 1,0,0,0,0,0,0,1/2,1,0,3,0,0,1,1/2,3,10,5,2,1,4,1/7,0,1,2,3,4,3,6 0,0 -- -"
+            .parse()
+            .expect("valid");
+    c.bench_function("legal_moves_with_an_infinite_move", |b| b.iter(|| black_box(&position).legal_moves()));
+}
+
+/// The benchmark group, in a private module: `criterion_group!` generates an
+/// undocumented `pub fn`, which `missing_docs` accepts only when unreachable.
+mod group {
+    super::criterion_group!(benches, super::random_play, super::perft_fixed_depth, super::infinite_move);
+}
+
+criterion_main!(group::benches);

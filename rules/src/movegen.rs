@@ -60,9 +60,7 @@ impl Position {
     pub(crate) fn capture_exists(&self) -> bool {
         match self.stage(self.to_move) {
             crate::Stage::Namua => (0..8).any(|p| self.is_namua_capture_start(p)),
-            crate::Stage::Mtaji => {
-                self.mtaji_capture_ends(self.to_move, self.takasia.map(Pit::index)) != 0
-            }
+            crate::Stage::Mtaji => self.mtaji_capture_ends(self.to_move, self.takasia.map(Pit::index)) != 0,
         }
     }
 
@@ -127,11 +125,11 @@ impl Position {
                     }
                 }
                 let all_singletons = ring[..8].iter().all(|&c| c <= 1);
-                for p in 0..8 {
+                for (p, &count) in ring[..8].iter().enumerate() {
                     let allowed = if functional {
-                        p != 4 && ring[p] > 0
+                        p != 4 && count > 0
                     } else {
-                        ring[p] >= 2 || (ring[p] == 1 && all_singletons)
+                        count >= 2 || (count == 1 && all_singletons)
                     };
                     if allowed {
                         for &dir in self.takasa_directions(p) {

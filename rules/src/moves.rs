@@ -145,8 +145,9 @@ impl FromStr for MoveText {
             None => return Err(ParseMoveError::Column("the end of the text".to_owned())),
         };
         let dir = match chars.next() {
-            Some(c) => Direction::from_symbol(c)
-                .ok_or_else(|| ParseMoveError::Direction(format!("{c:?}")))?,
+            Some(c) => {
+                Direction::from_symbol(c).ok_or_else(|| ParseMoveError::Direction(format!("{c:?}")))?
+            }
             None => return Err(ParseMoveError::Direction("the end of the text".to_owned())),
         };
         let rest = chars.as_str();

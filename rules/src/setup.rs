@@ -87,8 +87,7 @@ fn parse_count(text: &str, field: SetupField, what: &str) -> Result<u8, ParseSet
     if !valid_digits {
         return Err(err(field, format!("{what}: {text:?} is not a seed count (digits, no leading zeros)")));
     }
-    text.parse::<u8>()
-        .map_err(|_| err(field, format!("{what}: {text} is more than 255 seeds")))
+    text.parse::<u8>().map_err(|_| err(field, format!("{what}: {text} is more than 255 seeds")))
 }
 
 impl FromStr for Setup {
@@ -140,7 +139,10 @@ impl FromStr for Setup {
 
         let hand_texts: Vec<&str> = fields[3].split(',').collect();
         if hand_texts.len() != 2 {
-            return Err(err(SetupField::Hands, format!("expected two counts \"S,N\", found {:?}", fields[3])));
+            return Err(err(
+                SetupField::Hands,
+                format!("expected two counts \"S,N\", found {:?}", fields[3]),
+            ));
         }
         let hands = [
             parse_count(hand_texts[0], SetupField::Hands, "South's hand")?,
@@ -165,13 +167,19 @@ impl FromStr for Setup {
                     Some(b'A') => Row::Front,
                     Some(b'B') => Row::Back,
                     _ => {
-                        return Err(err(SetupField::Takasia, format!("expected - or a pit such as A3, found {text:?}")));
+                        return Err(err(
+                            SetupField::Takasia,
+                            format!("expected - or a pit such as A3, found {text:?}"),
+                        ));
                     }
                 };
                 let col = match b.get(1) {
                     Some(d @ b'1'..=b'8') if b.len() == 2 => d - b'0',
                     _ => {
-                        return Err(err(SetupField::Takasia, format!("expected - or a pit such as A3, found {text:?}")));
+                        return Err(err(
+                            SetupField::Takasia,
+                            format!("expected - or a pit such as A3, found {text:?}"),
+                        ));
                     }
                 };
                 Pit::new(row, col)

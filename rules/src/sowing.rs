@@ -125,7 +125,13 @@ impl Position {
     /// touch the hands, the player to move or takasia (see `movegen`).
     /// `dir` is the notation's direction: for a namua capture, the kichwa
     /// chosen for a central first capture; otherwise the first lap's direction.
-    pub(crate) fn execute(&mut self, kind: MoveKind, pit: usize, mut dir: Direction, safari: bool) -> Execution {
+    pub(crate) fn execute(
+        &mut self,
+        kind: MoveKind,
+        pit: usize,
+        mut dir: Direction,
+        safari: bool,
+    ) -> Execution {
         let me = self.to_move.index();
         let opp = 1 - me;
         let namua = kind.is_namua();

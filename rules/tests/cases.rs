@@ -27,7 +27,12 @@ fn check_file(name: &str, text: &str) {
         assert_eq!(position.to_string(), case.position, "{name}:{}: format(parse(x)) != x", i + 1);
         let legal: Vec<String> = position.legal_moves().iter().map(ToString::to_string).collect();
         if legal != case.legal {
-            failures.push(format!("{name}:{}: {}\n  legal: engine {legal:?}\n         case   {:?}", i + 1, case.position, case.legal));
+            failures.push(format!(
+                "{name}:{}: {}\n  legal: engine {legal:?}\n         case   {:?}",
+                i + 1,
+                case.position,
+                case.legal
+            ));
             continue;
         }
         if case.mv.is_empty() {
@@ -39,7 +44,13 @@ fn check_file(name: &str, text: &str) {
         if next.to_string() != case.next || outcome.to_string() != case.result {
             failures.push(format!(
                 "{name}:{}: {} {}\n  engine {} {}\n  case   {} {}",
-                i + 1, case.position, case.mv, next, outcome, case.next, case.result
+                i + 1,
+                case.position,
+                case.mv,
+                next,
+                outcome,
+                case.next,
+                case.result
             ));
         }
     }

@@ -97,6 +97,47 @@ fn check_position(position: &Position, ply: usize) {
     assert!(texts.windows(2).all(|w| w[0] < w[1]), "{texts:?}");
 }
 
+/// Plays every writable move on `p` (checked and unchecked): nothing panics,
+/// `play` succeeds exactly for the listed moves, seeds are conserved (hands
+/// included) and the reported outcome is the next position's.
+fn check_every_move(p: &Position) {
+    let total = p.total_seeds();
+    let legal = p.legal_moves();
+    assert_eq!(p.has_legal_move(), !legal.is_empty(), "{p}");
+    assert_eq!(p.outcome().is_over(), legal.is_empty(), "{p}");
+    for m in every_move() {
+        let unchecked = p.play_unchecked(m);
+        match p.play(m) {
+            Ok((next, outcome)) => {
+                assert!(legal.contains(&m), "{p} {m} plays but is not listed");
+                assert_eq!(next.total_seeds(), total, "{p} {m}");
+                assert_eq!(next.outcome(), outcome, "{p} {m}");
+                assert_eq!(unchecked, next, "{p} {m}");
+            }
+            Err(e) => {
+                assert!(!legal.contains(&m), "{p} {m} is listed but: {e}");
+                assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+}
+
+/// Positions to mutate: both starts and positions with namua captures, safari,
+/// takasia and the long cycle of RULES.md section 9.
+const SEED_POSITIONS: [&str; 6] = [
+    "kiswahili S 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22,22 SN -",
+    "kujifunza S 2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 0,0 -- -",
+    "kiswahili S 0,1,0,2,0,0,2,0/0,0,0,0,0,0,0,0/0,0,1,0,3,0,2,0/0,0,0,0,0,0,0,0 5,5 -- -",
+    "kiswahili S 0,1,0,0,6,0,0,0/0,0,0,0,0,0,0,0/2,0,0,0,0,0,5,0/0,0,0,0,0,0,0,0 3,3 SN -",
+    "kiswahili N 2,0,1,1,0,0,0,0/0,0,0,0,0,0,0,0/0,2,0,1,0,2,0,0/0,0,0,0,0,0,0,0 0,0 -- A6",
+    "kujifunza N 1,0,0,0,0,0,0,1/2,1,0,3,0,0,1,1/2,3,10,5,2,1,4,1/7,0,1,2,3,4,3,6 0,0 -- -",
+];
+
+/// Characters inserted or substituted by the mutation test.
+const EDIT_CHARS: [char; 20] = [
+    '0', '1', '2', '5', '9', ',', '/', ' ', '-', 'S', 'N', 'A', 'B', 'a', 'k', 'z', '\n', '\u{e9}', '+', '6',
+];
+
 fn variant() -> impl Strategy<Value = Variant> {
     prop_oneof![Just(Variant::Kiswahili), Just(Variant::Kujifunza)]
 }
@@ -200,27 +241,35 @@ proptest! {
     /// for the listed moves, and its outcome agrees with the next position.
     #[test]
     fn play_never_panics_on_parsed_positions(s in valid_leaning_setup()) {
-        let Ok(p) = Position::try_from(s) else { return Ok(()) };
-        let total = p.total_seeds();
-        let legal = p.legal_moves();
-        prop_assert_eq!(p.has_legal_move(), !legal.is_empty());
-        let outcome = p.outcome();
-        prop_assert_eq!(outcome.is_over(), legal.is_empty());
-        for m in every_move() {
-            let _ = p.play_unchecked(m);
-            match p.play(m) {
-                Ok((next, o)) => {
-                    prop_assert!(legal.contains(&m), "{} {} plays but is not listed", p, m);
-                    // Seeds in hand count too: a namua move moves one from hand to board.
-                    prop_assert_eq!(next.total_seeds(), total);
-                    prop_assert_eq!(next.outcome(), o);
-                    prop_assert_eq!(p.play_unchecked(m), next);
-                }
-                Err(e) => {
-                    prop_assert!(!legal.contains(&m), "{} {} is listed but: {}", p, m, e);
-                    prop_assert!(!e.to_string().is_empty());
-                }
+        if let Ok(p) = Position::try_from(s) {
+            check_every_move(&p);
+        }
+    }
+
+    /// The fuzz target `parse_position` without a fuzzer: valid position texts
+    /// with a few random edits. What parses prints back the same; what validates
+    /// plays every writable move without panicking.
+    #[test]
+    fn mutated_position_text_never_panics(
+        base in prop::sample::select(SEED_POSITIONS.as_slice()),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(EDIT_CHARS.as_slice())), 1..4),
+    ) {
+        let mut text: Vec<char> = base.chars().collect();
+        for (at, kind, c) in edits {
+            match kind {
+                0 if !text.is_empty() => { let i = at.index(text.len()); text[i] = c; }
+                1 => { let i = at.index(text.len() + 1); text.insert(i, c); }
+                _ if !text.is_empty() => { let i = at.index(text.len()); text.remove(i); }
+                _ => {}
             }
+        }
+        let text: String = text.into_iter().collect();
+        if let Ok(setup) = text.parse::<Setup>() {
+            prop_assert_eq!(setup.to_string(), text.clone());
+        }
+        if let Ok(p) = text.parse::<Position>() {
+            prop_assert_eq!(p.to_string(), text);
+            check_every_move(&p);
         }
     }
 

@@ -225,8 +225,10 @@ fn s5_captures_are_mandatory() {
     assert_eq!(illegal(MTAJI_CAPTURE, "A1<"), IllegalMove::CaptureRequired(mv_unchecked("A1<")));
     // The same positions without any capture on offer have takasa moves: remove
     // the facing seeds and the takasa becomes legal.
-    assert!(legal("kujifunza S 2,0,1,0,0,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,2 0,0 -- -")
-        .contains(&"A1<".to_owned()));
+    assert!(
+        legal("kujifunza S 2,0,1,0,0,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,2 0,0 -- -")
+            .contains(&"A1<".to_owned())
+    );
 }
 
 fn mv_unchecked(text: &str) -> Move {
@@ -441,7 +443,10 @@ fn s5_4_mtaji_lone_kichwa() {
 
 #[test]
 fn s6_namua_kimbi_capture_has_a_forced_direction() {
-    assert_eq!(illegal(NAMUA_CAPTURES, "A2<"), IllegalMove::ForcedDirection(mv_unchecked("A2<"), Direction::Clockwise));
+    assert_eq!(
+        illegal(NAMUA_CAPTURES, "A2<"),
+        IllegalMove::ForcedDirection(mv_unchecked("A2<"), Direction::Clockwise)
+    );
 }
 
 #[test]
@@ -528,10 +533,7 @@ fn s7_4_safari_or_stop() {
         ],
     );
     // `+` on a move that never reaches the nyumba is refused.
-    assert_eq!(
-        illegal(NAMUA_CAPTURES, "A4<+"),
-        IllegalMove::SafariNotOffered(mv_unchecked("A4<+"))
-    );
+    assert_eq!(illegal(NAMUA_CAPTURES, "A4<+"), IllegalMove::SafariNotOffered(mv_unchecked("A4<+")));
 }
 
 #[test]
@@ -731,7 +733,10 @@ fn s9_long_cycle_is_illegal() {
     let a5_left: MoveText = "a5<".parse().unwrap();
     assert!(!moves.contains(&a5_left.to_move_unchecked()));
     assert_eq!(a5_left.to_move(&p), Err(IllegalMove::Infinite(a5_left.to_move_unchecked())));
-    assert_eq!(p.play(a5_left.to_move_unchecked()).unwrap_err().to_string(), "A5<: the move is infinite (it would go on past 10000 laps)");
+    assert_eq!(
+        p.play(a5_left.to_move_unchecked()).unwrap_err().to_string(),
+        "A5<: the move is infinite (it would go on past 10000 laps)"
+    );
     assert_eq!(bao_rules::MAX_LAPS, 10_000);
 }
 
@@ -747,7 +752,10 @@ fn s10_empty_front_row_finishes_the_game() {
     assert!(!p.has_legal_move());
     let m = mv_unchecked("A1>");
     assert_eq!(p.play(m), Err(IllegalMove::GameOver(won)));
-    assert_eq!(p.play(m).unwrap_err().to_string(), "the game is over (S wins (front_row_empty)): no move is legal");
+    assert_eq!(
+        p.play(m).unwrap_err().to_string(),
+        "the game is over (S wins (front_row_empty)): no move is legal"
+    );
 }
 
 #[test]
@@ -781,7 +789,8 @@ fn s11_move_notation() {
     assert_eq!(b.to_string(), "b3<");
     assert_eq!(b.to_move_unchecked().to_string(), "B3<");
     // A hand-built MoveText with a column outside 1..8 is refused, not mapped to a pit.
-    let bad = MoveText { row: Row::Front, col: 9, dir: Direction::Clockwise, safari: false, lower_case: false };
+    let bad =
+        MoveText { row: Row::Front, col: 9, dir: Direction::Clockwise, safari: false, lower_case: false };
     let start = Position::start(Variant::Kujifunza);
     assert_eq!(bad.to_move(&start), Err(IllegalMove::NoSuchPit(bad)));
     assert_eq!(bad.to_move(&start).unwrap_err().to_string(), "A9>: there is no column 9; columns are 1..8");
@@ -823,9 +832,17 @@ fn s11_illegal_move_messages() {
     let cases: [(&str, &str, &str); 12] = [
         (NAMUA_CAPTURES, "A7<", "A7<: captures are mandatory and this move does not start with a capture"),
         (NAMUA_CAPTURES, "A2<", "A2<: a capture from A2 sows from the left kichwa; write A2>"),
-        (NAMUA_CAPTURES, "B2<", "B2<: in namua the seed from hand goes into a front pit (row A), not the back row"),
+        (
+            NAMUA_CAPTURES,
+            "B2<",
+            "B2<: in namua the seed from hand goes into a front pit (row A), not the back row",
+        ),
         (NAMUA_CAPTURES, "A1<", "A1<: pit A1 is empty"),
-        (NAMUA_CAPTURES, "A4<+", "A4<+: safari ('+') is only for a namua capture whose lap ends in the functional nyumba"),
+        (
+            NAMUA_CAPTURES,
+            "A4<+",
+            "A4<+: safari ('+') is only for a namua capture whose lap ends in the functional nyumba",
+        ),
         (
             "kiswahili S 0,1,0,0,6,0,1,0/0,0,0,0,0,0,0,0/2,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 SN -",
             "A5>",
@@ -883,20 +900,72 @@ fn s11_position_parse_errors_name_the_field() {
         other => panic!("{text}: {other:?}"),
     };
     let cases: Vec<(String, SetupField, &str)> = vec![
-        (format!("kiswahili S {rows} 22,22 SN"), SetupField::Line, "position: expected 6 fields separated by single spaces (variant, to-move, rows, hands, nyumba, takasia), found 5"),
-        (start.replace("S 0", "S  0"), SetupField::Line, "position: expected 6 fields separated by single spaces (variant, to-move, rows, hands, nyumba, takasia), found 7"),
-        (start.replace("kiswahili", "bao"), SetupField::Variant, "field 1 (variant): unknown variant \"bao\": expected \"kiswahili\" or \"kujifunza\""),
+        (
+            format!("kiswahili S {rows} 22,22 SN"),
+            SetupField::Line,
+            "position: expected 6 fields separated by single spaces (variant, to-move, rows, hands, nyumba, takasia), found 5",
+        ),
+        (
+            start.replace("S 0", "S  0"),
+            SetupField::Line,
+            "position: expected 6 fields separated by single spaces (variant, to-move, rows, hands, nyumba, takasia), found 7",
+        ),
+        (
+            start.replace("kiswahili", "bao"),
+            SetupField::Variant,
+            "field 1 (variant): unknown variant \"bao\": expected \"kiswahili\" or \"kujifunza\"",
+        ),
         (start.replace(" S ", " s "), SetupField::ToMove, "field 2 (to-move): expected S or N, found \"s\""),
-        (start.replace("/0,0,0,0,0,0,0,0 22", " 22"), SetupField::Rows, "field 3 (rows): expected 4 rows separated by '/' (A/B/a/b), found 3"),
-        (start.replacen("0,0,0,0,6,2,2,0/", "0,0,0,6,2,2,0/", 1), SetupField::Rows, "field 3 (rows): row A has 7 counts, expected 8"),
-        (start.replacen("6,2,2", "6,x,2", 1), SetupField::Rows, "field 3 (rows): pit A6: \"x\" is not a seed count (digits, no leading zeros)"),
-        (start.replacen("6,2,2,0/0,0", "6,2,2,0/0,01", 1), SetupField::Rows, "field 3 (rows): pit B2: \"01\" is not a seed count (digits, no leading zeros)"),
-        (start.replacen("6,2,2,0/0,0,0,0,0,0,0,0 22", "6,2,2,0/0,0,0,0,0,0,0,256 22", 1), SetupField::Rows, "field 3 (rows): pit b8: 256 is more than 255 seeds"),
-        (start.replace("22,22", "22"), SetupField::Hands, "field 4 (hands): expected two counts \"S,N\", found \"22\""),
-        (start.replace("22,22", "22,-1"), SetupField::Hands, "field 4 (hands): North's hand: \"-1\" is not a seed count (digits, no leading zeros)"),
-        (start.replace(" SN ", " NS "), SetupField::Nyumba, "field 5 (nyumba): expected SN, S-, -N or --, found \"NS\""),
-        (start.replace(" SN -", " SN a3"), SetupField::Takasia, "field 6 (takasia): expected - or a pit such as A3, found \"a3\""),
-        (start.replace(" SN -", " SN A9"), SetupField::Takasia, "field 6 (takasia): expected - or a pit such as A3, found \"A9\""),
+        (
+            start.replace("/0,0,0,0,0,0,0,0 22", " 22"),
+            SetupField::Rows,
+            "field 3 (rows): expected 4 rows separated by '/' (A/B/a/b), found 3",
+        ),
+        (
+            start.replacen("0,0,0,0,6,2,2,0/", "0,0,0,6,2,2,0/", 1),
+            SetupField::Rows,
+            "field 3 (rows): row A has 7 counts, expected 8",
+        ),
+        (
+            start.replacen("6,2,2", "6,x,2", 1),
+            SetupField::Rows,
+            "field 3 (rows): pit A6: \"x\" is not a seed count (digits, no leading zeros)",
+        ),
+        (
+            start.replacen("6,2,2,0/0,0", "6,2,2,0/0,01", 1),
+            SetupField::Rows,
+            "field 3 (rows): pit B2: \"01\" is not a seed count (digits, no leading zeros)",
+        ),
+        (
+            start.replacen("6,2,2,0/0,0,0,0,0,0,0,0 22", "6,2,2,0/0,0,0,0,0,0,0,256 22", 1),
+            SetupField::Rows,
+            "field 3 (rows): pit b8: 256 is more than 255 seeds",
+        ),
+        (
+            start.replace("22,22", "22"),
+            SetupField::Hands,
+            "field 4 (hands): expected two counts \"S,N\", found \"22\"",
+        ),
+        (
+            start.replace("22,22", "22,-1"),
+            SetupField::Hands,
+            "field 4 (hands): North's hand: \"-1\" is not a seed count (digits, no leading zeros)",
+        ),
+        (
+            start.replace(" SN ", " NS "),
+            SetupField::Nyumba,
+            "field 5 (nyumba): expected SN, S-, -N or --, found \"NS\"",
+        ),
+        (
+            start.replace(" SN -", " SN a3"),
+            SetupField::Takasia,
+            "field 6 (takasia): expected - or a pit such as A3, found \"a3\"",
+        ),
+        (
+            start.replace(" SN -", " SN A9"),
+            SetupField::Takasia,
+            "field 6 (takasia): expected - or a pit such as A3, found \"A9\"",
+        ),
     ];
     for (text, expected_field, message) in cases {
         assert_eq!(field(&text), (expected_field, message.to_owned()), "{text}");
@@ -915,9 +984,11 @@ fn s11_position_validation_errors() {
         PositionError::TakasiaInNamua
     );
     // North to move with an empty hand may have takasia even if South holds seeds.
-    assert!("kiswahili N 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 3,0 SN A3"
-        .parse::<Position>()
-        .is_ok());
+    assert!(
+        "kiswahili N 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 3,0 SN A3"
+            .parse::<Position>()
+            .is_ok()
+    );
     assert_eq!(
         err("kiswahili S 2,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/2,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 0,0 -- B3"),
         PositionError::TakasiaBackRow(Pit::new(Row::Back, 3).unwrap())
@@ -930,7 +1001,10 @@ fn s11_position_validation_errors() {
         err("kiswahili S 200,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/56,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 0,0 -- -"),
         PositionError::TooManySeeds(256)
     );
-    assert_eq!(err(&format!("{kuj} 1,0 -- -")).to_string(), "field 4 (hands): a kujifunza position has no seeds in hand (0,0)");
+    assert_eq!(
+        err(&format!("{kuj} 1,0 -- -")).to_string(),
+        "field 4 (hands): a kujifunza position has no seeds in hand (0,0)"
+    );
 }
 
 // ---------------------------------------------------------------- 12. Worked check

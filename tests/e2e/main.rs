@@ -7,3 +7,4 @@ mod smoke;
 mod support;
 mod hostile;
 mod matches;
+mod check;

@@ -152,6 +152,9 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_an_error() {
-        assert_eq!(decode_all(10, b"ok\n\xff\xfe\n"), vec![Ok("ok".to_owned()), Err("InvalidUtf8".to_owned())]);
+        assert_eq!(
+            decode_all(10, b"ok\n\xff\xfe\n"),
+            vec![Ok("ok".to_owned()), Err("InvalidUtf8".to_owned())]
+        );
     }
 }

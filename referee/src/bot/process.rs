@@ -96,7 +96,11 @@ impl BotProcess {
     /// Spawns the bot (via the re-exec stub when limits are set), in its own process group.
     ///
     /// Uses [`SpawnOptions::default`] with the given stderr cap.
-    pub async fn spawn(spec: &BotSpec, limits: &ResourceLimits, stderr_cap: usize) -> Result<Self, SpawnError> {
+    pub async fn spawn(
+        spec: &BotSpec,
+        limits: &ResourceLimits,
+        stderr_cap: usize,
+    ) -> Result<Self, SpawnError> {
         let options = SpawnOptions { stderr_cap, ..SpawnOptions::default() };
         Self::spawn_with(spec, limits, &options).await
     }
@@ -108,12 +112,10 @@ impl BotProcess {
         options: &SpawnOptions,
     ) -> Result<Self, SpawnError> {
         let dir = match &spec.dir {
-            Some(dir) => {
-                std::fs::canonicalize(dir)
-                    .ok()
-                    .filter(|d| d.is_dir())
-                    .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?
-            }
+            Some(dir) => std::fs::canonicalize(dir)
+                .ok()
+                .filter(|d| d.is_dir())
+                .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?,
             None => std::env::current_dir()
                 .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
         };
@@ -130,8 +132,13 @@ impl BotProcess {
         let kernel_memory_limit = cgroup.as_ref().is_some_and(BotCgroup::memory_limited);
         let kernel_task_limit = cgroup.as_ref().is_some_and(BotCgroup::pids_limited);
         let stub_args = StubArgs {
-            rlimit_data: if kernel_memory_limit { None } else { limits.max_memory_bytes.map(|m| m.saturating_mul(2)) },
-            rlimit_cpu: limits.max_cpu_secs,
+            rlimit_data: if kernel_memory_limit {
+                None
+            } else {
+                limits.max_memory_bytes.map(|m| m.saturating_mul(2))
+            },
+            // A backstop one second later than the tree-wide check, which decides.
+            rlimit_cpu: limits.max_cpu_secs.map(|secs| secs.saturating_add(1)),
             nproc_allowance: limits.max_processes.map(task_backstop),
             cgroup: cgroup.as_ref().map(|c| c.path().to_path_buf()),
             isolation: options.isolation,
@@ -171,7 +178,8 @@ impl BotProcess {
         })?;
         if stub.is_none() {
             if let Some(cgroup) = &cgroup {
-                // Racy without the stub: a fork before this write stays outside the cgroup.
+                // Racy without the stub: a fork before this write stays outside the cgroup
+                // (`sweep_into_cgroup` below moves what it finds; the /proc walk sees the rest).
                 if let Err(e) = cgroup.add(pid) {
                     tracing::debug!("cannot move bot {pid} into {}: {e}", cgroup.path().display());
                 }
@@ -188,7 +196,10 @@ impl BotProcess {
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
         let stdin = child.stdin.take();
-        let tree = ProcessTree::new(pid, format!("{}={marker}", tree::MARKER_VARIABLE), cgroup);
+        let mut tree = ProcessTree::new(pid, format!("{}={marker}", tree::MARKER_VARIABLE), cgroup);
+        if stub.is_none() {
+            tree.sweep_into_cgroup();
+        }
         let shared = Arc::new(Shared::new(options.stderr_cap, tree, Arc::new(AtomicU64::new(0))));
         let (sender, lines) = mpsc::channel(LINE_CHANNEL_CAPACITY);
         let watch = Watch {
@@ -245,7 +256,9 @@ impl BotProcess {
                 let wait_until = deadline.min(Instant::now() + EXIT_AFTER_BROKEN_PIPE);
                 let exited = tokio::time::timeout_at(wait_until, self.exit.wait_for(Option::is_some)).await;
                 match exited {
-                    Ok(Ok(exit)) => Err(exit.as_ref().map_or(BotFault::StdoutClosed, |(_, fault)| fault.clone())),
+                    Ok(Ok(exit)) => {
+                        Err(exit.as_ref().map_or(BotFault::StdoutClosed, |(_, fault)| fault.clone()))
+                    }
                     _ => Err(BotFault::Io("the bot closed its stdin but is still running".to_owned())),
                 }
             }

@@ -246,7 +246,9 @@ impl Pump {
                 self.decide(BotFault::LineTooLong { limit: self.watch.max_line });
             }
             Some(Err(LineError::InvalidUtf8)) => self.decide(BotFault::InvalidUtf8),
-            Some(Err(LineError::Io(e))) => self.decide(BotFault::Io(format!("reading the bot's stdout: {e}"))),
+            Some(Err(LineError::Io(e))) => {
+                self.decide(BotFault::Io(format!("reading the bot's stdout: {e}")))
+            }
             None => {
                 self.stdout_open = false;
                 let exit = self.shared.exit.borrow().clone();

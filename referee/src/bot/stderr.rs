@@ -55,7 +55,10 @@ mod tests {
     fn keeps_the_head_up_to_the_cap_and_counts_the_rest() {
         let mut buffer = StderrBuffer::new(5);
         buffer.push(b"abc");
-        assert_eq!(buffer.snapshot(), StderrCapture { kept: b"abc".to_vec(), total_bytes: 3, truncated: false });
+        assert_eq!(
+            buffer.snapshot(),
+            StderrCapture { kept: b"abc".to_vec(), total_bytes: 3, truncated: false }
+        );
         buffer.push(b"defgh");
         buffer.push(b"ij");
         let snap = buffer.snapshot();

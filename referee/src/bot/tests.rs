@@ -131,8 +131,9 @@ async fn closed_stdout_while_running_then_exited_once_it_ends() {
 #[tokio::test]
 async fn a_50_mb_stderr_flood_does_not_stall_and_is_capped() {
     let spec = sh("head -c 50000000 /dev/zero >&2; echo done; exec sleep 30");
-    let mut bot = start_with(&spec, &ResourceLimits::default(), &SpawnOptions { stderr_cap: 1 << 20, ..options(true) })
-        .await;
+    let mut bot =
+        start_with(&spec, &ResourceLimits::default(), &SpawnOptions { stderr_cap: 1 << 20, ..options(true) })
+            .await;
     assert_eq!(bot.recv_line(after(10_000)).await.unwrap(), "done");
     let stderr = bot.stderr();
     assert_eq!(stderr.total_bytes, 50_000_000);
@@ -263,7 +264,9 @@ time.sleep(60)
 
 async fn whole_tree_is_gone_after_shutdown(cgroup: bool) {
     let mut bot = start_with(&python(TREE_BOT), &ResourceLimits::default(), &options(cgroup)).await;
-    assert_eq!(bot.supervision().cgroup.is_some(), cgroup && bot.supervision().cgroup.is_some());
+    if !cgroup {
+        assert_eq!(bot.supervision().cgroup, None);
+    }
     let mut pids: HashSet<i32> = HashSet::new();
     loop {
         let line = bot.recv_line(after(5000)).await.unwrap();
@@ -338,7 +341,8 @@ async fn too_much_output_kills_the_bot() {
 #[tokio::test]
 async fn too_much_stderr_counts_towards_the_output_limit() {
     let limits = ResourceLimits { max_output_bytes: Some(1_000_000), ..ResourceLimits::default() };
-    let mut bot = start_with(&sh("head -c 2000000 /dev/zero >&2; exec sleep 30"), &limits, &options(true)).await;
+    let mut bot =
+        start_with(&sh("head -c 2000000 /dev/zero >&2; exec sleep 30"), &limits, &options(true)).await;
     assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::OutputLimit { limit: 1_000_000 }));
     bot.shutdown(Duration::from_millis(100)).await;
 }
@@ -366,7 +370,8 @@ async fn a_few_processes_within_the_limit_are_fine() {
 #[tokio::test]
 async fn growing_memory_is_caught_by_sampling() {
     let limits = ResourceLimits { max_memory_bytes: Some(60_000_000), ..ResourceLimits::default() };
-    let code = "import time\nheld = []\nwhile True:\n    held.append(bytearray(5_000_000))\n    time.sleep(0.01)";
+    let code =
+        "import time\nheld = []\nwhile True:\n    held.append(bytearray(5_000_000))\n    time.sleep(0.01)";
     let mut bot = start_with(&python(code), &limits, &options(true)).await;
     let begin = Instant::now();
     assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::MemoryLimit));

@@ -84,7 +84,16 @@ impl ProcessTree {
         if let Some(stat) = procfs::stat(leader) {
             known.insert(leader, stat.start_time);
         }
-        Self { leader, leader_exited: false, marker, cgroup, referee_pid, referee_pgid, known, cpu_high_water: Duration::ZERO }
+        Self {
+            leader,
+            leader_exited: false,
+            marker,
+            cgroup,
+            referee_pid,
+            referee_pgid,
+            known,
+            cpu_high_water: Duration::ZERO,
+        }
     }
 
     pub(crate) fn cgroup(&self) -> Option<&BotCgroup> {
@@ -101,22 +110,48 @@ impl ProcessTree {
 
     /// The processes of the tree now, zombies included.
     pub(crate) fn members(&mut self) -> Vec<ProcStat> {
-        let members = match &self.cgroup {
-            Some(cgroup) => {
-                let mut members: Vec<ProcStat> = cgroup.procs().into_iter().filter_map(procfs::stat).collect();
-                // Zombies have left the cgroup but are still ours to reap.
-                members.extend(self.adopted_children().into_iter().filter(ProcStat::is_zombie));
-                members
-            }
-            None => self.walk(),
-        };
+        // The walk finds zombies and processes in the middle of exiting (which have left the
+        // cgroup but are still ours to wait for and reap), and anything forked before the bot
+        // was moved into its cgroup (when it was started without the stub).
+        let mut members = self.walk();
+        if let Some(cgroup) = &self.cgroup {
+            let listed: HashSet<i32> = members.iter().map(|m| m.pid).collect();
+            let in_cgroup = cgroup.procs().into_iter().filter(|p| !listed.contains(p));
+            members.extend(in_cgroup.filter_map(procfs::stat));
+        }
         for m in &members {
             self.known.insert(m.pid, m.start_time);
         }
         members
     }
 
-    /// Live members down from the leader and from adopted orphans, via `/proc`.
+    /// Moves the processes of the tree that are not in the cgroup yet into it (after a spawn
+    /// without the stub, whose children may have forked before the bot was moved).
+    pub(crate) fn sweep_into_cgroup(&mut self) {
+        for _ in 0..3 {
+            let outside: Vec<i32> = match &self.cgroup {
+                Some(cgroup) => {
+                    let inside: HashSet<i32> = cgroup.procs().into_iter().collect();
+                    self.walk()
+                        .iter()
+                        .filter(|m| !m.is_zombie() && !inside.contains(&m.pid))
+                        .map(|m| m.pid)
+                        .collect()
+                }
+                None => return,
+            };
+            if outside.is_empty() {
+                return;
+            }
+            if let Some(cgroup) = &self.cgroup {
+                for pid in outside {
+                    let _ = cgroup.add(pid.unsigned_abs());
+                }
+            }
+        }
+    }
+
+    /// Members down from the leader and from adopted orphans, via `/proc`.
     fn walk(&mut self) -> Vec<ProcStat> {
         let mut roots: Vec<ProcStat> = self.adopted_children();
         if !self.leader_exited {
@@ -181,11 +216,8 @@ impl ProcessTree {
         let members = self.members();
         let live: Vec<&ProcStat> = members.iter().filter(|m| !m.is_zombie()).collect();
         let member_pids: HashSet<i32> = live.iter().map(|m| m.pid).collect();
-        let mut groups: HashSet<i32> = live
-            .iter()
-            .map(|m| m.pgid)
-            .filter(|g| member_pids.contains(g) || *g == self.leader)
-            .collect();
+        let mut groups: HashSet<i32> =
+            live.iter().map(|m| m.pgid).filter(|g| member_pids.contains(g) || *g == self.leader).collect();
         if !self.leader_exited {
             groups.insert(self.leader);
         }
@@ -223,7 +255,10 @@ impl ProcessTree {
 
     /// Whether any process of the tree is still alive.
     pub(crate) fn any_alive(&mut self) -> bool {
-        self.cgroup.as_ref().is_some_and(BotCgroup::populated) || self.members().iter().any(|m| !m.is_zombie())
+        // Until tokio has reaped the main process, its children may not be re-parented yet.
+        !self.leader_exited
+            || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
+            || self.members().iter().any(|m| !m.is_zombie())
     }
 
     /// CPU time (user + system) of the whole tree so far; never decreases.
@@ -251,7 +286,9 @@ impl ProcessTree {
         if let Some(time) = measured {
             self.cpu_high_water = self.cpu_high_water.max(time);
         }
-        measured.map(|_| self.cpu_high_water).or((!self.cpu_high_water.is_zero()).then_some(self.cpu_high_water))
+        measured
+            .map(|_| self.cpu_high_water)
+            .or((!self.cpu_high_water.is_zero()).then_some(self.cpu_high_water))
     }
 
     /// Removes the cgroup (once the tree is empty).

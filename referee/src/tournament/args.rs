@@ -10,10 +10,9 @@ use crate::tournament::shard::ShardArg;
 /// The arguments of `bao-referee tournament`.
 #[derive(Debug, clap::Args)]
 pub struct TournamentArgs {
-    /// A bot: `--bot name=NAME cmd="PROGRAM ARGS" [arg=ARG]... [dir=DIR]` (cmd is shell-quoted;
-    /// each arg= appends one argument). Repeat for every bot.
-    #[arg(long = "bot", value_name = "KEY=VALUE", num_args = 1.., action = clap::ArgAction::Append)]
-    pub bots: Vec<Vec<String>>,
+    /// The `--bot` options.
+    #[command(flatten)]
+    pub bots: BotWords,
     /// A JSON or TOML file listing bots: `[[bots]]` with name, cmd, args, dir (its bots come first).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -56,15 +55,61 @@ pub struct TournamentArgs {
     /// Print the results as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print the plan (schedule, openings, options) as JSON on stdout and exit: no game is
+    /// played and nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Plain progress lines on stderr even on a terminal.
     #[arg(long)]
     pub plain: bool,
+}
+
+/// The words of every `--bot` option, one list per occurrence:
+/// `--bot name=NAME cmd="PROGRAM ARGS" [arg=ARG]... [dir=DIR]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BotWords(pub Vec<Vec<String>>);
+
+const BOT_ID: &str = "bot";
+
+impl clap::FromArgMatches for BotWords {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let occurrences = matches
+            .get_occurrences::<String>(BOT_ID)
+            .map(|groups| groups.map(|words| words.cloned().collect()).collect())
+            .unwrap_or_default();
+        Ok(BotWords(occurrences))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for BotWords {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.arg(
+            clap::Arg::new(BOT_ID)
+                .long("bot")
+                .value_name("KEY=VALUE")
+                .num_args(1..)
+                .action(clap::ArgAction::Append)
+                .help(
+                    "A bot: --bot name=NAME cmd=\"PROGRAM ARGS\" [arg=ARG]... [dir=DIR] (cmd is shell-quoted; \
+                     each arg= appends one argument). Repeat for every bot",
+                ),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl TournamentArgs {
     /// Whether the command line describes a tournament (bots given), rather than only naming a folder to resume.
     #[must_use]
     pub fn has_bots(&self) -> bool {
-        !self.bots.is_empty() || self.config.is_some()
+        !self.bots.0.is_empty() || self.config.is_some()
     }
 }

@@ -66,6 +66,11 @@ pub fn run(args: TournamentArgs) -> u8 {
 }
 
 fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
+    if args.dry_run {
+        let plan = build_plan(args)?;
+        println!("{}", serde_json::to_string_pretty(&plan).map_err(internal)?);
+        return Ok(crate::exit::SUCCESS);
+    }
     let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
     let stored = stored_plan(&out)?;
     // Without bots on the command line, the stored plan is the plan.
@@ -204,7 +209,7 @@ fn check_entries(plan: &Plan, entries: &[JournalEntry]) -> anyhow::Result<()> {
 
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
-    let bots = bots::collect(args.config.as_deref(), &args.bots).map_err(malformed)?;
+    let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
     if bots.is_empty() {
         return Err(malformed(anyhow::anyhow!("no bots: give them with --bot name=NAME cmd=CMD or --config FILE")));
     }
@@ -219,7 +224,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     let sprt = args
         .sprt
         .as_deref()
-        .map(sprt::SprtSpec::parse_words)
+        .map(sprt::parse_words)
         .transpose()
         .map_err(|e| malformed(anyhow::anyhow!("--sprt: {e}")))?;
     if sprt.is_some() && bots.len() != 2 {

@@ -13,7 +13,7 @@ use crate::bot::{BotSpec, ResourceLimits};
 use crate::game::{GameConfig, TimeControl};
 use crate::tournament::schedule::{Mode, ScheduledGame};
 use crate::tournament::shard::Shard;
-use crate::tournament::sprt::SprtSpec;
+use crate::stats::SprtParameters;
 
 /// The version of the plan format.
 pub const PLAN_VERSION: u32 = 1;
@@ -45,7 +45,7 @@ pub struct Plan {
     /// The openings in notation, indexed by [`ScheduledGame::opening`].
     pub openings: Vec<String>,
     /// Stop early when a sequential probability ratio test decides (two bots only).
-    pub sprt: Option<SprtSpec>,
+    pub sprt: Option<SprtParameters>,
     /// Every game of the tournament (all shards).
     pub schedule: Vec<ScheduledGame>,
     /// The part of the schedule this folder plays; `None` for all of it.
@@ -204,10 +204,11 @@ fn shorten(v: &serde_json::Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::tournament::schedule;
 
+    /// A three-bot round-robin plan of 12 games.
     pub(crate) fn sample_plan() -> Plan {
         let bot = |name: &str| BotSpec { name: Some(name.to_owned()), program: "bot".into(), args: vec![], dir: None };
         let start = Position::start(bao_rules::Variant::Kiswahili).to_string();

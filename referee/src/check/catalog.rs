@@ -1,0 +1,162 @@
+//! The named checks, in the order they run, with what a correct bot does in each.
+
+/// One check of `bao-referee check`. Each runs a fresh bot process through a scripted exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckKind {
+    /// `hello` -> `ready` within the startup time, with a valid name.
+    Handshake,
+    /// The first move from the Kiswahili start: legal, with id 1.
+    FirstMove,
+    /// A move from a namua position in mid-game, playing North.
+    NamuaMidgame,
+    /// A move from the start of Bao la Kujifunza (mtaji from the first move).
+    MtajiKujifunza,
+    /// A move from a Kiswahili mtaji position with back-row moves.
+    MtajiKiswahili,
+    /// A position with exactly one legal move.
+    OneLegalMove,
+    /// A position whose `takasia` field is set.
+    Takasia,
+    /// A position where `legal` offers both `X` and `X+` (safari).
+    SafariChoice,
+    /// Several requests in a row (playing North): every answer carries its request's id.
+    IdsIncrease,
+    /// `game_over` then `quit`: the bot exits by itself with code 0 in time.
+    GameOverQuit,
+    /// End of input on stdin: the bot exits by itself with code 0.
+    EndOfInput,
+    /// Unknown fields in every referee message, and an unknown `game_over` reason.
+    UnknownFields,
+    /// A whole game against a random opponent, up to the ply limit.
+    LongGame,
+}
+
+impl CheckKind {
+    /// Every check, in the order they run (the handshake first).
+    pub const ALL: [CheckKind; 13] = [
+        CheckKind::Handshake,
+        CheckKind::FirstMove,
+        CheckKind::NamuaMidgame,
+        CheckKind::MtajiKujifunza,
+        CheckKind::MtajiKiswahili,
+        CheckKind::OneLegalMove,
+        CheckKind::Takasia,
+        CheckKind::SafariChoice,
+        CheckKind::IdsIncrease,
+        CheckKind::GameOverQuit,
+        CheckKind::EndOfInput,
+        CheckKind::UnknownFields,
+        CheckKind::LongGame,
+    ];
+
+    /// The check's name in the report and on the command line (`--only`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            CheckKind::Handshake => "handshake",
+            CheckKind::FirstMove => "first-move",
+            CheckKind::NamuaMidgame => "namua-midgame",
+            CheckKind::MtajiKujifunza => "mtaji-kujifunza",
+            CheckKind::MtajiKiswahili => "mtaji-kiswahili",
+            CheckKind::OneLegalMove => "one-legal-move",
+            CheckKind::Takasia => "takasia",
+            CheckKind::SafariChoice => "safari-choice",
+            CheckKind::IdsIncrease => "ids-increase",
+            CheckKind::GameOverQuit => "game-over-quit",
+            CheckKind::EndOfInput => "end-of-input",
+            CheckKind::UnknownFields => "unknown-fields",
+            CheckKind::LongGame => "long-game",
+        }
+    }
+
+    /// One sentence: what a correct bot does in this check.
+    #[must_use]
+    pub const fn expectation(self) -> &'static str {
+        match self {
+            CheckKind::Handshake => {
+                "A correct bot answers hello with one ready line carrying a name of 1 to 64 characters \
+                 within the startup time, and prints nothing else on stdout (diagnostics go to stderr)."
+            }
+            CheckKind::FirstMove => {
+                "A correct bot answers the first move_request from the Kiswahili start, within the move \
+                 time, with a move carrying the request's id (1) and one of the moves listed in legal."
+            }
+            CheckKind::NamuaMidgame => {
+                "A correct bot plays whichever side hello gives it (here North, in namua with seeds in \
+                 hand, from a start position other than the standard one) and answers with an entry of legal."
+            }
+            CheckKind::MtajiKujifunza => {
+                "A correct bot handles the learners' variant (hello says kujifunza: no seeds in hand, \
+                 mtaji from the first move) and answers with an entry of legal."
+            }
+            CheckKind::MtajiKiswahili => {
+                "A correct bot handles the mtaji stage, where a move may start from the back row (B), \
+                 and answers with an entry of legal."
+            }
+            CheckKind::OneLegalMove => {
+                "A correct bot answers even when legal holds a single move (here a back-row move), \
+                 and plays that move."
+            }
+            CheckKind::Takasia => {
+                "A correct bot never starts a move from the pit named in position.takasia; answering \
+                 with an entry of legal is always safe."
+            }
+            CheckKind::SafariChoice => {
+                "A correct bot keeps the '+' of the move it picks: A2> and A2>+ are two different legal \
+                 moves here, and any entry of legal, copied exactly, is a legal answer."
+            }
+            CheckKind::IdsIncrease => {
+                "A correct bot answers each request exactly once with that request's own id (1, 2, 3... \
+                 counted per bot, not the ply) and writes nothing between its move and the next request."
+            }
+            CheckKind::GameOverQuit => {
+                "A correct bot accepts game_over at any time (even before it has moved) and exits by \
+                 itself with code 0 within 1000 ms of quit."
+            }
+            CheckKind::EndOfInput => {
+                "A correct bot exits by itself with code 0 when its stdin reaches end of file, \
+                 without waiting for quit."
+            }
+            CheckKind::UnknownFields => {
+                "A correct bot ignores fields it does not know (in hello, move_request, the position, \
+                 the clock and game_over), treats an unknown game_over reason as plain text, and exits \
+                 with code 0 after quit."
+            }
+            CheckKind::LongGame => {
+                "A correct bot plays a whole game against a random opponent, answering every request \
+                 legally and in time, until the game ends or the ply limit is reached."
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for CheckKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_match_the_command_line_values() {
+        let mut names: Vec<&str> = CheckKind::ALL.iter().map(|k| k.name()).collect();
+        for kind in CheckKind::ALL {
+            let value = kind.to_possible_value().expect("every check is selectable");
+            assert_eq!(value.get_name(), kind.name());
+            assert_eq!(serde_json::to_value(kind).expect("serialises"), kind.name());
+            assert!(kind.expectation().starts_with("A correct bot"), "{kind}");
+            assert!(kind.expectation().ends_with('.'), "{kind}");
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CheckKind::ALL.len());
+        assert_eq!(CheckKind::value_variants().len(), CheckKind::ALL.len());
+        assert_eq!(CheckKind::ALL[0], CheckKind::Handshake);
+    }
+}

@@ -1,0 +1,65 @@
+//! What every check runs with: the bot, the clocks, the grace periods and the game lengths.
+
+use std::time::Duration;
+
+use anyhow::ensure;
+
+use crate::bot::BotSpec;
+use crate::game::TimeControl;
+
+use super::args::CheckArgs;
+
+/// The longest game of the `long-game` check, in plies.
+pub const LONG_GAME_PLIES: u32 = 400;
+/// The requests of the `ids-increase` check.
+pub const ID_REQUESTS: u64 = 5;
+/// The seed of the checker's random opponent (fixed: the same bot gets the same games).
+pub const OPPONENT_SEED: u64 = 1;
+/// How long a bot has to exit after `quit` or the end of its input: the referee's grace period.
+pub const QUIT_GRACE: Duration = Duration::from_millis(bao_protocol::DEFAULT_QUIT_GRACE_MS);
+/// How long a bot has to exit when a check is over and its result no longer depends on it.
+pub const CLEANUP_GRACE: Duration = Duration::from_millis(300);
+/// Lateness forgiven on every move, as `bao-referee match` does by default.
+pub const MARGIN: Duration = Duration::from_millis(bao_protocol::DEFAULT_MARGIN_MS);
+
+/// The settings of one run of the checks.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The bot under test.
+    pub spec: BotSpec,
+    /// The time control announced in `hello` and enforced: a fixed time per move.
+    pub time: TimeControl,
+}
+
+impl Settings {
+    /// The settings the command line asks for.
+    ///
+    /// # Errors
+    /// A message naming the argument when the command line is empty or badly quoted, or the
+    /// move time or startup time is zero.
+    pub fn from_args(args: &CheckArgs) -> anyhow::Result<Settings> {
+        ensure!(!args.move_time.is_zero(), "--move-time must be more than zero");
+        ensure!(!args.startup_time.is_zero(), "--startup-time must be more than zero");
+        let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
+        let time = TimeControl {
+            base: None,
+            increment: Duration::ZERO,
+            move_time: Some(args.move_time),
+            startup: args.startup_time,
+            margin: MARGIN,
+        };
+        Ok(Settings { spec, time })
+    }
+
+    /// The time a move may take before it is late: the move time plus the margin.
+    #[must_use]
+    pub fn allowed(&self) -> Duration {
+        self.time.move_time.unwrap_or_default() + self.time.margin
+    }
+
+    /// The move time.
+    #[must_use]
+    pub fn move_time(&self) -> Duration {
+        self.time.move_time.unwrap_or_default()
+    }
+}

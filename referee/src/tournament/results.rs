@@ -1,0 +1,411 @@
+//! The statistics of a tournament, computed from its journal (so a resumed
+//! run and a merge of shards use the same code): per pairing and per bot,
+//! wins/losses/draws, score, Elo with a 95% interval, LOS, pentanomial
+//! counts of game pairs, and the SPRT; written to `results.json`.
+//!
+//! Draws come only from adjudication (`max_plies`) or from both bots failing
+//! at once; an aborted game does not count.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
+use crate::tournament::journal::{JournalEntry, counted_by_game};
+use crate::tournament::plan::Plan;
+use crate::tournament::schedule::{self, Mode};
+use crate::tournament::shard::Shard;
+
+/// The version of the results format.
+pub const RESULTS_VERSION: u32 = 1;
+
+/// `results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// [`RESULTS_VERSION`].
+    pub results_version: u32,
+    /// Round-robin or gauntlet.
+    pub mode: Mode,
+    /// The bots' names, in plan order.
+    pub bots: Vec<String>,
+    /// The shard these results cover, `None` for the whole schedule.
+    pub shard: Option<Shard>,
+    /// Games this folder plays (its shard of the schedule).
+    pub games_planned: u64,
+    /// Games played to an end and counted.
+    pub games_counted: u64,
+    /// Games aborted by Ctrl-C (not counted; played again on resume).
+    pub games_aborted: u64,
+    /// Whether every planned game is counted.
+    pub complete: bool,
+    /// Planned games not counted yet.
+    pub missing: Vec<u32>,
+    /// Games counted more than once (only a merge of overlapping folders has any).
+    pub duplicates: Vec<u32>,
+    /// Counted games whose log did not verify.
+    pub unverified: Vec<u32>,
+    /// How the counted games ended, by reason.
+    pub reasons: BTreeMap<String, u64>,
+    /// Every pairing, from its first bot's perspective.
+    pub pairings: Vec<PairingResult>,
+    /// Every bot against the field, best score first.
+    pub standings: Vec<Standing>,
+    /// The SPRT (two-bot tournaments with `--sprt`).
+    pub sprt: Option<SprtSummary>,
+    /// The worst event-loop lag of the referee, in milliseconds: during any journaled game, or
+    /// in this run. Moves late by no more than the lag at the time were excused (see docs/tournament.md).
+    pub worst_lag_ms: f64,
+    /// The game during which it was seen, when it was measured in a game.
+    pub worst_lag_game: Option<u32>,
+}
+
+/// One pairing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairingResult {
+    /// The first bot (the gauntlet's challenger, or the earlier bot of a round-robin).
+    pub first: String,
+    /// The second bot.
+    pub second: String,
+    /// The first bot's points.
+    pub first_points: f64,
+    /// The second bot's points.
+    pub second_points: f64,
+    /// Every figure, from the first bot's perspective.
+    pub stats: PairingSummary,
+}
+
+/// One bot against the field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    /// The bot.
+    pub name: String,
+    /// Its points (a win 1, a draw ½).
+    pub score: f64,
+    /// Every figure, against the average of its opponents.
+    pub stats: PairingSummary,
+}
+
+/// The outcome of a counted game for `bot`, if it played in it.
+fn outcome_for(entry: &JournalEntry, bot: usize) -> Option<GameOutcome> {
+    let score = entry.score_of(bot)?;
+    Some(if score > 0.75 {
+        GameOutcome::Win
+    } else if score < 0.25 {
+        GameOutcome::Loss
+    } else {
+        GameOutcome::Draw
+    })
+}
+
+/// Wins/losses/draws and complete pairs for `bot`, over the counted games `include` accepts.
+fn counts_for(
+    entries: &[JournalEntry],
+    bot: usize,
+    include: impl Fn(&JournalEntry) -> bool,
+) -> (WdlCounts, PentanomialCounts) {
+    let (by_game, _) = counted_by_game(entries);
+    let mut wdl = WdlCounts::default();
+    let mut pairs: BTreeMap<u32, Vec<GameOutcome>> = BTreeMap::new();
+    for entry in by_game.values().filter(|e| include(e)) {
+        if let Some(outcome) = outcome_for(entry, bot) {
+            wdl.record(outcome);
+            pairs.entry(entry.pair).or_default().push(outcome);
+        }
+    }
+    let pentanomial = PentanomialCounts::from_pairs(pairs.values().filter_map(|games| match games[..] {
+        [first, second] => Some((first, second)),
+        _ => None,
+    }));
+    (wdl, pentanomial)
+}
+
+/// The statistics of bot `a` against bot `b`, from `a`'s perspective.
+#[must_use]
+pub fn pairing_summary(
+    entries: &[JournalEntry],
+    a: usize,
+    b: usize,
+    sprt: Option<&SprtParameters>,
+) -> PairingSummary {
+    let between = |e: &JournalEntry| (e.south_bot, e.north_bot) == (a, b) || (e.south_bot, e.north_bot) == (b, a);
+    let (wdl, pentanomial) = counts_for(entries, a, between);
+    PairingSummary::new(wdl, Some(pentanomial), sprt)
+}
+
+/// The results of `plan` from its journal entries; `worst_lag_this_run` is the lag monitor's figure for the
+/// run that just ended, if any.
+#[must_use]
+pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option<Duration>) -> Results {
+    let (by_game, duplicates) = counted_by_game(entries);
+    let planned: Vec<u32> = plan.games_to_play().map(|g| g.game).collect();
+    let missing: Vec<u32> = planned.iter().copied().filter(|g| !by_game.contains_key(g)).collect();
+    let mut reasons = BTreeMap::new();
+    for entry in by_game.values() {
+        *reasons.entry(entry.reason.name().to_owned()).or_insert(0) += 1;
+    }
+    let pairings: Vec<PairingResult> = schedule::pairings(plan.mode, plan.bots.len())
+        .into_iter()
+        .map(|(a, b)| {
+            let stats = pairing_summary(entries, a, b, plan.sprt.as_ref());
+            PairingResult {
+                first: plan.bot_name(a),
+                second: plan.bot_name(b),
+                first_points: stats.wdl.points(),
+                second_points: stats.wdl.reversed().points(),
+                stats,
+            }
+        })
+        .collect();
+    let mut standings: Vec<Standing> = (0..plan.bots.len())
+        .map(|bot| {
+            let (wdl, pentanomial) = counts_for(entries, bot, |_| true);
+            Standing { name: plan.bot_name(bot), score: wdl.points(), stats: PairingSummary::new(wdl, Some(pentanomial), None) }
+        })
+        .collect();
+    standings.sort_by(|x, y| y.score.total_cmp(&x.score).then_with(|| x.name.cmp(&y.name)));
+    let worst_game = entries.iter().max_by_key(|e| e.worst_lag_us).filter(|e| e.worst_lag_us > 0);
+    let in_games = worst_game.map_or(Duration::ZERO, |e| Duration::from_micros(e.worst_lag_us));
+    let worst_lag = in_games.max(worst_lag_this_run.unwrap_or_default());
+    Results {
+        results_version: RESULTS_VERSION,
+        mode: plan.mode,
+        bots: (0..plan.bots.len()).map(|i| plan.bot_name(i)).collect(),
+        shard: plan.shard,
+        games_planned: planned.len() as u64,
+        games_counted: by_game.len() as u64,
+        games_aborted: entries.iter().filter(|e| !e.counts()).count() as u64,
+        complete: missing.is_empty(),
+        missing,
+        duplicates,
+        unverified: by_game.values().filter(|e| !e.verified).map(|e| e.game).collect(),
+        reasons,
+        sprt: if plan.bots.len() == 2 { pairings.first().and_then(|p| p.stats.sprt) } else { None },
+        pairings,
+        standings,
+        worst_lag_ms: worst_lag.as_secs_f64() * 1000.0,
+        worst_lag_game: worst_game.filter(|_| in_games >= worst_lag).map(|e| e.game),
+    }
+}
+
+/// `+35.2 ± 80.1` (pentanomial figures when there are complete pairs), `-inf` and `+inf` at the edges.
+fn elo_text(stats: &PairingSummary) -> String {
+    let Some(figures) = stats.pentanomial_estimate.or(stats.trinomial) else { return "-".to_owned() };
+    let estimate = match (figures.elo.estimate, stats.score) {
+        (Some(elo), _) => format!("{elo:+.1}"),
+        (None, Some(score)) if score > 0.5 => "+inf".to_owned(),
+        (None, _) => "-inf".to_owned(),
+    };
+    match figures.elo.error {
+        Some(error) => format!("{estimate} ± {error:.1}"),
+        None => format!("{estimate} ± inf"),
+    }
+}
+
+fn los_text(stats: &PairingSummary) -> String {
+    stats.pentanomial_estimate.or(stats.trinomial).and_then(|f| f.los).map_or_else(|| "-".to_owned(), |l| format!("{:.1}%", l * 100.0))
+}
+
+/// The current score for the progress display: both bots' points and the Elo of a two-bot
+/// tournament; the points of up to four bots, or the leader.
+#[must_use]
+pub fn score_line(plan: &Plan, entries: &[JournalEntry]) -> String {
+    if plan.bots.len() == 2 {
+        let stats = pairing_summary(entries, 0, 1, None);
+        return format!(
+            "{} {} - {} {}  Elo {}",
+            plan.bot_name(0),
+            stats.wdl.points(),
+            stats.wdl.reversed().points(),
+            plan.bot_name(1),
+            elo_text(&stats)
+        );
+    }
+    let mut points: Vec<(String, f64)> =
+        (0..plan.bots.len()).map(|bot| (plan.bot_name(bot), counts_for(entries, bot, |_| true).0.points())).collect();
+    points.sort_by(|x, y| y.1.total_cmp(&x.1));
+    let shown: Vec<String> = points.iter().take(4).map(|(name, p)| format!("{name} {p}")).collect();
+    let more = if points.len() > 4 { format!(" (+{} more)", points.len() - 4) } else { String::new() };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// Game numbers as ranges: `0-5, 8, 10-11`.
+#[must_use]
+pub fn list_games(games: &[u32]) -> String {
+    let mut sorted = games.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// The results as text for people.
+#[must_use]
+pub fn render(results: &Results) -> String {
+    let mut out = String::new();
+    let shard = results.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+    let state = if results.complete { "complete".to_owned() } else { format!("{} missing", results.missing.len()) };
+    let _ = writeln!(
+        out,
+        "{} of {} games ({state}{shard}), {} aborted",
+        results.games_counted, results.games_planned, results.games_aborted
+    );
+    let width = results.bots.iter().map(String::len).max().unwrap_or(4).max(4);
+    let _ = writeln!(
+        out,
+        "\n{:<w$}   {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>18}  {:>6}  pairs [0, ½, 1, 1½, 2]",
+        "bot",
+        "vs",
+        "W",
+        "L",
+        "D",
+        "score",
+        "Elo (95%)",
+        "LOS",
+        w = width
+    );
+    for p in &results.pairings {
+        let s = &p.stats;
+        let score = s.score.map_or_else(|| "-".to_owned(), |x| format!("{:.1}%", x * 100.0));
+        let pairs = s.pentanomial.map_or_else(|| "-".to_owned(), |c| format!("{:?}", c.by_score()));
+        let _ = writeln!(
+            out,
+            "{:<w$} - {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>18}  {:>6}  {pairs}",
+            p.first,
+            p.second,
+            s.wdl.wins,
+            s.wdl.losses,
+            s.wdl.draws,
+            score,
+            elo_text(s),
+            los_text(s),
+            w = width
+        );
+    }
+    if results.bots.len() > 2 {
+        let _ = writeln!(out, "\nStandings (against the field):");
+        for (rank, s) in results.standings.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{:>3}. {:<w$}  {:>6} / {:<5}  Elo {:>18}  LOS {}",
+                rank + 1,
+                s.name,
+                s.score,
+                s.stats.games,
+                elo_text(&s.stats),
+                los_text(&s.stats),
+                w = width
+            );
+        }
+    }
+    if let Some(sprt) = &results.sprt {
+        let llr = sprt.llr.map_or_else(|| "?".to_owned(), |l| format!("{l:.2}"));
+        let _ = writeln!(
+            out,
+            "\nSPRT elo0={} elo1={} alpha={} beta={} ({:?}): LLR {llr} in ({:.2}, {:.2}): {:?}",
+            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, sprt.model, sprt.lower_bound, sprt.upper_bound, sprt.decision
+        );
+    }
+    let reasons: Vec<String> = results.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let _ = writeln!(out, "\nEndings: {}", if reasons.is_empty() { "-".to_owned() } else { reasons.join(", ") });
+    let lag_game = results.worst_lag_game.map(|g| format!(" (game {g})")).unwrap_or_default();
+    let _ = writeln!(out, "Worst referee lag: {:.1} ms{lag_game}", results.worst_lag_ms);
+    if !results.unverified.is_empty() {
+        let _ = writeln!(out, "LOGS THAT DO NOT VERIFY: games {}", list_games(&results.unverified));
+    }
+    if !results.duplicates.is_empty() {
+        let _ = writeln!(out, "Duplicate games: {}", list_games(&results.duplicates));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Reason;
+    use crate::tournament::journal::tests::entry;
+    use crate::tournament::plan::tests::sample_plan;
+
+    /// Games 0-3 of the sample plan: pairing 0 (bots 0 and 1), two pairs.
+    fn four_games() -> Vec<JournalEntry> {
+        vec![
+            entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty), // bot 0 wins
+            entry(1, 1, 0, Some("S"), Reason::NoLegalMoves),  // bot 1 wins: pair 0 scores 1 for bot 0
+            entry(2, 0, 1, None, Reason::MaxPlies),           // draw
+            entry(3, 1, 0, Some("N"), Reason::Timeout),       // bot 0 wins: pair 1 scores 1.5
+        ]
+    }
+
+    #[test]
+    fn a_pairing_counts_games_and_pairs_from_the_first_bot() {
+        let stats = pairing_summary(&four_games(), 0, 1, None);
+        assert_eq!(stats.wdl, WdlCounts::new(2, 1, 1));
+        assert_eq!(stats.pentanomial.unwrap().by_score(), [0, 0, 1, 1, 0]);
+        assert_eq!(stats.score, Some(0.625));
+        let reverse = pairing_summary(&four_games(), 1, 0, None);
+        assert_eq!(reverse.wdl, WdlCounts::new(1, 2, 1));
+    }
+
+    #[test]
+    fn aborted_and_duplicate_games_do_not_count_twice() {
+        let mut entries = four_games();
+        entries.push(entry(4, 0, 2, None, Reason::Aborted));
+        entries.push(entries[0].clone());
+        let results = compute(&sample_plan(), &entries, None);
+        assert_eq!(results.games_planned, 12);
+        assert_eq!(results.games_counted, 4);
+        assert_eq!(results.games_aborted, 1);
+        assert_eq!(results.duplicates, vec![0]);
+        assert_eq!(results.missing, (4..12).collect::<Vec<u32>>());
+        assert!(!results.complete);
+        assert_eq!(results.reasons["front_row_empty"], 1);
+        assert_eq!(results.pairings.len(), 3);
+        assert_eq!((results.pairings[0].first_points, results.pairings[0].second_points), (2.5, 1.5));
+        assert_eq!(results.pairings[1].stats.games, 0);
+        assert_eq!(results.standings[0].name, "a");
+        assert_eq!(results.standings[0].score, 2.5);
+        let total: f64 = results.standings.iter().map(|s| s.score).sum();
+        assert_eq!(total, 4.0);
+    }
+
+    #[test]
+    fn an_incomplete_pair_counts_in_wdl_only() {
+        let entries = &four_games()[..3];
+        let stats = pairing_summary(entries, 0, 1, None);
+        assert_eq!(stats.wdl.games(), 3);
+        assert_eq!(stats.pentanomial.unwrap().pairs(), 1);
+    }
+
+    #[test]
+    fn the_worst_lag_names_its_game() {
+        let mut entries = four_games();
+        entries[2].worst_lag_us = 12_500;
+        let results = compute(&sample_plan(), &entries, Some(Duration::from_millis(3)));
+        assert_eq!(results.worst_lag_ms, 12.5);
+        assert_eq!(results.worst_lag_game, Some(2));
+        let results = compute(&sample_plan(), &entries, Some(Duration::from_millis(20)));
+        assert_eq!(results.worst_lag_ms, 20.0);
+        assert_eq!(results.worst_lag_game, None);
+    }
+
+    #[test]
+    fn text_and_game_lists() {
+        assert_eq!(list_games(&[11, 0, 1, 2, 5, 10, 2]), "0-2, 5, 10-11");
+        let results = compute(&sample_plan(), &four_games(), None);
+        let text = render(&results);
+        assert!(text.starts_with("4 of 12 games (8 missing), 0 aborted"), "{text}");
+        assert!(text.contains("Standings"), "{text}");
+        let line = score_line(&sample_plan(), &four_games());
+        assert!(line.starts_with("a 2.5, b 1.5, c 0"), "{line}");
+    }
+}

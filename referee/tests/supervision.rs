@@ -1,0 +1,275 @@
+//! Bot supervision through the re-exec stub (`bao-referee __exec-bot`): rlimits, the cgroup,
+//! limit verdicts, namespaces, exit reporting, and the parent-death signal.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use bao_referee::bot::{
+    BotFault, BotProcess, BotSpec, EndedBy, Isolation, ResourceLimits, SpawnOptions, StubChoice,
+};
+use tokio::time::Instant;
+
+const REFEREE: &str = env!("CARGO_BIN_EXE_bao-referee");
+
+fn sh(script: &str) -> BotSpec {
+    BotSpec { name: None, program: "sh".into(), args: vec!["-c".into(), script.into()], dir: None }
+}
+
+fn python(code: &str) -> BotSpec {
+    BotSpec { name: None, program: "python3".into(), args: vec!["-c".into(), code.into()], dir: None }
+}
+
+fn with_stub() -> SpawnOptions {
+    SpawnOptions { stub: StubChoice::Path(REFEREE.into()), ..SpawnOptions::default() }
+}
+
+fn after(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}
+
+async fn start(spec: &BotSpec, limits: &ResourceLimits, options: &SpawnOptions) -> BotProcess {
+    BotProcess::spawn_with(spec, limits, options).await.expect("the bot starts")
+}
+
+fn exists(pid: i32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[tokio::test]
+async fn the_stub_sets_the_rlimits_then_runs_the_bot() {
+    let limits = ResourceLimits {
+        max_memory_bytes: Some(100_000_000),
+        max_cpu_secs: Some(5),
+        ..ResourceLimits::default()
+    };
+    let code =
+        "import resource as r\nfor x in (r.RLIMIT_DATA, r.RLIMIT_CPU, r.RLIMIT_CORE): print(*r.getrlimit(x))";
+    let mut bot = start(&python(code), &limits, &with_stub()).await;
+    assert!(bot.supervision().stub);
+    let data = bot.recv_line(after(5000)).await.unwrap();
+    if bot.supervision().kernel_memory_limit {
+        assert_eq!(data, "-1 -1", "no RLIMIT_DATA when memory.max enforces the limit");
+    } else {
+        assert_eq!(data, "200000000 200000000", "RLIMIT_DATA backstop at twice the limit");
+    }
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "6 7", "RLIMIT_CPU a second after the limit");
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "0 0");
+    let report = bot.shutdown(Duration::from_secs(2)).await;
+    assert_eq!(report.code, Some(0));
+}
+
+#[tokio::test]
+async fn the_bot_runs_in_its_own_cgroup_which_is_removed_afterwards() {
+    let mut bot =
+        start(&sh("cat /proc/self/cgroup; exec cat"), &ResourceLimits::default(), &with_stub()).await;
+    let Some(cgroup) = bot.supervision().cgroup.clone() else {
+        eprintln!("no cgroup v2 available here: {}", bot.supervision());
+        bot.shutdown(Duration::from_millis(100)).await;
+        return;
+    };
+    let own = loop {
+        let line = bot.recv_line(after(5000)).await.unwrap();
+        if let Some(path) = line.strip_prefix("0::") {
+            break path.to_owned();
+        }
+    };
+    let name = cgroup.file_name().unwrap().to_str().unwrap();
+    assert!(own.ends_with(&format!("/{name}")), "bot in {own}, expected {}", cgroup.display());
+    assert!(cgroup.is_dir());
+    let report = bot.shutdown(Duration::from_secs(2)).await;
+    assert_eq!(report.code, Some(0)); // `cat` ends when stdin closes
+    assert!(!cgroup.exists(), "{} left behind", cgroup.display());
+}
+
+/// The bit set of a `/proc/PID/status` line such as `SigIgn:\t0000000000001000`.
+fn signal_set(line: &str, name: &str) -> u64 {
+    let value =
+        line.strip_prefix(name).and_then(|v| v.strip_prefix(":\t")).unwrap_or_else(|| panic!("{line}"));
+    u64::from_str_radix(value, 16).unwrap()
+}
+
+/// A bot starts with default signal dispositions and no blocked signals, stub or not (Rust
+/// programs, like the stub, start with SIGPIPE ignored, and `exec` keeps ignored signals).
+#[tokio::test]
+async fn the_bot_starts_with_a_clean_signal_state() {
+    let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
+    for options in [with_stub(), SpawnOptions { stub: StubChoice::Never, ..SpawnOptions::default() }] {
+        let pid_namespace = SpawnOptions {
+            isolation: Isolation { pid_namespace: true, no_network: false },
+            ..options.clone()
+        };
+        for options in [options, pid_namespace] {
+            let mut bot =
+                start(&sh("exec grep -E '^Sig(Ign|Blk)' /proc/self/status"), &limits, &options).await;
+            assert_eq!(signal_set(&bot.recv_line(after(5000)).await.unwrap(), "SigBlk"), 0, "{options:?}");
+            // Standard signals only: glibc's internal real-time signals (32, 33) may be ignored
+            // by whoever started the tests, and neither std nor the stub can reset those.
+            let ignored = signal_set(&bot.recv_line(after(5000)).await.unwrap(), "SigIgn");
+            assert_eq!(ignored & 0x7fff_ffff, 0, "{options:?}");
+            bot.shutdown(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn exit_codes_and_signals_pass_through_the_stub() {
+    let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
+    let mut bot = start(&sh("echo hi; exit 3"), &limits, &with_stub()).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "hi");
+    let fault = bot.recv_line(after(5000)).await.unwrap_err();
+    assert_eq!(fault.to_string(), "the bot ended: exit code 3");
+    bot.shutdown(Duration::from_millis(100)).await;
+
+    let mut bot = start(&sh("kill -9 $$"), &limits, &with_stub()).await;
+    let fault = bot.recv_line(after(5000)).await.unwrap_err();
+    assert_eq!(fault.to_string(), "the bot ended: killed by signal 9 (SIGKILL)");
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn an_unrunnable_program_is_reported_by_the_stub() {
+    let path = std::env::temp_dir().join(format!("bao-bad-exe-{}", std::process::id()));
+    std::fs::write(&path, b"#!/no/such/interpreter\n").unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = BotSpec { name: None, program: path.to_string_lossy().into_owned(), args: vec![], dir: None };
+    let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
+    let mut bot = start(&spec, &limits, &with_stub()).await;
+    let fault = bot.recv_line(after(5000)).await.unwrap_err();
+    assert!(matches!(&fault, BotFault::Exited(r) if r.code == Some(127)), "{fault:?}");
+    let stderr = bot.stderr().text();
+    assert!(stderr.contains("cannot execute"), "{stderr}");
+    let report = bot.shutdown(Duration::from_millis(100)).await;
+    assert_eq!(report.code, Some(127));
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn cpu_time_beyond_the_limit_is_a_cpu_limit_verdict() {
+    let limits = ResourceLimits { max_cpu_secs: Some(1), ..ResourceLimits::default() };
+    let mut bot = start(&python("while True: pass"), &limits, &with_stub()).await;
+    assert_eq!(bot.recv_line(after(10_000)).await, Err(BotFault::CpuLimit));
+    let used = bot.cpu_time().unwrap();
+    assert!(used >= Duration::from_secs(1) && used < Duration::from_millis(1300), "{used:?}");
+    let report = bot.shutdown(Duration::from_millis(100)).await;
+    assert_eq!((report.signal, report.ended_by), (Some(9), EndedBy::Kill), "{report}");
+}
+
+#[tokio::test]
+async fn growing_memory_beyond_the_limit_is_a_memory_limit_verdict() {
+    let limits = ResourceLimits { max_memory_bytes: Some(60_000_000), ..ResourceLimits::default() };
+    let code =
+        "import time\nheld = []\nwhile True:\n    held.append(bytearray(5_000_000))\n    time.sleep(0.01)";
+    let mut bot = start(&python(code), &limits, &with_stub()).await;
+    assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::MemoryLimit));
+    let report = bot.shutdown(Duration::from_millis(100)).await;
+    assert_eq!(report.signal, Some(9));
+}
+
+#[tokio::test]
+async fn one_huge_allocation_fails_inside_the_bot_under_the_rlimit_backstop() {
+    let limits = ResourceLimits { max_memory_bytes: Some(50_000_000), ..ResourceLimits::default() };
+    let mut bot =
+        start(&python("x = bytearray(1_000_000_000)\nprint('allocated')"), &limits, &with_stub()).await;
+    if bot.supervision().kernel_memory_limit {
+        // memory.max: the kernel's OOM killer ends it.
+        assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::MemoryLimit));
+    } else {
+        // RLIMIT_DATA (twice the limit): the allocation fails, Python exits with MemoryError.
+        let fault = bot.recv_line(after(5000)).await.unwrap_err();
+        assert!(matches!(&fault, BotFault::Exited(r) if r.code == Some(1)), "{fault:?}");
+        assert!(bot.stderr().text().contains("MemoryError"), "{}", bot.stderr().text());
+    }
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn no_network_leaves_only_a_loopback_interface() {
+    let options =
+        SpawnOptions { isolation: Isolation { no_network: true, pid_namespace: false }, ..with_stub() };
+    let code = "print(' '.join(sorted(l.split(':')[0].strip() for l in open('/proc/self/net/dev').readlines()[2:])))";
+    let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "lo", "stderr: {}", bot.stderr().text());
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+/// In a PID namespace: the bot is pid 1 there; a `setsid` daemon it leaves behind (its real
+/// pid read from the host's `/proc/self`) dies with it.
+#[tokio::test]
+async fn a_pid_namespace_takes_every_process_down_with_the_bot() {
+    let options =
+        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    let code = r#"
+import os, signal, sys, time
+print(os.getpid(), flush=True)
+print(os.readlink('/proc/self'), flush=True)
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.write(w, os.readlink('/proc/self').encode() + b"\n")
+        time.sleep(60)
+    os._exit(0)
+print(os.read(r, 100).decode().strip(), flush=True)
+sys.stdin.read()
+time.sleep(60)
+"#;
+    let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "1", "stderr: {}", bot.stderr().text());
+    let mut host_pids = HashSet::new();
+    for _ in 0..2 {
+        let pid: i32 = bot.recv_line(after(5000)).await.unwrap().parse().unwrap();
+        assert!(exists(pid));
+        host_pids.insert(pid);
+    }
+    let report = bot.shutdown(Duration::from_millis(200)).await;
+    // The bot ignores SIGTERM (the outer stub blocks it), so SIGKILL ends everything.
+    assert_eq!((report.signal, report.ended_by), (Some(9), EndedBy::Kill), "{report}");
+    let left: Vec<i32> = host_pids.into_iter().filter(|&p| exists(p)).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
+#[tokio::test]
+async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
+    let options =
+        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    let code = "import signal, sys, time\n\
+                signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n\
+                print('ready', flush=True)\n\
+                time.sleep(60)";
+    let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "ready");
+    let report = bot.shutdown(Duration::from_millis(100)).await;
+    assert_eq!((report.code, report.ended_by), (Some(7), EndedBy::Terminate), "{report}");
+}
+
+#[tokio::test]
+async fn a_bot_dies_with_its_referee() {
+    let code = format!(
+        "import os, subprocess\n\
+         p = subprocess.Popen([{REFEREE:?}, '__exec-bot', '--parent-pid', str(os.getpid()), '--', 'sleep', '30'])\n\
+         print(p.pid, flush=True)\n\
+         import time; time.sleep(0.3)\n\
+         os._exit(0)"
+    );
+    let output = std::process::Command::new("python3").arg("-c").arg(code).output().unwrap();
+    let pid: i32 = String::from_utf8(output.stdout).unwrap().trim().parse().unwrap();
+    let end = std::time::Instant::now() + Duration::from_secs(3);
+    let running = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    };
+    while running(pid) && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!running(pid), "the bot outlived its parent");
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_spawn_error_even_with_the_stub() {
+    let spec = BotSpec { name: None, program: "no-such-bot-xyz".into(), args: vec![], dir: None };
+    let limits = ResourceLimits { max_cpu_secs: Some(1), ..ResourceLimits::default() };
+    let err = BotProcess::spawn_with(&spec, &limits, &with_stub()).await.unwrap_err();
+    assert!(err.to_string().starts_with("bot program `no-such-bot-xyz` not found"), "{err}");
+}
