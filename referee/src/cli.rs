@@ -18,7 +18,6 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-#[expect(clippy::large_enum_variant, reason = "parsed once per process; boxing buys nothing")]
 pub enum Command {
     /// Rules tooling for bot authors and scripts: start, legal, play, perft, show.
     #[command(subcommand)]

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use super::RuntimeKind;
 use super::machine::Machine;
 use super::report::{print_json, summary_row};
 use super::setup::{self, MAX_PLIES};
@@ -33,6 +34,8 @@ pub struct GamesArgs {
 pub struct GamesReport {
     /// The machine.
     pub machine: Machine,
+    /// The Tokio runtime the games ran on.
+    pub runtime: RuntimeKind,
     /// Games played.
     pub games: u64,
     /// The seed.
@@ -61,7 +64,7 @@ pub struct GamesReport {
 ///
 /// # Errors
 /// A game that ends abnormally.
-pub fn run(args: &GamesArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
     let machine = Machine::current();
     setup::referee_executable()?;
     let cancel = CancellationToken::new();
@@ -87,6 +90,7 @@ pub fn run(args: &GamesArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Resul
     let wall = started.elapsed();
     let report = GamesReport {
         machine,
+        runtime: kind,
         games: args.games,
         seed: args.seed,
         max_plies: MAX_PLIES,
@@ -114,7 +118,7 @@ fn round3(value: f64) -> f64 {
 }
 
 fn print_text(report: &GamesReport) -> anyhow::Result<()> {
-    println!("bao-referee bench games — {}", report.machine.describe());
+    println!("bao-referee bench games — {}; {} runtime", report.machine.describe(), report.runtime.name());
     println!(
         "{} games one after another (seed {}, kiswahili, random sample bots, max {} plies): \
          {} S wins, {} N wins, {} draws",

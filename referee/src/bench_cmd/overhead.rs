@@ -8,6 +8,7 @@ use anyhow::Context;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use super::RuntimeKind;
 use super::cpu_work::{self, CpuWork};
 use super::machine::Machine;
 use super::pipe::{BotProcessEchoes, PipeResult, StdEchoes, TokioEcho};
@@ -78,6 +79,8 @@ pub struct Split {
 pub struct OverheadReport {
     /// The machine.
     pub machine: Machine,
+    /// The Tokio runtime the games ran on.
+    pub runtime: RuntimeKind,
     /// Games played with each kind of log.
     pub games: u64,
     /// The seed.
@@ -110,7 +113,7 @@ pub struct OverheadReport {
 ///
 /// # Errors
 /// A game that ends abnormally, a log that cannot be written, an echo that fails.
-pub fn run(args: &OverheadArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+pub fn run(args: &OverheadArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
     let machine = Machine::current();
     let exe = setup::referee_executable()?;
     let log_dir = args.log_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -163,6 +166,7 @@ pub fn run(args: &OverheadArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Re
     };
     let report = OverheadReport {
         machine,
+        runtime: kind,
         games: args.games,
         seed: args.seed,
         max_plies: MAX_PLIES,
@@ -253,7 +257,7 @@ fn round(value: f64) -> f64 {
 fn print_text(report: &OverheadReport) -> anyhow::Result<()> {
     let cpu = &report.cpu;
     let split = &report.split;
-    println!("bao-referee bench overhead — {}", report.machine.describe());
+    println!("bao-referee bench overhead — {}; {} runtime", report.machine.describe(), report.runtime.name());
     println!(
         "{} games × 2 (seed {}, kiswahili, random sample bots, max {} plies): {} plies each way",
         report.games, report.seed, report.max_plies, report.plies

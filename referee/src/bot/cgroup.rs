@@ -100,7 +100,7 @@ impl BotCgroup {
     /// Whether any process is still in the cgroup (`cgroup.events` `populated`).
     pub(crate) fn populated(&self) -> bool {
         std::fs::read_to_string(self.path.join("cgroup.events"))
-            .map_or(false, |text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+            .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
     }
 
     /// SIGKILLs every process in the cgroup, atomically with respect to forks.

@@ -69,6 +69,7 @@ pub fn hello_line(side: Side, start: &Position, tc: &TimeControl) -> String {
 
 /// A move request line; `legal` is the position's legal moves in notation.
 #[must_use]
+#[expect(clippy::too_many_arguments, reason = "one argument per field of the message")]
 pub fn move_request_line(
     id: u64,
     ply: u32,

@@ -152,13 +152,18 @@ fn spec(
 /// # Errors
 /// An unreadable or invalid file, or a bad command.
 pub fn read_config(path: &Path) -> Result<Vec<BotSpec>, BotListError> {
+    let json = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => true,
+        Some("toml") => false,
+        _ => return Err(BotListError::UnknownFormat(path.to_path_buf())),
+    };
     let text =
         std::fs::read_to_string(path).map_err(|source| BotListError::Read { path: path.to_path_buf(), source })?;
     let parse_error = |format, message: String| BotListError::Parse { path: path.to_path_buf(), format, message };
-    let config: ConfigFile = match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => serde_json::from_str(&text).map_err(|e| parse_error("JSON", e.to_string()))?,
-        Some("toml") => toml::from_str(&text).map_err(|e| parse_error("TOML", e.to_string()))?,
-        _ => return Err(BotListError::UnknownFormat(path.to_path_buf())),
+    let config: ConfigFile = if json {
+        serde_json::from_str(&text).map_err(|e| parse_error("JSON", e.to_string()))?
+    } else {
+        toml::from_str(&text).map_err(|e| parse_error("TOML", e.to_string()))?
     };
     let base = path.parent().unwrap_or(Path::new(""));
     config

@@ -159,16 +159,15 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
     announcer.abort();
     lag_poller.abort();
 
-    let context = Rc::try_unwrap(context).map_err(|_| anyhow::anyhow!("a game task outlived the run"))?;
-    let shared = context.shared.into_inner();
+    let mut shared = context.shared.borrow_mut();
     shared.progress.finish();
     Ok(RunReport {
-        entries: shared.entries,
+        entries: std::mem::take(&mut shared.entries),
         played: shared.played,
         aborted: shared.aborted,
         interrupted: stop.interrupted.is_cancelled(),
         worst_lag: lag.worst(),
-        error: shared.error,
+        error: shared.error.take(),
     })
 }
 
