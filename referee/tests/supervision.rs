@@ -246,6 +246,8 @@ async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
 
 #[tokio::test]
 async fn a_bot_dies_with_its_referee() {
+    // The orphaned bot must become this process's child, to be reaped below (not init's).
+    nix::sys::prctl::set_child_subreaper(true).unwrap();
     let code = format!(
         "import os, subprocess\n\
          p = subprocess.Popen([{REFEREE:?}, '__exec-bot', '--parent-pid', str(os.getpid()), '--', 'sleep', '30'])\n\
@@ -264,6 +266,8 @@ async fn a_bot_dies_with_its_referee() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!running(pid), "the bot outlived its parent");
+    let _ =
+        nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), Some(nix::sys::wait::WaitPidFlag::WNOHANG));
 }
 
 #[tokio::test]

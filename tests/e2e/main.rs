@@ -5,6 +5,7 @@
 mod rules_cli;
 mod smoke;
 mod support;
+mod tournament;
 mod hostile;
 mod matches;
 mod check;

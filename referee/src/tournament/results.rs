@@ -193,7 +193,8 @@ pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option
 fn elo_text(stats: &PairingSummary) -> String {
     let Some(figures) = stats.pentanomial_estimate.or(stats.trinomial) else { return "-".to_owned() };
     let estimate = match (figures.elo.estimate, stats.score) {
-        (Some(elo), _) => format!("{elo:+.1}"),
+        // Adding 0.0 turns a negative zero into zero.
+        (Some(elo), _) => format!("{:+.1}", elo + 0.0),
         (None, Some(score)) if score > 0.5 => "+inf".to_owned(),
         (None, _) => "-inf".to_owned(),
     };
