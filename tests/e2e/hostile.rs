@@ -262,3 +262,56 @@ fn spins_the_cpu_past_its_clock() {
     let o = hostile_match("spin-clock", plain("spin"), &[]);
     assert_verdict("spin-clock", &o, "timeout");
 }
+
+#[test]
+fn a_tournament_where_half_the_bots_are_hostile_accounts_for_every_game() {
+    let tag = unique_tag("tournament");
+    let referee = bin("bao-referee").display().to_string();
+    let misbehave = bin("bao-misbehave").display().to_string();
+    let out_dir = std::env::temp_dir().join(format!("bao-e2e-{tag}"));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let bots = [
+        ["name=greedy".to_owned(), format!("cmd={referee} sample-bot greedy")],
+        ["name=random".to_owned(), format!("cmd={referee} sample-bot random --seed 3")],
+        ["name=crasher".to_owned(), format!("cmd={misbehave} --mode crash --after 2 --tag {tag}")],
+        ["name=forker".to_owned(), format!("cmd={misbehave} --mode fork-setsid --after 1 --tag {tag}")],
+    ];
+    let mut cmd = Command::new(&referee);
+    cmd.arg("tournament");
+    for bot in &bots {
+        cmd.arg("--bot").args(bot);
+    }
+    let out = cmd
+        .args(["--games", "2", "--max-plies", "60", "--tc", "0.5+0", "--concurrency", "2", "--out"])
+        .arg(&out_dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let journal = std::fs::read_to_string(out_dir.join("journal.jsonl")).unwrap();
+    let games: Vec<Value> = journal.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // 4 bots round-robin: 6 pairings × 2 games, each exactly once.
+    assert_eq!(games.len(), 12, "{journal}");
+    let mut indices: Vec<u64> = games.iter().map(|g| g["game"].as_u64().unwrap()).collect();
+    indices.sort_unstable();
+    assert_eq!(indices, (0..12).collect::<Vec<u64>>());
+    for g in &games {
+        assert_eq!(g["verified"], true, "{g}");
+        let hostile = |name: &Value| name == "crasher" || name == "forker";
+        match (hostile(&g["south"]), hostile(&g["north"])) {
+            // A hostile bot against a good one: the good one wins by a verdict.
+            (true, false) => assert_eq!(g["winner"], "N", "{g}"),
+            (false, true) => assert_eq!(g["winner"], "S", "{g}"),
+            _ => {}
+        }
+        if g["south"] == "crasher" || g["north"] == "crasher" {
+            let crasher_lost = (g["south"] == "crasher" && g["winner"] == "N")
+                || (g["north"] == "crasher" && g["winner"] == "S");
+            if g["reason"] == "bot_exited" {
+                assert!(crasher_lost, "{g}");
+            }
+        }
+    }
+    let left = processes_with(&tag);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}

@@ -8,12 +8,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::RuntimeKind;
 use super::machine::Machine;
+use super::ply_timer::PlyTimer;
 use super::report::{print_json, summary_row};
 use super::setup::{self, MAX_PLIES};
 use super::stats::Summary;
 use crate::game::log::GameLog;
 use crate::game::play_game;
-use crate::game::runner::Silent;
 
 /// The arguments of `bao-referee bench games`.
 #[derive(Debug, clap::Args)]
@@ -58,6 +58,11 @@ pub struct GamesReport {
     pub draws: u64,
     /// Wall time of each game (spawning, handshake, play, game over, shutdown), µs.
     pub game_time: Summary,
+    /// The part of each game's time outside its ply cycles: starting both bots, the
+    /// handshake, game over and quit, shutdown, µs.
+    pub outside_plies: Summary,
+    /// The ply cycles of all games, µs.
+    pub ply_cycle: Summary,
 }
 
 /// Runs the benchmark and prints the report.
@@ -69,14 +74,19 @@ pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtim
     setup::referee_executable()?;
     let cancel = CancellationToken::new();
     let mut times = Vec::new();
+    let mut outside_plies = Vec::new();
+    let mut timer = PlyTimer::default();
     let (mut plies, mut south_wins, mut north_wins, mut draws) = (0u64, 0u64, 0u64, 0u64);
     let started = Instant::now();
     runtime.block_on(async {
         for index in 0..args.games {
             let config = setup::bench_game(args.seed, index)?;
+            let cycles_before = timer.cycles.len();
             let game_started = Instant::now();
-            let result = play_game(&config, &mut GameLog::discard(), &mut Silent, &cancel).await?;
-            times.push(game_started.elapsed());
+            let result = play_game(&config, &mut GameLog::discard(), &mut timer, &cancel).await?;
+            let game_time = game_started.elapsed();
+            times.push(game_time);
+            outside_plies.push(game_time.saturating_sub(timer.cycles[cycles_before..].iter().sum()));
             setup::check_normal_end(index, &result)?;
             plies += u64::from(result.plies);
             match result.winner {
@@ -102,6 +112,8 @@ pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtim
         north_wins,
         draws,
         game_time: Summary::of(&times).ok_or_else(|| anyhow::anyhow!("no games were played"))?,
+        outside_plies: Summary::of(&outside_plies).ok_or_else(|| anyhow::anyhow!("no games were played"))?,
+        ply_cycle: Summary::of(&timer.cycles).ok_or_else(|| anyhow::anyhow!("no plies were played"))?,
     };
     if args.json { print_json(&report) } else { print_text(&report) }
 }
@@ -129,6 +141,8 @@ fn print_text(report: &GamesReport) -> anyhow::Result<()> {
         report.games_per_second, report.plies_per_second, report.plies, report.wall_seconds
     );
     println!("{}", summary_row("time per game (spawn to shutdown)", &report.game_time));
+    println!("{}", summary_row("  of which outside the ply cycles", &report.outside_plies));
+    println!("{}", summary_row("ply cycle", &report.ply_cycle));
     Ok(())
 }
 
