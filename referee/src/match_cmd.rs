@@ -165,6 +165,7 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
     config.max_plies = args.game.max_plies();
     config.seed = args.seed;
     config.limits = args.game.limits();
+    config.isolation = args.game.isolation();
     Ok(config)
 }
 

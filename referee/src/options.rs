@@ -44,6 +44,12 @@ pub struct GameOptions {
     /// Limit the bytes each bot may write to stdout and stderr together (bytes, or 10M).
     #[arg(long, value_parser = parse_bytes)]
     pub max_output: Option<u64>,
+    /// Run each bot without network access (a new network namespace; Linux, needs privileges).
+    #[arg(long)]
+    pub no_network: bool,
+    /// Run each bot in its own PID namespace, so that every process it starts ends with it.
+    #[arg(long)]
+    pub pid_namespace: bool,
 }
 
 impl GameOptions {
@@ -74,6 +80,12 @@ impl GameOptions {
             max_processes: self.max_processes,
             max_output_bytes: self.max_output,
         }
+    }
+
+    /// The isolation asked for.
+    #[must_use]
+    pub fn isolation(&self) -> crate::bot::Isolation {
+        crate::bot::Isolation { no_network: self.no_network, pid_namespace: self.pid_namespace }
     }
 
     /// The ply limit, `None` for 0.

@@ -66,6 +66,8 @@ pub struct GameConfig {
     pub stderr_cap: usize,
     /// How long a bot may take to exit after quit (and after SIGTERM).
     pub quit_grace: Duration,
+    /// Optional isolation of each bot (Linux namespaces; see docs/supervision.md).
+    pub isolation: crate::bot::Isolation,
     /// The referee's event-loop lag monitor: time lost to the referee's own
     /// delays is never counted against a bot (see `game::lag`).
     pub lag: Option<crate::game::lag::LagMonitor>,
@@ -86,6 +88,7 @@ impl GameConfig {
             stderr_cap: 1 << 20,
             quit_grace: Duration::from_millis(1000),
             lag: None,
+            isolation: crate::bot::Isolation::default(),
         }
     }
 }

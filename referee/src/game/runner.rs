@@ -5,7 +5,7 @@ use std::time::{Duration, Instant, SystemTime};
 use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
 use tokio_util::sync::CancellationToken;
 
-use crate::bot::{BotFault, BotProcess, BotSpec};
+use crate::bot::{BotFault, BotProcess, BotSpec, SpawnOptions};
 use crate::game::log::{
     BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, Reported, ResultRecord,
     StderrRecord,
@@ -311,7 +311,9 @@ async fn run(
 /// Spawns one bot and runs its handshake.
 async fn start_bot(seat: &mut Seat, config: &GameConfig) -> Result<(), Fault> {
     let side = seat.side;
-    let mut process = BotProcess::spawn(&seat.spec, &config.limits, config.stderr_cap).await.map_err(|e| {
+    let options =
+        SpawnOptions { stderr_cap: config.stderr_cap, isolation: config.isolation, ..SpawnOptions::default() };
+    let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
         Fault::new(side, Reason::HandshakeFailed, format!("could not start {:?}: {e}", seat.spec.program))
     })?;
     let deadline = tokio::time::Instant::now() + config.time.startup;
