@@ -61,6 +61,10 @@ pub struct GamesReport {
     /// The part of each game's time outside its ply cycles: starting both bots, the
     /// handshake, game over and quit, shutdown, µs.
     pub outside_plies: Summary,
+    /// Starting both bots and the handshake: from the call to the header record, µs.
+    pub startup: Summary,
+    /// From the last ply record to the result record: game over, quit, both exits, µs.
+    pub ending: Summary,
     /// The ply cycles of all games, µs.
     pub ply_cycle: Summary,
 }
@@ -75,6 +79,7 @@ pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtim
     let cancel = CancellationToken::new();
     let mut times = Vec::new();
     let mut outside_plies = Vec::new();
+    let mut startups = Vec::new();
     let mut timer = PlyTimer::default();
     let (mut plies, mut south_wins, mut north_wins, mut draws) = (0u64, 0u64, 0u64, 0u64);
     let started = Instant::now();
@@ -87,6 +92,9 @@ pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtim
             let game_time = game_started.elapsed();
             times.push(game_time);
             outside_plies.push(game_time.saturating_sub(timer.cycles[cycles_before..].iter().sum()));
+            if let Some(header) = timer.headers.last() {
+                startups.push(header.saturating_duration_since(game_started));
+            }
             setup::check_normal_end(index, &result)?;
             plies += u64::from(result.plies);
             match result.winner {
@@ -113,6 +121,8 @@ pub fn run(args: &GamesArgs, kind: RuntimeKind, runtime: &tokio::runtime::Runtim
         draws,
         game_time: Summary::of(&times).ok_or_else(|| anyhow::anyhow!("no games were played"))?,
         outside_plies: Summary::of(&outside_plies).ok_or_else(|| anyhow::anyhow!("no games were played"))?,
+        startup: Summary::of(&startups).ok_or_else(|| anyhow::anyhow!("no game started"))?,
+        ending: Summary::of(&timer.endings).ok_or_else(|| anyhow::anyhow!("no game ended"))?,
         ply_cycle: Summary::of(&timer.cycles).ok_or_else(|| anyhow::anyhow!("no plies were played"))?,
     };
     if args.json { print_json(&report) } else { print_text(&report) }
@@ -142,6 +152,8 @@ fn print_text(report: &GamesReport) -> anyhow::Result<()> {
     );
     println!("{}", summary_row("time per game (spawn to shutdown)", &report.game_time));
     println!("{}", summary_row("  of which outside the ply cycles", &report.outside_plies));
+    println!("{}", summary_row("    start-up (spawn both, handshake)", &report.startup));
+    println!("{}", summary_row("    ending (game over, quit, exits)", &report.ending));
     println!("{}", summary_row("ply cycle", &report.ply_cycle));
     Ok(())
 }

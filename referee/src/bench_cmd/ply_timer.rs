@@ -27,6 +27,11 @@ pub struct PlyTimer {
     pub cycles: Vec<Duration>,
     /// The games seen, in order.
     pub games: Vec<GameMoves>,
+    /// When each game's header arrived (both bots started and ready).
+    pub headers: Vec<Instant>,
+    /// Each game's ending: from its last ply record (or header) to its result record
+    /// (game over, quit, both bots' exit, stderr records).
+    pub endings: Vec<Duration>,
     last: Option<Instant>,
 }
 
@@ -36,6 +41,7 @@ impl PlyTimer {
         match record {
             LogRecord::Header(header) => {
                 self.last = Some(now);
+                self.headers.push(now);
                 self.games.push(GameMoves { start: header.start.clone(), moves: Vec::new() });
             }
             LogRecord::Ply(ply) => {
@@ -47,7 +53,12 @@ impl PlyTimer {
                     game.moves.push(ply.mv.clone());
                 }
             }
-            LogRecord::Stderr(_) | LogRecord::Result(_) => self.last = None,
+            LogRecord::Stderr(_) => {}
+            LogRecord::Result(_) => {
+                if let Some(last) = self.last.take() {
+                    self.endings.push(now.saturating_duration_since(last));
+                }
+            }
         }
     }
 
@@ -142,5 +153,7 @@ mod tests {
             ]
         );
         assert_eq!(timer.plies(), 4);
+        assert_eq!(timer.headers, [at(0), at(9_000)]);
+        assert_eq!(timer.endings, [4_870, 10].map(Duration::from_micros));
     }
 }

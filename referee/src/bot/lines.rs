@@ -12,7 +12,7 @@ use tokio_util::codec::Decoder;
 
 /// Why a stdout line could not be decoded.
 #[derive(Debug)]
-pub(crate) enum LineError {
+pub enum LineError {
     /// More than the limit bytes arrived without a `'\n'`.
     TooLong,
     /// A complete line was not UTF-8.
@@ -32,14 +32,16 @@ impl From<io::Error> for LineError {
 /// bytes without a newline are buffered, so memory stays bounded. An unterminated last
 /// line at end of file is dropped: only complete lines count.
 #[derive(Debug)]
-pub(crate) struct BoundedLines {
+pub struct BoundedLines {
     max: usize,
     /// How much of the buffer is known to hold no `'\n'`.
     scanned: usize,
 }
 
 impl BoundedLines {
-    pub(crate) fn new(max: usize) -> Self {
+    /// A decoder of lines of at most `max` bytes.
+    #[must_use]
+    pub fn new(max: usize) -> Self {
         Self { max, scanned: 0 }
     }
 }

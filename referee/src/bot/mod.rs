@@ -21,7 +21,7 @@
 
 mod cgroup;
 mod fault;
-mod lines;
+pub mod lines;
 mod options;
 mod process;
 mod procfs;

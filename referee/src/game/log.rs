@@ -118,7 +118,8 @@ pub struct StderrRecord {
     pub bytes_total: u64,
     /// Whether `text` holds less than all of it.
     pub truncated: bool,
-    /// The kept stderr (the first bytes, up to the cap), lossy UTF-8.
+    /// The kept stderr, lossy UTF-8: all of it under the cap (1 MiB); past it, the first and
+    /// the last half-cap with a marker line between them.
     pub text: String,
 }
 

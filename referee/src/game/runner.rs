@@ -187,7 +187,7 @@ pub async fn play_game(
                 side: seat.side.to_string(),
                 bytes_total: stderr.total_bytes,
                 truncated: stderr.truncated,
-                text: String::from_utf8_lossy(&stderr.kept).into_owned(),
+                text: stderr.text(),
             });
             log.write(&record)?;
         }
