@@ -114,7 +114,7 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let log_path = args.log.clone().unwrap_or_else(default_log_path);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -135,7 +135,12 @@ pub fn run(args: &MergeArgs) -> u8 {
 
 /// Writes the merged folder: the unsharded plan, one journal line per game in
 /// game order, the logs, and the results.
-fn write_merged(dirs: &[PathBuf], merged: &Merged, results: &results::Results, out: &PathBuf) -> anyhow::Result<()> {
+fn write_merged(
+    dirs: &[PathBuf],
+    merged: &Merged,
+    results: &results::Results,
+    out: &PathBuf,
+) -> anyhow::Result<()> {
     let target = OutDir::new(out);
     if target.plan().exists() || target.journal().exists() {
         anyhow::bail!("--out {}: the folder already holds a tournament; choose a new folder", out.display());
@@ -146,7 +151,8 @@ fn write_merged(dirs: &[PathBuf], merged: &Merged, results: &results::Results, o
     for (source, entry) in merged.entries.values() {
         let from = dirs[*source].join(&entry.log);
         let to = target.root().join(&entry.log);
-        std::fs::copy(&from, &to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
         lines.extend(serde_json::to_vec(entry)?);
         lines.push(b'\n');
     }

@@ -38,7 +38,10 @@ fn tournament(out: &Path, bots: &[Vec<String>], extra: &[&str]) -> Command {
     for words in bots {
         cmd.args(words);
     }
-    cmd.args(["--max-plies", "40", "--tc", "10+0.1", "--concurrency", "2", "--plain", "--out"]).arg(out).args(extra);
+    if !extra.contains(&"--tc") {
+        cmd.args(["--tc", "10+0.1"]);
+    }
+    cmd.args(["--max-plies", "40", "--concurrency", "2", "--plain", "--out"]).arg(out).args(extra);
     cmd
 }
 
@@ -127,6 +130,16 @@ fn wait_for(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until the referee has journaled a game (and has not exited).
+fn wait_for_first_game(child: &mut Child, out: &Path) {
+    wait_for(Duration::from_secs(60), "the first journal line", || {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the referee exited with {status} before the first game was journaled");
+        }
+        !journal(out).is_empty()
+    });
+}
+
 /// Waits for a child to exit, killing it after `limit`.
 fn wait_exit(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let start = Instant::now();
@@ -181,7 +194,8 @@ fn a_round_robin_of_three_bots_plays_every_pairing_in_both_colours() {
     assert_eq!(results["complete"], true);
     assert_eq!(results["pairings"].as_array().unwrap().len(), 3);
     assert_eq!(results["standings"].as_array().unwrap().len(), 3);
-    let score: f64 = results["standings"].as_array().unwrap().iter().map(|s| s["score"].as_f64().unwrap()).sum();
+    let score: f64 =
+        results["standings"].as_array().unwrap().iter().map(|s| s["score"].as_f64().unwrap()).sum();
     assert!((score - 12.0).abs() < 1e-9, "the scores add up to the games played: {score}");
     assert!(results["worst_lag_ms"].as_f64().is_some());
 
@@ -222,11 +236,8 @@ fn the_same_seed_gives_the_same_schedule_and_openings() {
 
     // A real run stores exactly that plan.
     let out = dir.join("t");
-    let played = run(tournament(
-        &out,
-        &bots[..2],
-        &["--games", "2", "--openings", "random:6", "--seed", "42"],
-    ));
+    let played =
+        run(tournament(&out, &bots[..2], &["--games", "2", "--openings", "random:6", "--seed", "42"]));
     assert!(played.status.success(), "{}", describe(&played));
     let dry = run(tournament(
         &dir.join("unused"),
@@ -253,9 +264,14 @@ fn a_killed_tournament_resumes_without_losing_or_repeating_games() {
     let out = dir.join("t");
     let mark = 900_000_021;
     let bots = [bot("r", "random", mark), bot("g", "greedy", mark + 1)];
-    let args = ["--games", "16", "--concurrency", "2"];
-    let mut child = tournament(&out, &bots, &args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    wait_for(Duration::from_secs(60), "the first journal line", || !journal(&out).is_empty());
+    let args = ["--games", "16"];
+    let mut child = tournament(&out, &bots, &args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_first_game(&mut child, &out);
     signal(&child, nix::sys::signal::Signal::SIGKILL);
     let _ = child.wait();
     let before = journal(&out).len();
@@ -300,8 +316,15 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
     assert!(shard_one.is_disjoint(&shard_two));
 
     let merged_dir = dir.join("merged");
-    let merged =
-        Command::new(bin("bao-referee")).arg("merge").arg(&one).arg(&two).arg("--out").arg(&merged_dir).arg("--json").output().unwrap();
+    let merged = Command::new(bin("bao-referee"))
+        .arg("merge")
+        .arg(&one)
+        .arg(&two)
+        .arg("--out")
+        .arg(&merged_dir)
+        .arg("--json")
+        .output()
+        .unwrap();
     assert!(merged.status.success(), "{}", describe(&merged));
     let dry = run(tournament(&dir.join("unused"), &bots, &[&args[..], &["--dry-run"]].concat()));
     let unsharded: Value = serde_json::from_slice(&dry.stdout).unwrap();
@@ -322,42 +345,52 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
     assert!(String::from_utf8_lossy(&alone.stderr).contains("missing: 6 game(s)"), "{}", describe(&alone));
     let twice = Command::new(bin("bao-referee")).arg("merge").arg(&one).arg(&one).arg(&two).output().unwrap();
     assert_eq!(twice.status.code(), Some(1), "{}", describe(&twice));
-    assert!(String::from_utf8_lossy(&twice.stderr).contains("duplicate: game 0 is in"), "{}", describe(&twice));
+    assert!(
+        String::from_utf8_lossy(&twice.stderr).contains("duplicate: game 0 is in"),
+        "{}",
+        describe(&twice)
+    );
 
     // Another tournament's shard does not merge.
     let other = dir.join("other");
-    let played = run(tournament(&other, &bots, &["--games", "2", "--rounds", "2", "--seed", "8", "--shard", "2/2"]));
+    let played =
+        run(tournament(&other, &bots, &["--games", "2", "--rounds", "2", "--seed", "8", "--shard", "2/2"]));
     assert!(played.status.success(), "{}", describe(&played));
     let mixed = Command::new(bin("bao-referee")).arg("merge").arg(&one).arg(&other).output().unwrap();
     assert_eq!(mixed.status.code(), Some(2), "{}", describe(&mixed));
-    assert!(String::from_utf8_lossy(&mixed.stderr).contains("hold different tournaments"), "{}", describe(&mixed));
+    assert!(
+        String::from_utf8_lossy(&mixed.stderr).contains("hold different tournaments"),
+        "{}",
+        describe(&mixed)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Ctrl-C (SIGINT to the referee): no new games, the journal stays consistent, no bot is left.
-fn interrupt(name: &str, mark: u64, signals: usize) {
-    let dir = scratch(name);
+#[test]
+fn ctrl_c_lets_running_games_finish_and_leaves_no_bot() {
+    let dir = scratch("ctrl-c");
     let out = dir.join("t");
+    let mark = 900_000_041;
     let bots = [bot("r", "random", mark), bot("g", "greedy", mark + 1)];
-    let args = ["--games", "40", "--concurrency", "2"];
-    let mut child = tournament(&out, &bots, &args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    wait_for(Duration::from_secs(60), "the first journal line", || !journal(&out).is_empty());
-    for _ in 0..signals {
-        signal(&child, nix::sys::signal::Signal::SIGINT);
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let args = ["--games", "40"];
+    let mut child = tournament(&out, &bots, &args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_first_game(&mut child, &out);
+    signal(&child, nix::sys::signal::Signal::SIGINT);
     let status = wait_exit(&mut child, Duration::from_secs(30));
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(stderr.contains("interrupted: no new games"), "{stderr}");
 
     let leftovers = processes_with(&mark.to_string());
     assert!(leftovers.is_empty(), "bots left running: {leftovers:?}");
-    let leftovers = processes_with(&out.display().to_string());
-    assert!(leftovers.is_empty(), "processes left running: {leftovers:?}");
-
     let entries = journal(&out);
+    assert!(entries.iter().all(|e| e["reason"] != "aborted"), "one Ctrl-C lets the running games finish");
     let counted = counted_games(&entries);
     assert!(counted.len() < 40, "stopped early");
     assert_logs_verify(&out, &entries);
@@ -365,7 +398,7 @@ fn interrupt(name: &str, mark: u64, signals: usize) {
     assert_eq!(results["games_counted"], counted.len());
     assert_eq!(results["complete"], false);
 
-    // Resuming completes the schedule exactly.
+    // Running the same command again completes the schedule exactly.
     let resumed = run(tournament(&out, &bots, &args));
     assert!(resumed.status.success(), "{}", describe(&resumed));
     assert_eq!(counted_games(&journal(&out)), (0..40).collect());
@@ -373,11 +406,69 @@ fn interrupt(name: &str, mark: u64, signals: usize) {
 }
 
 #[test]
-fn ctrl_c_lets_running_games_finish_and_leaves_no_bot() {
-    interrupt("ctrl-c", 900_000_041, 1);
-}
-
-#[test]
 fn a_second_ctrl_c_aborts_running_games_and_leaves_no_bot() {
-    interrupt("ctrl-c-twice", 900_000_051, 2);
+    let dir = scratch("ctrl-c-twice");
+    let out = dir.join("t");
+    let mark = 900_000_051;
+    let tag = format!("tournament-abort-{mark}");
+    // A bot that never answers: both games are still running when the second Ctrl-C comes.
+    let silent = vec![
+        "--bot".to_owned(),
+        "name=silent".to_owned(),
+        format!("cmd='{}'", bin("bao-misbehave").display()),
+        "arg=--mode".to_owned(),
+        "arg=never-answer".to_owned(),
+        "arg=--tag".to_owned(),
+        format!("arg={tag}"),
+    ];
+    let bots = [bot("r", "random", mark), silent];
+    let args = ["--games", "4", "--tc", "3+0"];
+    let mut child = tournament(&out, &bots, &args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = |game: u32| {
+        std::fs::read_to_string(out.join(format!("games/{game:05}.jsonl")))
+            .is_ok_and(|log| log.contains("\n"))
+    };
+    wait_for(Duration::from_secs(30), "two games to start", || {
+        assert!(child.try_wait().unwrap().is_none(), "the referee exited early");
+        started(0) && started(1)
+    });
+    assert!(processes_with(&tag).len() >= 2, "both silent bots run");
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(100));
+    signal(&child, nix::sys::signal::Signal::SIGINT);
+    let status = wait_exit(&mut child, Duration::from_secs(10));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("aborting the running games"), "{stderr}");
+
+    for needle in [tag.clone(), mark.to_string()] {
+        let leftovers = processes_with(&needle);
+        assert!(leftovers.is_empty(), "bots left running: {leftovers:?}");
+    }
+    let entries = journal(&out);
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    for e in &entries {
+        assert_eq!(e["reason"], "aborted");
+        assert_eq!(e["verified"], true, "an aborted game's log is complete: {e}");
+    }
+    let results = read_json(&out.join("results.json"));
+    assert_eq!((results["games_counted"].as_u64(), results["games_aborted"].as_u64()), (Some(0), Some(2)));
+
+    // Resuming plays the aborted games again, and the rest (the silent bot loses each on time).
+    let resumed = run(tournament(&out, &bots, &[&args[..], &["--resume"]].concat()));
+    assert!(resumed.status.success(), "{}", describe(&resumed));
+    let entries = journal(&out);
+    assert_eq!(counted_games(&entries), (0..4).collect());
+    assert_logs_verify(&out, &entries);
+    assert!(
+        entries.iter().filter(|e| e["reason"] != "aborted").all(|e| e["reason"] == "timeout"),
+        "{entries:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

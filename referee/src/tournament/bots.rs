@@ -136,7 +136,8 @@ fn spec(
         command: command.to_owned(),
         message,
     };
-    let mut words = shell_words::split(command).map_err(|e| bad(format!("cannot split it into words: {e}")))?;
+    let mut words =
+        shell_words::split(command).map_err(|e| bad(format!("cannot split it into words: {e}")))?;
     if words.is_empty() {
         return Err(bad("the command line is empty".to_owned()));
     }
@@ -157,9 +158,10 @@ pub fn read_config(path: &Path) -> Result<Vec<BotSpec>, BotListError> {
         Some("toml") => false,
         _ => return Err(BotListError::UnknownFormat(path.to_path_buf())),
     };
-    let text =
-        std::fs::read_to_string(path).map_err(|source| BotListError::Read { path: path.to_path_buf(), source })?;
-    let parse_error = |format, message: String| BotListError::Parse { path: path.to_path_buf(), format, message };
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| BotListError::Read { path: path.to_path_buf(), source })?;
+    let parse_error =
+        |format, message: String| BotListError::Parse { path: path.to_path_buf(), format, message };
     let config: ConfigFile = if json {
         serde_json::from_str(&text).map_err(|e| parse_error("JSON", e.to_string()))?
     } else {
@@ -210,9 +212,11 @@ mod tests {
 
     #[test]
     fn bot_words_make_a_spec() {
-        let spec =
-            parse_bot_words(1, &words(&["name=fast", "cmd=python3 'my bot.py' -q", "arg=--depth=3", "dir=bots"]))
-                .unwrap();
+        let spec = parse_bot_words(
+            1,
+            &words(&["name=fast", "cmd=python3 'my bot.py' -q", "arg=--depth=3", "dir=bots"]),
+        )
+        .unwrap();
         assert_eq!(spec.name.as_deref(), Some("fast"));
         assert_eq!(spec.program, "python3");
         assert_eq!(spec.args, words(&["my bot.py", "-q", "--depth=3"]));
@@ -237,11 +241,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bao-bots-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let json = dir.join("bots.json");
-        std::fs::write(&json, r#"{"bots": [{"name": "a", "cmd": "bot-a --x", "dir": "sub"}, {"cmd": "bot-b"}]}"#)
-            .unwrap();
+        std::fs::write(
+            &json,
+            r#"{"bots": [{"name": "a", "cmd": "bot-a --x", "dir": "sub"}, {"cmd": "bot-b"}]}"#,
+        )
+        .unwrap();
         let toml_path = dir.join("bots.toml");
-        std::fs::write(&toml_path, "[[bots]]\nname = \"a\"\ncmd = \"bot-a --x\"\ndir = \"sub\"\n\n[[bots]]\ncmd = \"bot-b\"\n")
-            .unwrap();
+        std::fs::write(
+            &toml_path,
+            "[[bots]]\nname = \"a\"\ncmd = \"bot-a --x\"\ndir = \"sub\"\n\n[[bots]]\ncmd = \"bot-b\"\n",
+        )
+        .unwrap();
         let from_json = collect(Some(&json), &[]).unwrap();
         let from_toml = collect(Some(&toml_path), &[]).unwrap();
         assert_eq!(from_json, from_toml);

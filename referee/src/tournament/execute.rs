@@ -194,12 +194,18 @@ async fn announce_stops(context: Rc<RunContext>) {
         () = stop.abort_running.cancelled() => return,
     }
     if !stop.abort_running.is_cancelled() {
-        context.shared.borrow().progress.note(
-            "interrupted: no new games; the running games will finish (Ctrl-C again to abort them)",
-        );
+        context
+            .shared
+            .borrow()
+            .progress
+            .note("interrupted: no new games; the running games will finish (Ctrl-C again to abort them)");
         stop.abort_running.cancelled().await;
     }
-    context.shared.borrow().progress.note("aborting the running games (they will be played again on --resume)");
+    context
+        .shared
+        .borrow()
+        .progress
+        .note("aborting the running games (they will be played again on --resume)");
 }
 
 /// Folds the monitor's recent lag into every running game's worst lag.
@@ -224,12 +230,14 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
         .map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
     let path = context.out.log(game.game);
     // A log left by a killed run is overwritten from scratch.
-    let mut log = GameLog::create(&path).with_context(|| format!("cannot create the log {}", path.display()))?;
+    let mut log =
+        GameLog::create(&path).with_context(|| format!("cannot create the log {}", path.display()))?;
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
     let outcome = play_game(&config, &mut log, &mut Silent, &context.stop.abort_running).await;
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
-    let result = outcome.with_context(|| format!("game {}: writing its log {}", game.game, path.display()))?;
+    let result =
+        outcome.with_context(|| format!("game {}: writing its log {}", game.game, path.display()))?;
     let worst_lag = seen.max(context.lag.max_since(started));
     let entry = journal_entry(&context.plan, &game, &result, worst_lag);
     let journal = Arc::clone(&context.journal);
@@ -258,7 +266,12 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
 }
 
 /// The journal line of a finished game (not yet verified).
-fn journal_entry(plan: &Plan, game: &ScheduledGame, result: &GameResult, worst_lag: Duration) -> JournalEntry {
+fn journal_entry(
+    plan: &Plan,
+    game: &ScheduledGame,
+    result: &GameResult,
+    worst_lag: Duration,
+) -> JournalEntry {
     JournalEntry {
         game: game.game,
         pair: game.pair,

@@ -206,7 +206,9 @@ impl Journal {
 
 /// The counted entries by game number, with the games counted more than once.
 #[must_use]
-pub fn counted_by_game(entries: &[JournalEntry]) -> (std::collections::BTreeMap<u32, &JournalEntry>, Vec<u32>) {
+pub fn counted_by_game(
+    entries: &[JournalEntry],
+) -> (std::collections::BTreeMap<u32, &JournalEntry>, Vec<u32>) {
     let mut by_game = std::collections::BTreeMap::new();
     let mut duplicates = Vec::new();
     for entry in entries.iter().filter(|e| e.counts()) {
@@ -222,7 +224,13 @@ pub(crate) mod tests {
     use super::*;
 
     /// A journal entry for tests.
-    pub(crate) fn entry(game: u32, south_bot: usize, north_bot: usize, winner: Option<&str>, reason: Reason) -> JournalEntry {
+    pub(crate) fn entry(
+        game: u32,
+        south_bot: usize,
+        north_bot: usize,
+        winner: Option<&str>,
+        reason: Reason,
+    ) -> JournalEntry {
         JournalEntry {
             game,
             pair: game / 2,

@@ -72,11 +72,23 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
         return Ok(crate::exit::SUCCESS);
     }
     let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
+    if args.resume && !out.plan().exists() {
+        return Err(malformed(anyhow::anyhow!(
+            "--resume: {} holds no tournament (no plan.json)",
+            out.root().display()
+        )));
+    }
+    // Bad arguments are reported before anything is written.
+    let described = if args.has_bots() || !out.plan().exists() { Some(build_plan(args)?) } else { None };
+    refuse_foreign_folder(&out)?;
+    // The stored plan is read under the lock, so two referees never both start the same folder.
+    let _lock = out.create_and_lock().map_err(malformed)?;
     let stored = stored_plan(&out)?;
     // Without bots on the command line, the stored plan is the plan.
-    let plan = match &stored {
-        Some(stored) if !args.has_bots() => stored.clone(),
-        _ => build_plan(args)?,
+    let plan = match (described, &stored) {
+        (Some(plan), _) => plan,
+        (None, Some(stored)) => stored.clone(),
+        (None, None) => build_plan(args)?,
     };
     if let Some(difference) = stored.as_ref().and_then(|stored| stored.difference(&plan)) {
         return Err(malformed(anyhow::anyhow!(
@@ -86,17 +98,9 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
         )));
     }
     if stored.is_none() {
-        if args.resume {
-            return Err(malformed(anyhow::anyhow!(
-                "--resume: {} holds no tournament (no plan.json)",
-                out.root().display()
-            )));
-        }
-        refuse_foreign_folder(&out)?;
-    }
-    let _lock = out.create_and_lock().map_err(malformed)?;
-    if stored.is_none() {
-        plan.save(&out.plan()).with_context(|| format!("cannot write {}", out.plan().display())).map_err(internal)?;
+        plan.save(&out.plan())
+            .with_context(|| format!("cannot write {}", out.plan().display()))
+            .map_err(internal)?;
     }
     let (journal, parsed) = Journal::open(&out.journal()).map_err(internal)?;
     check_entries(&plan, &parsed.entries).map_err(malformed)?;
@@ -148,7 +152,10 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
         return Err(internal(error));
     }
     if report.aborted > 0 {
-        eprintln!("{} running game(s) were aborted; they do not count and are played again on --resume", report.aborted);
+        eprintln!(
+            "{} running game(s) were aborted; they do not count and are played again on --resume",
+            report.aborted
+        );
     }
     Ok(if !results.unverified.is_empty() {
         crate::exit::REJECTED
@@ -168,8 +175,11 @@ fn stored_plan(out: &OutDir) -> Result<Option<Plan>, Failure> {
     Plan::load(&out.plan()).map(Some).map_err(malformed)
 }
 
-/// Refuses to start a tournament in a folder that holds anything but an earlier start's leftovers.
+/// Refuses a folder without plan.json that holds anything but an earlier start's leftovers.
 fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
+    if out.plan().exists() {
+        return Ok(());
+    }
     let Ok(entries) = std::fs::read_dir(out.root()) else { return Ok(()) };
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -211,10 +221,11 @@ fn check_entries(plan: &Plan, entries: &[JournalEntry]) -> anyhow::Result<()> {
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
     if bots.is_empty() {
-        return Err(malformed(anyhow::anyhow!("no bots: give them with --bot name=NAME cmd=CMD or --config FILE")));
+        return Err(malformed(anyhow::anyhow!(
+            "no bots: give them with --bot name=NAME cmd=CMD or --config FILE"
+        )));
     }
-    let schedule =
-        schedule::build(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
+    let schedule = schedule::build(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
     let count = schedule::opening_count(args.rounds, args.games);
     let openings = openings::make(&args.openings, count, args.seed, &args.game.start_position())
         .map_err(malformed)?
@@ -230,11 +241,8 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     if sprt.is_some() && bots.len() != 2 {
         return Err(malformed(anyhow::anyhow!("--sprt needs exactly two bots, {} given", bots.len())));
     }
-    let shard = args
-        .shard
-        .map(|s| s.resolve(|name| std::env::var(name).ok()))
-        .transpose()
-        .map_err(malformed)?;
+    let shard =
+        args.shard.map(|s| s.resolve(|name| std::env::var(name).ok())).transpose().map_err(malformed)?;
     if sprt.is_some() && shard.is_some() {
         return Err(malformed(anyhow::anyhow!(
             "--sprt cannot be combined with --shard: the test must see every game to decide when to stop"

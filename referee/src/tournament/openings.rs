@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use bao_rules::{Position, Variant};
-use rand::seq::IndexedRandom;
 use rand::SeedableRng;
+use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
 /// How many times a random opening is redrawn when the plies end the game.
@@ -88,7 +88,9 @@ pub enum OpeningError {
     #[error("the openings file {0} holds no positions")]
     Empty(PathBuf),
     /// No random opening of that many plies could be found.
-    #[error("no sequence of {plies} random plies from the start leaves a game to play (tried {RANDOM_ATTEMPTS} times)")]
+    #[error(
+        "no sequence of {plies} random plies from the start leaves a game to play (tried {RANDOM_ATTEMPTS} times)"
+    )]
     NoRandomOpening {
         /// The ply count asked for.
         plies: u32,
@@ -107,7 +109,9 @@ pub fn make(
 ) -> Result<Vec<Position>, OpeningError> {
     match source {
         OpeningSource::Start => Ok(vec![*start; count as usize]),
-        OpeningSource::Random { plies } => (0..count).map(|j| random_opening(start, *plies, seed, j)).collect(),
+        OpeningSource::Random { plies } => {
+            (0..count).map(|j| random_opening(start, *plies, seed, j)).collect()
+        }
         OpeningSource::File(path) => {
             let positions = read_file(path, start.variant())?;
             Ok((0..count as usize).map(|j| positions[j % positions.len()]).collect())
@@ -144,9 +148,10 @@ pub fn random_opening(start: &Position, plies: u32, seed: u64, index: u32) -> Re
 /// An unreadable file, a line that is not a position, of another variant,
 /// or a finished game, or a file without positions.
 pub fn read_file(path: &Path, variant: Variant) -> Result<Vec<Position>, OpeningError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| OpeningError::Read { path: path.to_path_buf(), source })?;
-    let bad = |line: usize, message: String| OpeningError::BadLine { path: path.to_path_buf(), line, message };
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| OpeningError::Read { path: path.to_path_buf(), source })?;
+    let bad =
+        |line: usize, message: String| OpeningError::BadLine { path: path.to_path_buf(), line, message };
     let mut positions = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -157,7 +162,10 @@ pub fn read_file(path: &Path, variant: Variant) -> Result<Vec<Position>, Opening
         if position.variant() != variant {
             return Err(bad(
                 i + 1,
-                format!("a {} position, but the tournament plays {variant} (see --variant)", position.variant()),
+                format!(
+                    "a {} position, but the tournament plays {variant} (see --variant)",
+                    position.variant()
+                ),
             ));
         }
         if position.outcome().is_over() {

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::{BotSpec, ResourceLimits};
 use crate::game::{GameConfig, TimeControl};
+use crate::stats::SprtParameters;
 use crate::tournament::schedule::{Mode, ScheduledGame};
 use crate::tournament::shard::Shard;
-use crate::stats::SprtParameters;
 
 /// The version of the plan format.
 pub const PLAN_VERSION: u32 = 1;
@@ -107,7 +107,8 @@ impl Plan {
     }
 
     fn opening(&self, index: u32) -> Result<Position, String> {
-        let text = self.openings.get(index as usize).ok_or_else(|| format!("there is no opening #{index}"))?;
+        let text =
+            self.openings.get(index as usize).ok_or_else(|| format!("there is no opening #{index}"))?;
         text.parse::<Position>().map_err(|e| format!("opening #{index} {text:?} is not a position: {e}"))
     }
 
@@ -141,8 +142,8 @@ impl Plan {
     /// # Errors
     /// An unreadable file, or one that is not a consistent plan.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| PlanError::Read { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| PlanError::Read { path: path.to_path_buf(), source })?;
         let invalid = |message: String| PlanError::Invalid { path: path.to_path_buf(), message };
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         plan.check().map_err(invalid)?;
@@ -189,7 +190,12 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
             })
         }
         (Value::Array(x), Value::Array(y)) => {
-            if let Some(d) = x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &child(&i.to_string()))) {
+            if let Some(d) = x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (p, q))| first_difference(p, q, &child(&i.to_string())))
+            {
                 return Some(d);
             }
             (x.len() != y.len()).then(|| format!("{path}: {} entries vs {}", x.len(), y.len()))
@@ -200,7 +206,11 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
 
 fn shorten(v: &serde_json::Value) -> String {
     let text = v.to_string();
-    if text.chars().count() <= 80 { text } else { format!("{}…", text.chars().take(80).collect::<String>()) }
+    if text.chars().count() <= 80 {
+        text
+    } else {
+        format!("{}…", text.chars().take(80).collect::<String>())
+    }
 }
 
 #[cfg(test)]
@@ -210,7 +220,12 @@ pub(crate) mod tests {
 
     /// A three-bot round-robin plan of 12 games.
     pub(crate) fn sample_plan() -> Plan {
-        let bot = |name: &str| BotSpec { name: Some(name.to_owned()), program: "bot".into(), args: vec![], dir: None };
+        let bot = |name: &str| BotSpec {
+            name: Some(name.to_owned()),
+            program: "bot".into(),
+            args: vec![],
+            dir: None,
+        };
         let start = Position::start(bao_rules::Variant::Kiswahili).to_string();
         Plan {
             plan_version: PLAN_VERSION,

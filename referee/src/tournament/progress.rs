@@ -26,9 +26,12 @@ impl Progress {
         let bar = (!plain && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template(
-                "{bar:30.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}  {wide_msg}",
+                "{bar:30.cyan/blue} {pos}/{len} games  {rate}  ETA {eta}  {wide_msg}",
             )
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1} games/s", state.per_sec());
+            });
             bar.set_style(style);
             bar.set_position(done);
             bar.reset_eta();

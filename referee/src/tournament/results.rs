@@ -129,7 +129,8 @@ pub fn pairing_summary(
     b: usize,
     sprt: Option<&SprtParameters>,
 ) -> PairingSummary {
-    let between = |e: &JournalEntry| (e.south_bot, e.north_bot) == (a, b) || (e.south_bot, e.north_bot) == (b, a);
+    let between =
+        |e: &JournalEntry| (e.south_bot, e.north_bot) == (a, b) || (e.south_bot, e.north_bot) == (b, a);
     let (wdl, pentanomial) = counts_for(entries, a, between);
     PairingSummary::new(wdl, Some(pentanomial), sprt)
 }
@@ -161,7 +162,11 @@ pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option
     let mut standings: Vec<Standing> = (0..plan.bots.len())
         .map(|bot| {
             let (wdl, pentanomial) = counts_for(entries, bot, |_| true);
-            Standing { name: plan.bot_name(bot), score: wdl.points(), stats: PairingSummary::new(wdl, Some(pentanomial), None) }
+            Standing {
+                name: plan.bot_name(bot),
+                score: wdl.points(),
+                stats: PairingSummary::new(wdl, Some(pentanomial), None),
+            }
         })
         .collect();
     standings.sort_by(|x, y| y.score.total_cmp(&x.score).then_with(|| x.name.cmp(&y.name)));
@@ -205,7 +210,11 @@ fn elo_text(stats: &PairingSummary) -> String {
 }
 
 fn los_text(stats: &PairingSummary) -> String {
-    stats.pentanomial_estimate.or(stats.trinomial).and_then(|f| f.los).map_or_else(|| "-".to_owned(), |l| format!("{:.1}%", l * 100.0))
+    stats
+        .pentanomial_estimate
+        .or(stats.trinomial)
+        .and_then(|f| f.los)
+        .map_or_else(|| "-".to_owned(), |l| format!("{:.1}%", l * 100.0))
 }
 
 /// The current score for the progress display: both bots' points and the Elo of a two-bot
@@ -223,8 +232,9 @@ pub fn score_line(plan: &Plan, entries: &[JournalEntry]) -> String {
             elo_text(&stats)
         );
     }
-    let mut points: Vec<(String, f64)> =
-        (0..plan.bots.len()).map(|bot| (plan.bot_name(bot), counts_for(entries, bot, |_| true).0.points())).collect();
+    let mut points: Vec<(String, f64)> = (0..plan.bots.len())
+        .map(|bot| (plan.bot_name(bot), counts_for(entries, bot, |_| true).0.points()))
+        .collect();
     points.sort_by(|x, y| y.1.total_cmp(&x.1));
     let shown: Vec<String> = points.iter().take(4).map(|(name, p)| format!("{name} {p}")).collect();
     let more = if points.len() > 4 { format!(" (+{} more)", points.len() - 4) } else { String::new() };
@@ -255,7 +265,12 @@ pub fn list_games(games: &[u32]) -> String {
 pub fn render(results: &Results) -> String {
     let mut out = String::new();
     let shard = results.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
-    let state = if results.complete { "complete".to_owned() } else { format!("{} missing", results.missing.len()) };
+    let sprt_decided = results.sprt.is_some_and(|s| s.decision != crate::stats::SprtDecision::Continue);
+    let state = match (results.complete, sprt_decided) {
+        (true, _) => "complete".to_owned(),
+        (false, true) => format!("stopped by the SPRT, {} not played", results.missing.len()),
+        (false, false) => format!("{} missing", results.missing.len()),
+    };
     let _ = writeln!(
         out,
         "{} of {} games ({state}{shard}), {} aborted",
@@ -313,12 +328,20 @@ pub fn render(results: &Results) -> String {
         let llr = sprt.llr.map_or_else(|| "?".to_owned(), |l| format!("{l:.2}"));
         let _ = writeln!(
             out,
-            "\nSPRT elo0={} elo1={} alpha={} beta={} ({:?}): LLR {llr} in ({:.2}, {:.2}): {:?}",
-            sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, sprt.model, sprt.lower_bound, sprt.upper_bound, sprt.decision
+            "\nSPRT elo0={} elo1={} alpha={} beta={} ({:?}): LLR {llr}, bounds ({:.2}, {:.2}): {:?}",
+            sprt.elo0,
+            sprt.elo1,
+            sprt.alpha,
+            sprt.beta,
+            sprt.model,
+            sprt.lower_bound,
+            sprt.upper_bound,
+            sprt.decision
         );
     }
     let reasons: Vec<String> = results.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
-    let _ = writeln!(out, "\nEndings: {}", if reasons.is_empty() { "-".to_owned() } else { reasons.join(", ") });
+    let _ =
+        writeln!(out, "\nEndings: {}", if reasons.is_empty() { "-".to_owned() } else { reasons.join(", ") });
     let lag_game = results.worst_lag_game.map(|g| format!(" (game {g})")).unwrap_or_default();
     let _ = writeln!(out, "Worst referee lag: {:.1} ms{lag_game}", results.worst_lag_ms);
     if !results.unverified.is_empty() {

@@ -89,7 +89,12 @@ pub fn opening_count(rounds: u32, games_per_round: u32) -> u32 {
 ///
 /// # Errors
 /// Fewer than two bots, an odd game count, no rounds, or too many games.
-pub fn build(mode: Mode, bots: usize, rounds: u32, games_per_round: u32) -> Result<Vec<ScheduledGame>, ScheduleError> {
+pub fn build(
+    mode: Mode,
+    bots: usize,
+    rounds: u32,
+    games_per_round: u32,
+) -> Result<Vec<ScheduledGame>, ScheduleError> {
     if bots < 2 {
         return Err(ScheduleError::TooFewBots(bots));
     }
@@ -100,7 +105,8 @@ pub fn build(mode: Mode, bots: usize, rounds: u32, games_per_round: u32) -> Resu
         return Err(ScheduleError::NoRounds);
     }
     let pairings = pairings(mode, bots);
-    let total = u64::try_from(pairings.len()).unwrap_or(u64::MAX)
+    let total = u64::try_from(pairings.len())
+        .unwrap_or(u64::MAX)
         .saturating_mul(u64::from(rounds))
         .saturating_mul(u64::from(games_per_round));
     if total > MAX_GAMES {

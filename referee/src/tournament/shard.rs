@@ -62,7 +62,9 @@ pub enum ShardError {
     #[error("--shard {0:?}: expected I/N (1 <= I <= N), auto or auto/N")]
     Syntax(String),
     /// `auto` outside a job array.
-    #[error("--shard auto: neither {K8S_INDEX} (Kubernetes Indexed Job) nor {SLURM_INDEX} (Slurm job array) is set")]
+    #[error(
+        "--shard auto: neither {K8S_INDEX} (Kubernetes Indexed Job) nor {SLURM_INDEX} (Slurm job array) is set"
+    )]
     NoJobIndex,
     /// `auto` without a known count.
     #[error("--shard auto: the number of shards is unknown; write --shard auto/N or set {COUNT_VAR}")]
@@ -129,7 +131,9 @@ impl ShardArg {
             k8s + 1
         } else if let Some(task) = number(SLURM_INDEX)? {
             let min = number(SLURM_MIN)?.unwrap_or(0);
-            (task + 1).checked_sub(min).ok_or(ShardError::OutOfRange { index: 0, count: count.unwrap_or(0) })?
+            (task + 1)
+                .checked_sub(min)
+                .ok_or(ShardError::OutOfRange { index: 0, count: count.unwrap_or(0) })?
         } else {
             return Err(ShardError::NoJobIndex);
         };
@@ -152,7 +156,8 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let pairs: Vec<(String, String)> =
+            pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
 

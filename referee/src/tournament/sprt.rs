@@ -19,8 +19,9 @@ use crate::tournament::results;
 pub fn parse_words(words: &[String]) -> Result<SprtParameters, String> {
     let (mut elo0, mut elo1, mut alpha, mut beta, mut model) = (None, None, 0.05, 0.05, EloModel::Normalized);
     for word in words {
-        let (key, value) =
-            word.split_once('=').ok_or_else(|| format!("{word:?} is not KEY=VALUE (elo0, elo1, alpha, beta, model)"))?;
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("{word:?} is not KEY=VALUE (elo0, elo1, alpha, beta, model)"))?;
         let number = || value.parse::<f64>().map_err(|_| format!("{key}={value:?} is not a number"));
         match key {
             "elo0" => elo0 = Some(number()?),
@@ -88,11 +89,17 @@ mod tests {
     #[test]
     fn the_option_parses_with_defaults() {
         let p = parse_words(&words(&["elo0=0", "elo1=5"])).unwrap();
-        assert_eq!((p.elo0(), p.elo1(), p.alpha(), p.beta(), p.model()), (0.0, 5.0, 0.05, 0.05, EloModel::Normalized));
-        let p = parse_words(&words(&["elo0=-2", "elo1=3", "alpha=0.1", "beta=0.2", "model=logistic"])).unwrap();
+        assert_eq!(
+            (p.elo0(), p.elo1(), p.alpha(), p.beta(), p.model()),
+            (0.0, 5.0, 0.05, 0.05, EloModel::Normalized)
+        );
+        let p =
+            parse_words(&words(&["elo0=-2", "elo1=3", "alpha=0.1", "beta=0.2", "model=logistic"])).unwrap();
         assert_eq!((p.alpha(), p.beta(), p.model()), (0.1, 0.2, EloModel::Logistic));
         assert!(parse_words(&words(&["elo1=5"])).unwrap_err().contains("elo0= is missing"));
-        assert!(parse_words(&words(&["elo0=5", "elo1=0"])).unwrap_err().contains("elo0 must be less than elo1"));
+        assert!(
+            parse_words(&words(&["elo0=5", "elo1=0"])).unwrap_err().contains("elo0 must be less than elo1")
+        );
         assert!(parse_words(&words(&["elo0=0", "elo1=5", "gamma=1"])).unwrap_err().contains("unknown key"));
         assert!(parse_words(&words(&["elo0=x", "elo1=5"])).unwrap_err().contains("not a number"));
     }
