@@ -264,7 +264,7 @@ fn a_killed_tournament_resumes_without_losing_or_repeating_games() {
     let out = dir.join("t");
     let mark = 900_000_021;
     let bots = [bot("r", "random", mark), bot("g", "greedy", mark + 1)];
-    let args = ["--games", "16"];
+    let args = ["--games", "30"];
     let mut child = tournament(&out, &bots, &args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -275,15 +275,15 @@ fn a_killed_tournament_resumes_without_losing_or_repeating_games() {
     signal(&child, nix::sys::signal::Signal::SIGKILL);
     let _ = child.wait();
     let before = journal(&out).len();
-    assert!(before < 16, "the kill came before the end ({before} games)");
+    assert!(before < 30, "the kill came before the end ({before} games)");
 
     let resumed = run(tournament(&out, &bots, &[&args[..], &["--resume"]].concat()));
     assert!(resumed.status.success(), "{}", describe(&resumed));
     let entries = journal(&out);
     assert_eq!(counted_games(&entries), planned_games(&out));
-    assert_eq!(counted_games(&entries).len(), 16);
+    assert_eq!(counted_games(&entries).len(), 30);
     assert_logs_verify(&out, &entries);
-    assert_eq!(read_json(&out.join("results.json"))["games_counted"], 16);
+    assert_eq!(read_json(&out.join("results.json"))["games_counted"], 30);
 
     // --resume with only the folder uses the stored plan.
     let again = run({

@@ -42,7 +42,7 @@ pub struct TournamentArgs {
     /// `--sprt elo0=0 elo1=5 [alpha=0.05] [beta=0.05]`.
     #[arg(long, value_name = "KEY=VALUE", num_args = 2..=4)]
     pub sprt: Option<Vec<String>>,
-    /// The output folder: plan.json, journal.jsonl, games/, results.json. Default: tournament-<time>.
+    /// The output folder: plan.json, journal.jsonl, games/, results.json. Default: `tournament-<UTC time>`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Continue the tournament in --out (bots and options may be omitted: the stored plan is used).

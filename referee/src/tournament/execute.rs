@@ -28,7 +28,8 @@ use crate::tournament::plan::Plan;
 use crate::tournament::progress::Progress;
 use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::signals::{self, StopTokens};
-use crate::tournament::{results, sprt};
+use crate::tournament::sprt;
+use crate::tournament::tally::Tally;
 
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
@@ -71,6 +72,7 @@ pub struct RunReport {
 /// State shared by the game tasks (all on one thread).
 struct Shared {
     entries: Vec<JournalEntry>,
+    tally: Tally,
     played: u32,
     aborted: u32,
     progress: Progress,
@@ -117,6 +119,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
         stop: stop.clone(),
         journal: Arc::new(Mutex::new(run.journal)),
         shared: RefCell::new(Shared {
+            tally: Tally::of((0..run.plan.bots.len()).map(|i| run.plan.bot_name(i)).collect(), &run.previous),
             entries: run.previous,
             played: 0,
             aborted: 0,
@@ -125,7 +128,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
             running_lag: BTreeMap::new(),
         }),
     });
-    if let Some(decision) = sprt::decide(&context.plan, &context.shared.borrow().entries) {
+    if let Some(decision) = sprt::decide(&context.plan, &context.shared.borrow().tally) {
         context.shared.borrow().progress.note(&format!("SPRT already decided: {decision}"));
         stop.no_new_games.cancel();
     }
@@ -252,12 +255,13 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     } else {
         shared.aborted += 1;
     }
+    shared.tally.add(&entry);
+    let score = shared.tally.score_line();
+    shared.progress.game_finished(&entry, &score);
     shared.entries.push(entry);
-    let score = results::score_line(&context.plan, &shared.entries);
-    let Shared { progress, entries, .. } = &mut *shared;
-    progress.game_finished(entries.last().expect("just pushed"), &score);
+    let Shared { progress, tally, .. } = &mut *shared;
     let decision =
-        if context.stop.no_new_games.is_cancelled() { None } else { sprt::decide(&context.plan, entries) };
+        if context.stop.no_new_games.is_cancelled() { None } else { sprt::decide(&context.plan, tally) };
     if let Some(decision) = decision {
         progress.note(&format!("SPRT: {decision}; no new games"));
         context.stop.no_new_games.cancel();

@@ -5,7 +5,7 @@
 //! The pieces, one per module: the [`bots`] and [`args`], the [`schedule`]
 //! and its [`openings`], the [`plan`] stored in the output [`folder`], the
 //! [`journal`], the [`shard`]s, playing the games ([`execute`]) under
-//! [`signals`] with [`progress`], and the [`results`] with the [`sprt`].
+//! [`signals`] with [`progress`], and the [`results`] with the [`sprt`], kept up to date by the [`tally`].
 //! The user's guide is docs/tournament.md.
 
 pub mod args;
@@ -21,6 +21,7 @@ pub mod schedule;
 pub mod shard;
 pub mod signals;
 pub mod sprt;
+pub mod tally;
 
 use std::path::PathBuf;
 use std::sync::Arc;

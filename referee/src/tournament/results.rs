@@ -195,7 +195,7 @@ pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option
 }
 
 /// `+35.2 ± 80.1` (pentanomial figures when there are complete pairs), `-inf` and `+inf` at the edges.
-fn elo_text(stats: &PairingSummary) -> String {
+pub(crate) fn elo_text(stats: &PairingSummary) -> String {
     let Some(figures) = stats.pentanomial_estimate.or(stats.trinomial) else { return "-".to_owned() };
     let estimate = match (figures.elo.estimate, stats.score) {
         // Adding 0.0 turns a negative zero into zero.
@@ -215,30 +215,6 @@ fn los_text(stats: &PairingSummary) -> String {
         .or(stats.trinomial)
         .and_then(|f| f.los)
         .map_or_else(|| "-".to_owned(), |l| format!("{:.1}%", l * 100.0))
-}
-
-/// The current score for the progress display: both bots' points and the Elo of a two-bot
-/// tournament; the points of up to four bots, or the leader.
-#[must_use]
-pub fn score_line(plan: &Plan, entries: &[JournalEntry]) -> String {
-    if plan.bots.len() == 2 {
-        let stats = pairing_summary(entries, 0, 1, None);
-        return format!(
-            "{} {} - {} {}  Elo {}",
-            plan.bot_name(0),
-            stats.wdl.points(),
-            stats.wdl.reversed().points(),
-            plan.bot_name(1),
-            elo_text(&stats)
-        );
-    }
-    let mut points: Vec<(String, f64)> = (0..plan.bots.len())
-        .map(|bot| (plan.bot_name(bot), counts_for(entries, bot, |_| true).0.points()))
-        .collect();
-    points.sort_by(|x, y| y.1.total_cmp(&x.1));
-    let shown: Vec<String> = points.iter().take(4).map(|(name, p)| format!("{name} {p}")).collect();
-    let more = if points.len() > 4 { format!(" (+{} more)", points.len() - 4) } else { String::new() };
-    format!("{}{more}", shown.join(", "))
 }
 
 /// Game numbers as ranges: `0-5, 8, 10-11`.
@@ -429,7 +405,5 @@ mod tests {
         let text = render(&results);
         assert!(text.starts_with("4 of 12 games (8 missing), 0 aborted"), "{text}");
         assert!(text.contains("Standings"), "{text}");
-        let line = score_line(&sample_plan(), &four_games());
-        assert!(line.starts_with("a 2.5, b 1.5, c 0"), "{line}");
     }
 }

@@ -7,9 +7,8 @@
 use std::fmt;
 
 use crate::stats::{EloModel, SprtDecision, SprtParameters, SprtSummary};
-use crate::tournament::journal::JournalEntry;
 use crate::tournament::plan::Plan;
-use crate::tournament::results;
+use crate::tournament::tally::Tally;
 
 /// Reads the words after `--sprt`: `elo0=` and `elo1=` are required, `alpha=` and `beta=`
 /// default to 0.05, `model=` to normalized.
@@ -60,20 +59,20 @@ impl fmt::Display for Decided {
     }
 }
 
-/// Where the plan's SPRT stands on these journal entries (`None` without an SPRT or with other than two bots).
+/// Where the plan's SPRT stands on a tally (`None` without an SPRT or with other than two bots).
 #[must_use]
-pub fn status(plan: &Plan, entries: &[JournalEntry]) -> Option<SprtSummary> {
+pub fn status(plan: &Plan, tally: &Tally) -> Option<SprtSummary> {
     let parameters = plan.sprt.as_ref()?;
     if plan.bots.len() != 2 {
         return None;
     }
-    results::pairing_summary(entries, 0, 1, Some(parameters)).sprt
+    tally.sprt(parameters)
 }
 
 /// The decision, once the test has reached one.
 #[must_use]
-pub fn decide(plan: &Plan, entries: &[JournalEntry]) -> Option<Decided> {
-    status(plan, entries).filter(|s| s.decision != SprtDecision::Continue).map(Decided)
+pub fn decide(plan: &Plan, tally: &Tally) -> Option<Decided> {
+    status(plan, tally).filter(|s| s.decision != SprtDecision::Continue).map(Decided)
 }
 
 #[cfg(test)]
@@ -114,7 +113,8 @@ mod tests {
         for pair in 0..200u32 {
             entries.push(entry(pair * 2, 0, 1, Some("S"), Reason::FrontRowEmpty));
             entries.push(entry(pair * 2 + 1, 1, 0, Some("N"), Reason::FrontRowEmpty));
-            if let Some(decided) = decide(&plan, &entries) {
+            let tally = Tally::of(vec!["a".into(), "b".into()], &entries);
+            if let Some(decided) = decide(&plan, &tally) {
                 assert_eq!(decided.0.decision, SprtDecision::AcceptH1);
                 assert!(decided.to_string().starts_with("H1 accepted"), "{decided}");
                 assert!(pair > 0, "one pair is not enough");
