@@ -53,9 +53,14 @@ pub struct MatchArgs {
 ///
 /// # Errors
 /// A message naming the option when the command line is empty or badly quoted.
-pub fn bot_spec(option: &str, command: &str, dir: Option<PathBuf>, name: Option<String>) -> anyhow::Result<BotSpec> {
-    let mut words =
-        shell_words::split(command).with_context(|| format!("{option}: cannot split {command:?} into words"))?;
+pub fn bot_spec(
+    option: &str,
+    command: &str,
+    dir: Option<PathBuf>,
+    name: Option<String>,
+) -> anyhow::Result<BotSpec> {
+    let mut words = shell_words::split(command)
+        .with_context(|| format!("{option}: cannot split {command:?} into words"))?;
     if words.is_empty() {
         anyhow::bail!("{option}: the command line is empty");
     }
@@ -68,7 +73,8 @@ pub fn bot_spec(option: &str, command: &str, dir: Option<PathBuf>, name: Option<
 /// # Errors
 /// When the path of this executable is unknown.
 pub fn sample_bot(kind: &str, seed: u64) -> anyhow::Result<BotSpec> {
-    let exe = std::env::current_exe().context("cannot find the bao-referee executable for the sample bots")?;
+    let exe =
+        std::env::current_exe().context("cannot find the bao-referee executable for the sample bots")?;
     let mut args = vec!["sample-bot".to_owned(), kind.to_owned()];
     if kind == "random" {
         args.extend(["--seed".to_owned(), seed.to_string()]);
@@ -122,8 +128,8 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let outcome = runtime.block_on(async {
-        let mut log =
-            GameLog::create(&log_path).with_context(|| format!("cannot create the log {}", log_path.display()))?;
+        let mut log = GameLog::create(&log_path)
+            .with_context(|| format!("cannot create the log {}", log_path.display()))?;
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         tokio::spawn(async move {
@@ -194,7 +200,13 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
     println!("{}", crate::rules_cmd::render_board(&result.final_position));
     println!();
     let names = |s: Side| &result.names[s.index()];
-    println!("Result: {} — South {} vs North {}, {} plies", result.summary(), names(Side::South), names(Side::North), result.plies);
+    println!(
+        "Result: {} — South {} vs North {}, {} plies",
+        result.summary(),
+        names(Side::South),
+        names(Side::North),
+        result.plies
+    );
     if !result.detail.is_empty() {
         println!("Detail: {}", result.detail);
     }

@@ -62,7 +62,13 @@ impl GameOptions {
             (None, Some((base, inc))) => (Some(base), inc),
             (None, None) => (default.base, default.increment),
         };
-        TimeControl { base, increment, move_time: self.move_time, startup: self.startup_time, margin: self.margin }
+        TimeControl {
+            base,
+            increment,
+            move_time: self.move_time,
+            startup: self.startup_time,
+            margin: self.margin,
+        }
     }
 
     /// The start position.
@@ -109,9 +115,11 @@ fn parse_position(s: &str) -> Result<Position, String> {
 /// A message naming the text that is not a duration.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if let Ok(secs) = s.parse::<f64>() {
-        return Duration::try_from_secs_f64(secs).map_err(|_| format!("{s:?} is not a non-negative number of seconds"));
+        return Duration::try_from_secs_f64(secs)
+            .map_err(|_| format!("{s:?} is not a non-negative number of seconds"));
     }
-    humantime::parse_duration(s).map_err(|e| format!("{s:?} is not a duration (seconds like 0.5, or 500ms, 2s): {e}"))
+    humantime::parse_duration(s)
+        .map_err(|e| format!("{s:?} is not a duration (seconds like 0.5, or 500ms, 2s): {e}"))
 }
 
 fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {

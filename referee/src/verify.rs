@@ -75,15 +75,27 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                 }
                 let side = side_letter(&p.side, n, "side")?;
                 if side != position.side_to_move() {
-                    return Err(wrong(n, format!("ply {plies} is played by {side}, but {} is to move", position.side_to_move())));
+                    return Err(wrong(
+                        n,
+                        format!(
+                            "ply {plies} is played by {side}, but {} is to move",
+                            position.side_to_move()
+                        ),
+                    ));
                 }
                 let text: MoveText = p.mv.parse().map_err(|e| wrong(n, format!("ply {plies}: {e}")))?;
-                let mv = text.to_move(&position).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
-                let (next, _) = position.play(mv).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
+                let mv = text
+                    .to_move(&position)
+                    .map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
+                let (next, _) =
+                    position.play(mv).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
                 if next.to_string() != p.position {
                     return Err(wrong(
                         n,
-                        format!("ply {plies}: the position after {mv} is\n  {next}\nbut the log says\n  {}", p.position),
+                        format!(
+                            "ply {plies}: the position after {mv} is\n  {next}\nbut the log says\n  {}",
+                            p.position
+                        ),
                     ));
                 }
                 position = next;
@@ -104,41 +116,69 @@ fn parse_record(n: usize, raw: &str) -> Result<LogRecord, VerifyError> {
     if !raw.ends_with('\n') {
         return Err(malformed(n, "the line has no newline: the log was cut off while it was written"));
     }
-    serde_json::from_str(raw.trim_end_matches('\n')).map_err(|e| malformed(n, format!("not a log record: {e}")))
+    serde_json::from_str(raw.trim_end_matches('\n'))
+        .map_err(|e| malformed(n, format!("not a log record: {e}")))
 }
 
 fn start_of(header: &Header) -> Result<Position, VerifyError> {
     let position: Position =
         header.start.parse().map_err(|e| wrong(1, format!("the start position is not valid: {e}")))?;
     if position.variant().name() != header.variant {
-        return Err(wrong(1, format!("the start position is {} but the variant is {:?}", position.variant(), header.variant)));
+        return Err(wrong(
+            1,
+            format!("the start position is {} but the variant is {:?}", position.variant(), header.variant),
+        ));
     }
     Ok(position)
 }
 
-fn check_result(n: usize, header: &Header, position: &Position, plies: u32, r: &ResultRecord) -> Result<(), VerifyError> {
+fn check_result(
+    n: usize,
+    header: &Header,
+    position: &Position,
+    plies: u32,
+    r: &ResultRecord,
+) -> Result<(), VerifyError> {
     if r.plies != plies {
         return Err(wrong(n, format!("the result says {} plies, the log holds {plies}", r.plies)));
     }
     if r.final_position != position.to_string() {
-        return Err(wrong(n, format!("the final position is\n  {position}\nbut the result says\n  {}", r.final_position)));
+        return Err(wrong(
+            n,
+            format!("the final position is\n  {position}\nbut the result says\n  {}", r.final_position),
+        ));
     }
     let winner = r.winner.as_deref().map(|w| side_letter(w, n, "winner")).transpose()?;
     let outcome = position.outcome();
     match r.reason {
         Reason::FrontRowEmpty | Reason::NoLegalMoves => {
-            let expected_reason = if r.reason == Reason::FrontRowEmpty { WinReason::FrontRowEmpty } else { WinReason::NoLegalMoves };
+            let expected_reason = if r.reason == Reason::FrontRowEmpty {
+                WinReason::FrontRowEmpty
+            } else {
+                WinReason::NoLegalMoves
+            };
             match outcome {
                 Outcome::Win { winner: w, reason } if Some(w) == winner && reason == expected_reason => {}
-                _ => return Err(wrong(n, format!("the result says {} but the final position is {outcome}", r.result))),
+                _ => {
+                    return Err(wrong(
+                        n,
+                        format!("the result says {} but the final position is {outcome}", r.result),
+                    ));
+                }
             }
         }
         Reason::MaxPlies => {
             if outcome.is_over() {
-                return Err(wrong(n, format!("adjudicated at max plies, but the game was already over: {outcome}")));
+                return Err(wrong(
+                    n,
+                    format!("adjudicated at max plies, but the game was already over: {outcome}"),
+                ));
             }
             if header.max_plies != Some(plies) || winner.is_some() {
-                return Err(wrong(n, format!("a max_plies draw needs {:?} plies and no winner", header.max_plies)));
+                return Err(wrong(
+                    n,
+                    format!("a max_plies draw needs {:?} plies and no winner", header.max_plies),
+                ));
             }
         }
         Reason::Aborted => {
@@ -153,7 +193,10 @@ fn check_result(n: usize, header: &Header, position: &Position, plies: u32, r: &
             if let Some(offense) = &r.offense {
                 let offender = side_letter(&offense.side, n, "offense.side")?;
                 if winner != Some(offender.opponent()) {
-                    return Err(wrong(n, format!("{offender} committed the {fault}, so {} must win", offender.opponent())));
+                    return Err(wrong(
+                        n,
+                        format!("{offender} committed the {fault}, so {} must win", offender.opponent()),
+                    ));
                 }
                 if fault == Reason::IllegalMove {
                     if offender != position.side_to_move() {
@@ -162,7 +205,10 @@ fn check_result(n: usize, header: &Header, position: &Position, plies: u32, r: &
                     if let Some(text) = &offense.mv {
                         let legal = text.parse::<MoveText>().ok().and_then(|t| t.to_move(position).ok());
                         if let Some(mv) = legal {
-                            return Err(wrong(n, format!("the verdict calls {mv} illegal, but it is legal here")));
+                            return Err(wrong(
+                                n,
+                                format!("the verdict calls {mv} illegal, but it is legal here"),
+                            ));
                         }
                     }
                 }
@@ -180,7 +226,10 @@ fn check_result(n: usize, header: &Header, position: &Position, plies: u32, r: &
         (None, reason) => format!("draw ({reason})"),
     };
     if summary != r.result {
-        return Err(wrong(n, format!("the result text is {:?}, but winner and reason say {summary:?}", r.result)));
+        return Err(wrong(
+            n,
+            format!("the result text is {:?}, but winner and reason say {summary:?}", r.result),
+        ));
     }
     Ok(())
 }
@@ -199,7 +248,11 @@ pub fn run(args: &VerifyArgs) -> u8 {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {}: not UTF-8 text (byte {})", args.log.display(), e.utf8_error().valid_up_to());
+                eprintln!(
+                    "error: {}: not UTF-8 text (byte {})",
+                    args.log.display(),
+                    e.utf8_error().valid_up_to()
+                );
                 return crate::exit::MALFORMED;
             }
         },

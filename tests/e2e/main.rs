@@ -2,10 +2,10 @@
 //!
 //! One integration-test binary; each topic is a module.
 
+mod check;
+mod hostile;
+mod matches;
 mod rules_cli;
 mod smoke;
 mod support;
 mod tournament;
-mod hostile;
-mod matches;
-mod check;

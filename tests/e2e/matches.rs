@@ -64,7 +64,8 @@ fn the_python_template_bot_plays_a_whole_game() {
     let log = temp_log("python.jsonl");
     let script = workspace_root().join("sample-bots/python/random_bot.py");
     let south = format!("python3 {}", script.display());
-    let out = referee(&["match", "--json", "--south", &south, "--max-plies", "0", "--log", log.to_str().unwrap()]);
+    let out =
+        referee(&["match", "--json", "--south", &south, "--max-plies", "0", "--log", log.to_str().unwrap()]);
     let result = json_result(&out);
     assert!(result["reason"] == "front_row_empty" || result["reason"] == "no_legal_moves", "{result}");
     assert!(verify(&log).status.success());
@@ -73,11 +74,21 @@ fn the_python_template_bot_plays_a_whole_game() {
 #[test]
 fn kujifunza_and_a_custom_start_position() {
     let log = temp_log("kujifunza.jsonl");
-    let out = referee(&["match", "--json", "--variant", "kujifunza", "--max-plies", "20", "--log", log.to_str().unwrap()]);
+    let out = referee(&[
+        "match",
+        "--json",
+        "--variant",
+        "kujifunza",
+        "--max-plies",
+        "20",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
     let result = json_result(&out);
     assert!(verify(&log).status.success());
     assert!(result["plies"].as_u64().unwrap() <= 20);
-    let header: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().next().unwrap()).unwrap();
+    let header: Value =
+        serde_json::from_str(std::fs::read_to_string(&log).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(header["variant"], "kujifunza");
 
     // A position with one legal move for South, who wins with it.

@@ -21,7 +21,7 @@ pub enum StubChoice {
 ///
 /// When a namespace cannot be created, the stub writes a warning to the bot's stderr and runs
 /// the bot without it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Isolation {
     /// A new, empty network namespace: the bot has no network (not even a working loopback).
     pub no_network: bool,

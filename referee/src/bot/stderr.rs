@@ -75,7 +75,12 @@ impl StderrBuffer {
         let mut kept = self.head.clone();
         kept.extend(self.tail.iter());
         let truncated = self.total > kept.len() as u64;
-        StderrCapture { gap_at: truncated.then_some(self.head.len()), kept, total_bytes: self.total, truncated }
+        StderrCapture {
+            gap_at: truncated.then_some(self.head.len()),
+            kept,
+            total_bytes: self.total,
+            truncated,
+        }
     }
 }
 

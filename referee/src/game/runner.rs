@@ -268,7 +268,10 @@ async fn run(
     loop {
         // The rules' endings first, then adjudication.
         if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
-            return Ok(Ending::Rules(Outcome::Win { winner: loser.opponent(), reason: WinReason::FrontRowEmpty }));
+            return Ok(Ending::Rules(Outcome::Win {
+                winner: loser.opponent(),
+                reason: WinReason::FrontRowEmpty,
+            }));
         }
         // Every legal move with its result, computed once per ply.
         let successors = position.successors();
@@ -280,7 +283,8 @@ async fn run(
             return Ok(Ending::MaxPlies);
         }
         let side = position.side_to_move();
-        let (mover, other) = if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
+        let (mover, other) =
+            if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
         let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
         let played = match play_one(mover, other.clock.left(), config, &turn).await {
             Ok(played) => played,
@@ -311,8 +315,11 @@ async fn run(
 /// Spawns one bot and runs its handshake.
 async fn start_bot(seat: &mut Seat, config: &GameConfig) -> Result<(), Fault> {
     let side = seat.side;
-    let options =
-        SpawnOptions { stderr_cap: config.stderr_cap, isolation: config.isolation, ..SpawnOptions::default() };
+    let options = SpawnOptions {
+        stderr_cap: config.stderr_cap,
+        isolation: config.isolation,
+        ..SpawnOptions::default()
+    };
     let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
         Fault::new(side, Reason::HandshakeFailed, format!("could not start {:?}: {e}", seat.spec.program))
     })?;
@@ -437,8 +444,12 @@ async fn play_one(
             Ok(BotMessage::Move(reply)) if reply.id == id => break (line, reply.move_text),
             Ok(BotMessage::Move(reply)) => {
                 let got = reply.id;
-                return Err(Fault::new(side, Reason::WrongId, format!("replied with id {got}, expected {id}"))
-                    .with_line(&line));
+                return Err(Fault::new(
+                    side,
+                    Reason::WrongId,
+                    format!("replied with id {got}, expected {id}"),
+                )
+                .with_line(&line));
             }
             Ok(other) => {
                 return Err(Fault::new(

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use bao_protocol::{
-    Clock as WireClock, GameOver, MoveRequest, PerSide, PositionJson, RefereeMessage, Rows,
-    Side as WireSide, TimeControl as WireTimeControl,
+    Clock as WireClock, GameOver, MoveRequest, PerSide, PositionJson, RefereeMessage, Rows, Side as WireSide,
+    TimeControl as WireTimeControl,
 };
 use bao_rules::{Position, Side, Stage};
 
@@ -55,7 +55,10 @@ pub fn position_json(position: &Position) -> PositionJson {
             Stage::Mtaji => "mtaji",
         }
         .to_owned(),
-        nyumba: PerSide { south: position.owns_nyumba(Side::South), north: position.owns_nyumba(Side::North) },
+        nyumba: PerSide {
+            south: position.owns_nyumba(Side::South),
+            north: position.owns_nyumba(Side::North),
+        },
         takasia: position.takasia().map(|p| p.to_string()),
     }
 }

@@ -259,6 +259,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         time_control: args.game.time_control(),
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
+        isolation: args.game.isolation(),
         opening_source: args.openings.to_string(),
         openings,
         sprt,

@@ -40,6 +40,9 @@ pub struct Plan {
     pub max_plies: Option<u32>,
     /// Resource limits for every bot.
     pub limits: ResourceLimits,
+    /// Namespaces for every bot (absent in plans written before this field existed).
+    #[serde(default)]
+    pub isolation: crate::bot::Isolation,
     /// `start`, `random:PLIES` or `file`.
     pub opening_source: String,
     /// The openings in notation, indexed by [`ScheduledGame::opening`].
@@ -102,6 +105,7 @@ impl Plan {
         config.max_plies = self.max_plies;
         config.seed = self.seed;
         config.limits = self.limits;
+        config.isolation = self.isolation;
         config.lag = lag;
         Ok(config)
     }
@@ -237,6 +241,7 @@ pub(crate) mod tests {
             time_control: TimeControl::default(),
             max_plies: Some(40),
             limits: ResourceLimits::default(),
+            isolation: crate::bot::Isolation::default(),
             opening_source: "start".into(),
             openings: vec![start; 2],
             sprt: None,

@@ -154,7 +154,8 @@ fn misbehave_on(mode: &str, tag: &str, request: &MoveRequest, previous_id: u64, 
             send(out, move_line(request.id, illegal).as_bytes());
         }
         "wrong-side" => {
-            let mv = opponents_move(&request.position.notation, &request.legal).unwrap_or_else(|| "B8>".to_owned());
+            let mv = opponents_move(&request.position.notation, &request.legal)
+                .unwrap_or_else(|| "B8>".to_owned());
             send(out, move_line(request.id, &mv).as_bytes());
         }
         "close-stdout" => {
