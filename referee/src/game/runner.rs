@@ -166,6 +166,7 @@ pub async fn play_game(
             (None, a.reason, detail, None)
         }
     };
+    tracing::info!(reason = %reason, winner = ?winner, plies, detail = %detail, "game over");
     let result = GameResult {
         winner,
         reason,
@@ -307,6 +308,7 @@ async fn run(
             info: played.info,
         });
         log.write(&record)?;
+        tracing::debug!(ply = *plies, side = %side, mv = %mv, used_us = played.used.as_micros(), "ply");
         observer.on_record(&record);
         last_move = Some(mv);
     }
@@ -325,7 +327,12 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig) -> Result<(), Fault> {
     })?;
     let deadline = tokio::time::Instant::now() + config.time.startup;
     let hello = wire::hello_line(side, &config.start, &config.time);
+    tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
     let result = handshake(&mut process, side, &hello, deadline).await;
+    match &result {
+        Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
+        Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
+    }
     seat.process = Some(process);
     seat.reported = Some(result?);
     Ok(())
