@@ -205,7 +205,7 @@ impl Session {
             Failure::new(format!(
                 "could not send the move_request: {} (verdict: {})",
                 describe(&fault),
-                verdict(&fault)
+                Reason::for_fault(&fault)
             ))
         })?;
         let sent = Instant::now();
@@ -226,7 +226,7 @@ impl Session {
                     return Err(Failure::new(format!(
                         "{} instead of answering the move_request (verdict: {})",
                         describe(&fault),
-                        verdict(&fault)
+                        Reason::for_fault(&fault)
                     )));
                 }
             };
@@ -386,21 +386,6 @@ fn describe(fault: &BotFault) -> String {
     }
 }
 
-/// The referee's verdict for a process-layer fault during play.
-fn verdict(fault: &BotFault) -> Reason {
-    match fault {
-        BotFault::Timeout => Reason::Timeout,
-        BotFault::LineTooLong { .. } => Reason::LineTooLong,
-        BotFault::InvalidUtf8 => Reason::MalformedLine,
-        BotFault::StdoutClosed => Reason::StdoutClosed,
-        BotFault::OutputLimit { .. } => Reason::OutputLimit,
-        BotFault::MemoryLimit => Reason::MemoryLimit,
-        BotFault::CpuLimit => Reason::CpuLimit,
-        BotFault::ProcessLimit => Reason::ProcessLimit,
-        BotFault::Exited(_) | BotFault::Io(_) => Reason::BotExited,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use bao_rules::Variant;
@@ -432,8 +417,8 @@ mod tests {
     fn faults_read_as_sentences_with_the_referees_verdict() {
         let exited = BotFault::Exited(ExitReport { code: Some(3), ..ExitReport::default() });
         assert_eq!(describe(&exited), "the bot ended (exit code 3)");
-        assert_eq!(verdict(&exited), Reason::BotExited);
-        assert_eq!(verdict(&BotFault::InvalidUtf8), Reason::MalformedLine);
+        assert_eq!(Reason::for_fault(&exited), Reason::BotExited);
+        assert_eq!(Reason::for_fault(&BotFault::InvalidUtf8), Reason::MalformedLine);
         let stopped = ExitReport { signal: Some(15), ended_by: EndedBy::Terminate, ..ExitReport::default() };
         assert_eq!(how_it_ended(&stopped), "was stopped with SIGTERM (killed by signal 15 (SIGTERM))");
     }

@@ -86,6 +86,25 @@ impl Reason {
     }
 }
 
+impl Reason {
+    /// The verdict for a fault of the process layer during play.
+    #[must_use]
+    pub const fn for_fault(fault: &crate::bot::BotFault) -> Reason {
+        use crate::bot::BotFault;
+        match fault {
+            BotFault::Timeout => Reason::Timeout,
+            BotFault::LineTooLong { .. } => Reason::LineTooLong,
+            BotFault::InvalidUtf8 => Reason::MalformedLine,
+            BotFault::StdoutClosed => Reason::StdoutClosed,
+            BotFault::OutputLimit { .. } => Reason::OutputLimit,
+            BotFault::MemoryLimit => Reason::MemoryLimit,
+            BotFault::CpuLimit => Reason::CpuLimit,
+            BotFault::ProcessLimit => Reason::ProcessLimit,
+            BotFault::Exited(_) | BotFault::Io(_) => Reason::BotExited,
+        }
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

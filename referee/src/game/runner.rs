@@ -40,18 +40,7 @@ impl Fault {
 
     /// A fault from the process layer, during play or (if `handshake`) the handshake.
     fn from_bot(side: Side, fault: BotFault, handshake: bool) -> Fault {
-        let reason = match &fault {
-            _ if handshake => Reason::HandshakeFailed,
-            BotFault::Timeout => Reason::Timeout,
-            BotFault::LineTooLong { .. } => Reason::LineTooLong,
-            BotFault::InvalidUtf8 => Reason::MalformedLine,
-            BotFault::StdoutClosed => Reason::StdoutClosed,
-            BotFault::OutputLimit { .. } => Reason::OutputLimit,
-            BotFault::MemoryLimit => Reason::MemoryLimit,
-            BotFault::CpuLimit => Reason::CpuLimit,
-            BotFault::ProcessLimit => Reason::ProcessLimit,
-            BotFault::Exited(_) | BotFault::Io(_) => Reason::BotExited,
-        };
+        let reason = if handshake { Reason::HandshakeFailed } else { Reason::for_fault(&fault) };
         let detail = if handshake { format!("during the handshake: {fault}") } else { fault.to_string() };
         Fault::new(side, reason, detail)
     }
