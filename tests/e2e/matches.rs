@@ -206,3 +206,28 @@ fn verify_rejects_a_changed_move_position_or_result() {
     // The untouched log verifies.
     assert!(verify(&write_lines("untouched.jsonl", &lines)).status.success());
 }
+
+#[test]
+fn ctrl_c_during_the_handshake_aborts_with_a_complete_log_and_no_bot_left() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let log = temp_log("interrupted.jsonl");
+    let tag = format!("interrupted-{}", std::process::id());
+    // A bot that never answers hello.
+    let south = format!("sh -c 'sleep 30; echo {tag}'");
+    let mut child = Command::new(bin("bao-referee"))
+        .args(["match", "--json", "--startup-time", "20s", "--south", &south, "--log", log.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stdout));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["result"], "aborted");
+    let v = verify(&log);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    assert!(crate::hostile::processes_with(&tag).is_empty());
+}

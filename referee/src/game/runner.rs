@@ -125,12 +125,20 @@ pub async fn play_game(
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
+    let mut header_written = false;
 
     let ending = tokio::select! {
         biased;
         () = cancel.cancelled() => Ending::Aborted,
-        ending = run(config, &mut seats, &mut position, &mut plies, log, observer, &started_at) => ending?,
+        ending = run(config, &mut seats, &mut position, &mut plies, &mut header_written, log, observer, &started_at) => ending?,
     };
+    if !header_written {
+        // Interrupted during start-up: the log still begins with its header.
+        let [south, north] = &seats;
+        let header = header_record(config, south, north, &started_at);
+        log.write(&header)?;
+        observer.on_record(&header);
+    }
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
@@ -222,31 +230,22 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
 }
 
 /// Spawns both bots, runs the handshake, writes the header, then plays.
+#[expect(clippy::too_many_arguments, reason = "the game's state, shared with the abort path")]
 async fn run(
     config: &GameConfig,
     seats: &mut [Seat; 2],
     position: &mut Position,
     plies: &mut u32,
+    header_written: &mut bool,
     log: &mut GameLog,
     observer: &mut dyn GameObserver,
     started_at: &str,
 ) -> anyhow::Result<Ending> {
     let [south, north] = seats;
     let (s, n) = tokio::join!(start_bot(south, config), start_bot(north, config));
-    let header = LogRecord::Header(Header {
-        log_version: LOG_VERSION,
-        referee: format!("bao-referee {}", env!("CARGO_PKG_VERSION")),
-        variant: config.start.variant().to_string(),
-        start: config.start.to_string(),
-        south: south.record(),
-        north: north.record(),
-        time_control: config.time,
-        max_plies: config.max_plies,
-        seed: config.seed,
-        limits: config.limits,
-        started_at: started_at.to_owned(),
-    });
+    let header = header_record(config, south, north, started_at);
     log.write(&header)?;
+    *header_written = true;
     observer.on_record(&header);
     match (s, n) {
         (Ok(()), Ok(())) => {}
@@ -301,6 +300,23 @@ async fn run(
         observer.on_record(&record);
         last_move = Some(mv);
     }
+}
+
+/// The header record of the game's log.
+fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &str) -> LogRecord {
+    LogRecord::Header(Header {
+        log_version: LOG_VERSION,
+        referee: format!("bao-referee {}", env!("CARGO_PKG_VERSION")),
+        variant: config.start.variant().to_string(),
+        start: config.start.to_string(),
+        south: south.record(),
+        north: north.record(),
+        time_control: config.time,
+        max_plies: config.max_plies,
+        seed: config.seed,
+        limits: config.limits,
+        started_at: started_at.to_owned(),
+    })
 }
 
 /// Spawns one bot and runs its handshake.
