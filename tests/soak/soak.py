@@ -36,7 +36,10 @@ for name, cmd in bots:
 
 subprocess.run(["rm", "-rf", OUT], check=True)
 start = time.monotonic()
-proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+# Progress lines go to a file: a pipe nobody reads would fill up and stall the referee.
+err_path = f"{OUT}.stderr"
+err_file = open(err_path, "wb")
+proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err_file)
 samples = []  # (t, rss_kib, fds, threads, tagged processes)
 
 
@@ -63,7 +66,8 @@ while proc.poll() is None:
         pass
     time.sleep(1)
 wall = time.monotonic() - start
-err = proc.stderr.read().decode(errors="replace")
+err_file.close()
+err = open(err_path, "rb").read().decode(errors="replace")
 journal = [json.loads(l) for l in open(f"{OUT}/journal.jsonl")]
 plan = json.load(open(f"{OUT}/plan.json"))
 planned = len(plan["schedule"])
