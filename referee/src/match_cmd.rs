@@ -138,6 +138,9 @@ pub fn run(args: MatchArgs) -> u8 {
             }
         });
         let mut console = Console { quiet: args.json };
+        // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
+        let mut config = config;
+        config.lag = Some(crate::game::lag::LagMonitor::start());
         play_game(&config, &mut log, &mut console, &cancel).await
     });
     match outcome {
