@@ -26,6 +26,8 @@ struct Inner {
     slots: Vec<(AtomicU64, AtomicU64)>,
     next: AtomicU64,
     worst_us: AtomicU64,
+    /// When the monitor last woke, µs since `origin`.
+    last_wake_us: AtomicU64,
 }
 
 const SLOTS: usize = 4096;
@@ -41,6 +43,7 @@ impl LagMonitor {
                 slots: (0..SLOTS).map(|_| (AtomicU64::new(0), AtomicU64::new(0))).collect(),
                 next: AtomicU64::new(0),
                 worst_us: AtomicU64::new(0),
+                last_wake_us: AtomicU64::new(0),
             }),
         };
         let inner = Arc::clone(&monitor.inner);
@@ -55,11 +58,16 @@ impl LagMonitor {
         monitor
     }
 
-    /// The largest lag observed by wake-ups after `since` (zero if none).
+    /// The largest lag observed by wake-ups after `since` (zero if none),
+    /// including the lag building up right now: a monitor that has not woken
+    /// for longer than its tick shows that the loop is stalled at this moment
+    /// (the caller may be polled before the monitor after a stall).
     #[must_use]
     pub fn max_since(&self, since: Instant) -> Duration {
         let since_us = micros(since.saturating_duration_since(self.inner.origin));
-        let mut worst = 0;
+        let now_us = micros(self.inner.origin.elapsed());
+        let last_wake = self.inner.last_wake_us.load(Ordering::Relaxed).max(since_us);
+        let mut worst = now_us.saturating_sub(last_wake).saturating_sub(micros(TICK));
         for (at, lag) in &self.inner.slots {
             if at.load(Ordering::Relaxed) >= since_us {
                 worst = worst.max(lag.load(Ordering::Relaxed));
@@ -77,6 +85,7 @@ impl LagMonitor {
 
 impl Inner {
     fn record(&self, at: Instant, lag: Duration) {
+        self.last_wake_us.store(micros(at.saturating_duration_since(self.origin)), Ordering::Relaxed);
         let i = usize::try_from(self.next.fetch_add(1, Ordering::Relaxed)).unwrap_or(0) % SLOTS;
         let (slot_at, slot_lag) = &self.slots[i];
         slot_lag.store(micros(lag), Ordering::Relaxed);

@@ -9,6 +9,9 @@ pub mod reason;
 pub mod runner;
 pub mod wire;
 
+#[cfg(test)]
+mod fairness_tests;
+
 pub use clock::Clock;
 pub use config::{GameConfig, TimeControl};
 pub use reason::{GameResult, Reason};
