@@ -216,7 +216,7 @@ fn ctrl_c_during_the_handshake_aborts_with_a_complete_log_and_no_bot_left() {
     let tag = format!("interrupted-{}", std::process::id());
     // A bot that never answers hello.
     let south = format!("sh -c 'sleep 30; echo {tag}'");
-    let mut child = Command::new(bin("bao-referee"))
+    let child = Command::new(bin("bao-referee"))
         .args(["match", "--json", "--startup-time", "20s", "--south", &south, "--log", log.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .spawn()
