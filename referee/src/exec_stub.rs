@@ -80,10 +80,10 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if let Err(e) = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
         eprintln!("{NAME}: warning: cannot set the parent-death signal: {e}");
     }
-    if let Some(parent) = args.parent_pid {
-        if getppid() != Pid::from_raw(parent) {
-            return 125; // The referee died before we could ask to follow it.
-        }
+    if let Some(parent) = args.parent_pid
+        && getppid() != Pid::from_raw(parent)
+    {
+        return 125; // The referee died before we could ask to follow it.
     }
     let in_pid_namespace = (args.pid_namespace || args.no_network) && enter_namespaces(&args);
     if in_pid_namespace {
@@ -162,15 +162,15 @@ fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
 }
 
 fn set_rlimits(args: &ExecBotArgs) {
-    if let Some(bytes) = args.rlimit_data {
-        if let Err(e) = setrlimit(Resource::RLIMIT_DATA, bytes, bytes) {
-            eprintln!("{NAME}: warning: cannot set RLIMIT_DATA: {e}");
-        }
+    if let Some(bytes) = args.rlimit_data
+        && let Err(e) = setrlimit(Resource::RLIMIT_DATA, bytes, bytes)
+    {
+        eprintln!("{NAME}: warning: cannot set RLIMIT_DATA: {e}");
     }
-    if let Some(seconds) = args.rlimit_cpu {
-        if let Err(e) = setrlimit(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1)) {
-            eprintln!("{NAME}: warning: cannot set RLIMIT_CPU: {e}");
-        }
+    if let Some(seconds) = args.rlimit_cpu
+        && let Err(e) = setrlimit(Resource::RLIMIT_CPU, seconds, seconds.saturating_add(1))
+    {
+        eprintln!("{NAME}: warning: cannot set RLIMIT_CPU: {e}");
     }
     if let Some(allowance) = args.nproc_allowance {
         let uid = nix::unistd::getuid();

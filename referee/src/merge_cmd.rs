@@ -102,11 +102,11 @@ pub fn run(args: &MergeArgs) -> u8 {
     let entries: Vec<JournalEntry> = merged.entries.values().map(|(_, e)| e.clone()).collect();
     let mut results = results::compute(&merged.plan, &entries, None);
     results.duplicates = merged.duplicates.keys().copied().collect();
-    if let Some(out) = &args.out {
-        if let Err(e) = write_merged(&args.dirs, &merged, &results, out) {
-            eprintln!("error: {e:#}");
-            return crate::exit::INTERNAL;
-        }
+    if let Some(out) = &args.out
+        && let Err(e) = write_merged(&args.dirs, &merged, &results, out)
+    {
+        eprintln!("error: {e:#}");
+        return crate::exit::INTERNAL;
     }
     if args.json {
         match serde_json::to_string(&results) {

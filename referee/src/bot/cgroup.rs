@@ -162,10 +162,11 @@ fn enable_controller(parent: &Path, controller: &str) {
         std::fs::read_to_string(parent.join(file))
             .is_ok_and(|t| t.split_whitespace().any(|c| c == controller))
     };
-    if listed("cgroup.controllers") && !listed("cgroup.subtree_control") {
-        if let Err(e) = std::fs::write(parent.join("cgroup.subtree_control"), format!("+{controller}")) {
-            tracing::debug!("cannot enable the {controller} controller in {}: {e}", parent.display());
-        }
+    if listed("cgroup.controllers")
+        && !listed("cgroup.subtree_control")
+        && let Err(e) = std::fs::write(parent.join("cgroup.subtree_control"), format!("+{controller}"))
+    {
+        tracing::debug!("cannot enable the {controller} controller in {}: {e}", parent.display());
     }
 }
 

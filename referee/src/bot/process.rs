@@ -176,13 +176,13 @@ impl BotProcess {
             program: spec.program.clone(),
             source: std::io::Error::other("the process exited before it could be supervised"),
         })?;
-        if stub.is_none() {
-            if let Some(cgroup) = &cgroup {
-                // Racy without the stub: a fork before this write stays outside the cgroup
-                // (`sweep_into_cgroup` below moves what it finds; the /proc walk sees the rest).
-                if let Err(e) = cgroup.add(pid) {
-                    tracing::debug!("cannot move bot {pid} into {}: {e}", cgroup.path().display());
-                }
+        if stub.is_none()
+            && let Some(cgroup) = &cgroup
+        {
+            // Racy without the stub: a fork before this write stays outside the cgroup
+            // (`sweep_into_cgroup` below moves what it finds; the /proc walk sees the rest).
+            if let Err(e) = cgroup.add(pid) {
+                tracing::debug!("cannot move bot {pid} into {}: {e}", cgroup.path().display());
             }
         }
 
@@ -335,11 +335,11 @@ impl BotProcess {
         };
         kill_leftovers(&self.shared).await;
         self.lines.close();
-        if let Some(mut pump) = self.pump.take() {
-            if tokio::time::timeout(PUMP_WAIT, &mut pump).await.is_err() {
-                tracing::warn!("bot {}: an escaped process still holds its output pipes", self.pid);
-                pump.abort();
-            }
+        if let Some(mut pump) = self.pump.take()
+            && tokio::time::timeout(PUMP_WAIT, &mut pump).await.is_err()
+        {
+            tracing::warn!("bot {}: an escaped process still holds its output pipes", self.pid);
+            pump.abort();
         }
         let mut tree = lock(&self.shared.tree);
         tree.reap_orphans();

@@ -310,10 +310,10 @@ impl Pump {
     }
 
     fn check_output(&mut self) {
-        if let Some(limit) = self.watch.limits.max_output_bytes {
-            if self.shared.output_bytes.load(Ordering::Relaxed) > limit {
-                self.enforce(BotFault::OutputLimit { limit });
-            }
+        if let Some(limit) = self.watch.limits.max_output_bytes
+            && self.shared.output_bytes.load(Ordering::Relaxed) > limit
+        {
+            self.enforce(BotFault::OutputLimit { limit });
         }
     }
 
@@ -335,26 +335,26 @@ impl Pump {
             let oom = tree.cgroup().is_some_and(|c| c.memory_limited() && c.oom_killed());
             (cpu, sample, oom)
         };
-        if let (Some(limit), Some(used)) = (limits.max_cpu_secs, cpu) {
-            if used >= Duration::from_secs(limit) {
-                self.enforce(BotFault::CpuLimit);
-                return;
-            }
+        if let (Some(limit), Some(used)) = (limits.max_cpu_secs, cpu)
+            && used >= Duration::from_secs(limit)
+        {
+            self.enforce(BotFault::CpuLimit);
+            return;
         }
         if oom {
             self.enforce(BotFault::MemoryLimit);
             return;
         }
-        if let (true, Some(limit)) = (self.watch.sample_memory, limits.max_memory_bytes) {
-            if sample.memory_bytes > limit {
-                self.enforce(BotFault::MemoryLimit);
-                return;
-            }
+        if let (true, Some(limit)) = (self.watch.sample_memory, limits.max_memory_bytes)
+            && sample.memory_bytes > limit
+        {
+            self.enforce(BotFault::MemoryLimit);
+            return;
         }
-        if let (true, Some(limit)) = (self.watch.count_processes, limits.max_processes) {
-            if sample.processes.saturating_sub(self.watch.helper_processes) > limit {
-                self.enforce(BotFault::ProcessLimit);
-            }
+        if let (true, Some(limit)) = (self.watch.count_processes, limits.max_processes)
+            && sample.processes.saturating_sub(self.watch.helper_processes) > limit
+        {
+            self.enforce(BotFault::ProcessLimit);
         }
     }
 }

@@ -208,10 +208,10 @@ impl ProcessTree {
     /// (never to the referee's own group). For SIGKILL, also `cgroup.kill`.
     /// Returns the number of live processes signalled.
     pub(crate) fn signal(&mut self, signal: Signal) -> usize {
-        if signal == Signal::SIGKILL {
-            if let Some(cgroup) = &self.cgroup {
-                cgroup.kill();
-            }
+        if signal == Signal::SIGKILL
+            && let Some(cgroup) = &self.cgroup
+        {
+            cgroup.kill();
         }
         let members = self.members();
         let live: Vec<&ProcStat> = members.iter().filter(|m| !m.is_zombie()).collect();

@@ -106,10 +106,10 @@ fn tail(text: &str) -> Option<String> {
     while !text.is_char_boundary(start) {
         start += 1;
     }
-    if start > 0 {
-        if let Some(newline) = text[start..].find('\n') {
-            start += newline + 1;
-        }
+    if start > 0
+        && let Some(newline) = text[start..].find('\n')
+    {
+        start += newline + 1;
     }
     Some(text[start..].to_owned())
 }

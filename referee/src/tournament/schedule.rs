@@ -98,7 +98,7 @@ pub fn build(
     if bots < 2 {
         return Err(ScheduleError::TooFewBots(bots));
     }
-    if games_per_round < 2 || games_per_round % 2 != 0 {
+    if games_per_round < 2 || !games_per_round.is_multiple_of(2) {
         return Err(ScheduleError::OddGames(games_per_round));
     }
     if rounds == 0 {
