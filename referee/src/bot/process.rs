@@ -350,6 +350,16 @@ impl BotProcess {
         report
     }
 
+    /// Like [`BotProcess::shutdown`], and also returns the bot's stderr as it
+    /// stood at the very end (after the reader drained the pipe), so that what
+    /// a bot writes while it crashes or exits is kept.
+    pub async fn shutdown_with_stderr(self, grace: Duration) -> (ExitReport, StderrCapture) {
+        let shared = Arc::clone(&self.shared);
+        let report = self.shutdown(grace).await;
+        let stderr = lock(&shared.stderr).snapshot();
+        (report, stderr)
+    }
+
     async fn wait_exit(&mut self, within: Duration) -> Option<ExitReport> {
         match tokio::time::timeout(within, self.exit.wait_for(Option::is_some)).await {
             Ok(Ok(exit)) => exit.as_ref().map(|(report, _)| report.clone()),

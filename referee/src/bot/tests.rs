@@ -403,3 +403,14 @@ async fn dropping_a_bot_kills_its_tree() {
     let state = |p: i32| std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
     assert!(!exists(child) && !exists(leader), "child: {} leader: {}", state(child), state(leader));
 }
+
+#[tokio::test]
+async fn stderr_written_while_the_bot_exits_is_kept() {
+    // The bot writes its last words only once its stdin is closed by shutdown.
+    let bot = start(&sh("read -r line; echo 'last words' >&2; exit 0")).await;
+    let before = bot.stderr();
+    assert_eq!(before.total_bytes, 0);
+    let (report, stderr) = bot.shutdown_with_stderr(Duration::from_secs(2)).await;
+    assert_eq!(report.code, Some(0));
+    assert_eq!(stderr.text(), "last words\n");
+}

@@ -302,8 +302,9 @@ impl Session {
     /// (SIGTERM, then SIGKILL). Returns how it ended.
     pub async fn close_input(&mut self, grace: Duration) -> Option<ExitReport> {
         let process = self.process.take()?;
-        self.stderr = Some(process.stderr());
-        Some(process.shutdown(grace).await)
+        let (report, stderr) = process.shutdown_with_stderr(grace).await;
+        self.stderr = Some(stderr);
+        Some(report)
     }
 
     /// Ends the check: sends `game_over` and `quit` unless `quit` was sent already (best effort,
@@ -319,9 +320,8 @@ impl Session {
                     let _ = process.send_line(&wire::quit_line(), deadline).await;
                 }
             }
-            let report_stderr = process.stderr();
-            let _ = process.shutdown(grace).await;
-            self.stderr = Some(report_stderr);
+            let (_, stderr) = process.shutdown_with_stderr(grace).await;
+            self.stderr = Some(stderr);
         }
         Finished { transcript: self.transcript, stderr: self.stderr.unwrap_or_default() }
     }

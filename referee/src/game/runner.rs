@@ -223,10 +223,9 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
     if process.send_line(game_over, deadline).await.is_ok() {
         let _ = process.send_line(&wire::quit_line(), deadline).await;
     }
-    let stderr_seen = process.stderr();
-    let report = process.shutdown(grace).await;
+    let (report, stderr) = process.shutdown_with_stderr(grace).await;
     seat.exit = report.to_string();
-    seat.stderr = Some(stderr_seen);
+    seat.stderr = Some(stderr);
 }
 
 /// Spawns both bots, runs the handshake, writes the header, then plays.
