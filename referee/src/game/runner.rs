@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
+use bao_rules::{MoveText, Position, Side, WinReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::bot::{BotFault, BotProcess, BotSpec, SpawnOptions};
@@ -142,16 +142,14 @@ pub async fn play_game(
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
-        Ending::Rules(Outcome::Win { winner, reason }) => {
+        Ending::Rules { winner, reason } => {
             let reason = match reason {
-                bao_rules::WinReason::FrontRowEmpty => Reason::FrontRowEmpty,
-                bao_rules::WinReason::NoLegalMoves => Reason::NoLegalMoves,
+                WinReason::FrontRowEmpty => Reason::FrontRowEmpty,
+                WinReason::NoLegalMoves => Reason::NoLegalMoves,
             };
             (Some(winner), reason, String::new(), None)
         }
-        Ending::Rules(Outcome::Ongoing) | Ending::MaxPlies => {
-            (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None)
-        }
+        Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
         Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
         Ending::Fault(f) => {
             let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv };
@@ -209,7 +207,11 @@ pub async fn play_game(
 
 /// How the game loop ended.
 enum Ending {
-    Rules(Outcome),
+    /// The rules ended the game.
+    Rules {
+        winner: Side,
+        reason: WinReason,
+    },
     MaxPlies,
     Aborted,
     Fault(Fault),
@@ -256,16 +258,13 @@ async fn run(
     loop {
         // The rules' endings first, then adjudication.
         if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
-            return Ok(Ending::Rules(Outcome::Win {
-                winner: loser.opponent(),
-                reason: WinReason::FrontRowEmpty,
-            }));
+            return Ok(Ending::Rules { winner: loser.opponent(), reason: WinReason::FrontRowEmpty });
         }
         // Every legal move with its result, computed once per ply.
         let successors = position.successors();
         if successors.is_empty() {
             let winner = position.side_to_move().opponent();
-            return Ok(Ending::Rules(Outcome::Win { winner, reason: WinReason::NoLegalMoves }));
+            return Ok(Ending::Rules { winner, reason: WinReason::NoLegalMoves });
         }
         if config.max_plies.is_some_and(|max| *plies >= max) {
             return Ok(Ending::MaxPlies);
@@ -360,7 +359,7 @@ async fn handshake(
                 return Err(Fault::new(
                     side,
                     Reason::HandshakeFailed,
-                    format!("expected a ready message, got a {} message", message_kind(&other)),
+                    format!("expected a ready message, got a {} message", other.message_type()),
                 )
                 .with_line(&line));
             }
@@ -466,7 +465,7 @@ async fn play_one(
                 return Err(Fault::new(
                     side,
                     Reason::UnexpectedMessage,
-                    format!("expected a move message, got a {} message", message_kind(&other)),
+                    format!("expected a move message, got a {} message", other.message_type()),
                 )
                 .with_line(&line));
             }
@@ -517,13 +516,4 @@ async fn play_one(
         }
     };
     Ok(Played { mv, next, used, cpu, info, lag_excused })
-}
-
-/// The `type` of a bot message, for verdict details.
-fn message_kind(message: &BotMessage) -> &'static str {
-    match message {
-        BotMessage::Ready(_) => "ready",
-        BotMessage::Move(_) => "move",
-        BotMessage::Info(_) => "info",
-    }
 }
