@@ -20,6 +20,7 @@
 //! assert_eq!(next.to_string().parse::<Position>().unwrap(), next);
 //! ```
 
+mod board_pit;
 mod direction;
 mod illegal;
 mod movegen;
@@ -30,9 +31,11 @@ mod pit;
 mod position;
 mod setup;
 mod side;
+mod sow_step;
 mod sowing;
 mod variant;
 
+pub use board_pit::{BoardPit, ParseBoardPitError};
 pub use direction::Direction;
 pub use illegal::IllegalMove;
 pub use moves::{Move, MoveList, MoveText, ParseMoveError};
@@ -41,9 +44,10 @@ pub use perft::perft;
 pub use pit::{Pit, Row};
 pub use position::{Position, PositionError, Stage};
 pub use setup::{ParseSetupError, Setup, SetupField};
-pub use side::Side;
+pub use side::{ParseSideError, Side};
+pub use sow_step::SowStep;
 pub use sowing::MAX_LAPS;
-pub use variant::Variant;
+pub use variant::{ParseVariantError, Variant};
 
 /// The largest number of seeds a position may hold in all (pits and hands).
 ///

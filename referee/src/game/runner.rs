@@ -505,7 +505,7 @@ async fn play_one(
     let candidate = parsed.to_move_unchecked();
     let found = turn.successors.iter().find(|(m, _)| *m == candidate);
     let (mv, next) = match found {
-        Some(&(mv, next)) if !(parsed.lower_case && position.side_to_move() == Side::South) => (mv, next),
+        Some(&(mv, next)) if !(parsed.lower_case() && position.side_to_move() == Side::South) => (mv, next),
         // Not legal: let the rules say why.
         _ => {
             let reason = match parsed.to_move(position) {
