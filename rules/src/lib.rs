@@ -34,6 +34,7 @@ mod side;
 mod sow_step;
 mod sowing;
 mod variant;
+mod zobrist;
 
 pub use board_pit::{BoardPit, ParseBoardPitError};
 pub use direction::Direction;

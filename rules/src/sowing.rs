@@ -52,11 +52,16 @@ pub(crate) struct Execution {
     pub(crate) safari_offered: bool,
 }
 
-/// Sows `n` seeds into `ring` (`side`'s), starting with the pit after `from`,
-/// stepping by `step` (1 or 15 modulo 16). Returns the pit of the last seed.
-/// Reports one [`SowStep::Drop`] per seed, in sowing order.
+/// `side_index`'s pit at ring index `index`, named absolutely.
+fn board_pit(side_index: usize, index: usize) -> BoardPit {
+    BoardPit::new(Side::ALL[side_index & 1], Pit::from_ring(index))
+}
+
+/// Sows `n` seeds into `ring` (side `me`'s), starting with the pit after
+/// `from`, stepping by `step` (1 or 15 modulo 16). Returns the pit of the last
+/// seed. Reports one [`SowStep::Drop`] per seed, in sowing order.
 #[inline]
-fn sow<O: Observer>(ring: &mut [u8; 16], side: Side, from: usize, n: u8, step: usize, obs: &mut O) -> usize {
+fn sow<O: Observer>(ring: &mut [u8; 16], me: usize, from: usize, n: u8, step: usize, obs: &mut O) -> usize {
     let n = usize::from(n);
     if n >= 16 {
         // Whole rounds: every pit, the lifted one included, gets one seed each.
@@ -76,36 +81,36 @@ fn sow<O: Observer>(ring: &mut [u8; 16], side: Side, from: usize, n: u8, step: u
         let mut p = from;
         for _ in 0..n {
             p = (p + step) & 15;
-            obs.step(SowStep::Drop { pit: BoardPit::new(side, Pit::from_ring(p)) });
+            obs.step(SowStep::Drop { pit: board_pit(me, p) });
         }
     }
     (from + n * step) & 15
 }
 
 impl Position {
-    /// Reports that `side`'s nyumba is no longer owned, if it was, and ends
-    /// its ownership.
+    /// Reports that side `side`'s nyumba is no longer owned, if it is owned
+    /// (the caller then ends ownership).
     #[inline]
-    fn lose_nyumba<O: Observer>(&mut self, side: Side, obs: &mut O) {
-        if O::ACTIVE && self.nyumba[side.index()] {
-            obs.step(SowStep::NyumbaLost { pit: BoardPit::new(side, Pit::NYUMBA) });
+    fn report_nyumba_lost<O: Observer>(&self, side: usize, obs: &mut O) {
+        if O::ACTIVE && self.nyumba[side] {
+            obs.step(SowStep::NyumbaLost { pit: board_pit(side, Pit::NYUMBA.index()) });
         }
-        self.nyumba[side.index()] = false;
     }
 
     /// Lifts all seeds of the mover's `pit` (ending nyumba ownership if it is
     /// the nyumba) and sows them; returns the lap's last pit.
     #[inline]
-    fn lift_and_sow<O: Observer>(&mut self, me: Side, pit: usize, dir: Direction, obs: &mut O) -> usize {
-        let n = self.pits[me.index()][pit];
-        self.pits[me.index()][pit] = 0;
+    fn lift_and_sow<O: Observer>(&mut self, me: usize, pit: usize, dir: Direction, obs: &mut O) -> usize {
+        let n = self.pits[me][pit];
+        self.pits[me][pit] = 0;
         if O::ACTIVE {
-            obs.step(SowStep::Pick { pit: BoardPit::new(me, Pit::from_ring(pit)), seeds: n });
+            obs.step(SowStep::Pick { pit: board_pit(me, pit), seeds: n });
         }
         if pit == 4 {
-            self.lose_nyumba(me, obs);
+            self.report_nyumba_lost(me, obs);
+            self.nyumba[me] = false;
         }
-        sow(&mut self.pits[me.index()], me, pit, n, dir.step(), obs)
+        sow(&mut self.pits[me], me, pit, n, dir.step(), obs)
     }
 
     /// Takes the opponent pit facing the mover's front pit `p` and sows the
@@ -117,26 +122,31 @@ impl Position {
     #[inline]
     fn capture<O: Observer>(
         &mut self,
-        me: Side,
+        me: usize,
         p: usize,
         dir: &mut Direction,
         namua: bool,
         obs: &mut O,
     ) -> usize {
-        let opp = me.opponent();
+        let opp = 1 - me;
         let facing = 7 - p;
-        let n = self.pits[opp.index()][facing];
-        self.pits[opp.index()][facing] = 0;
+        let n = self.pits[opp][facing];
+        self.pits[opp][facing] = 0;
         if O::ACTIVE {
-            obs.step(SowStep::Capture { pit: BoardPit::new(opp, Pit::from_ring(facing)), seeds: n });
+            obs.step(SowStep::Capture { pit: board_pit(opp, facing), seeds: n });
+            if facing == 4 || !namua {
+                self.report_nyumba_lost(opp, obs);
+            }
+            if !namua {
+                self.report_nyumba_lost(me, obs);
+            }
         }
         if facing == 4 {
-            self.lose_nyumba(opp, obs);
+            self.nyumba[opp] = false;
         }
         if !namua {
             // The first capture in the mtaji stage ends both houses.
-            self.lose_nyumba(opp, obs);
-            self.lose_nyumba(me, obs);
+            self.nyumba = [false, false];
         }
         match p {
             0 | 1 => *dir = Direction::Clockwise,
@@ -148,12 +158,12 @@ impl Position {
             Direction::AntiClockwise => 7,
         };
         if O::ACTIVE {
-            obs.step(SowStep::Kichwa { pit: BoardPit::new(me, Pit::from_ring(kichwa)) });
+            obs.step(SowStep::Kichwa { pit: board_pit(me, kichwa) });
         }
         // The first seed goes into the kichwa itself.
         let step = dir.step();
         let before = (kichwa + 16 - step) & 15;
-        sow(&mut self.pits[me.index()], me, before, n, step, obs)
+        sow(&mut self.pits[me], me, before, n, step, obs)
     }
 
     /// Executes the mover's move on the board and nyumba flags of `self`,
@@ -172,8 +182,7 @@ impl Position {
         safari: bool,
         obs: &mut O,
     ) -> Execution {
-        let me_side = self.to_move;
-        let me = me_side.index();
+        let me = self.to_move.index();
         let opp = 1 - me;
         let namua = kind.is_namua();
         let capture = kind.is_capture();
@@ -182,27 +191,27 @@ impl Position {
 
         if O::ACTIVE && namua {
             obs.step(SowStep::Hand);
-            obs.step(SowStep::Drop { pit: BoardPit::new(me_side, Pit::from_ring(pit)) });
+            obs.step(SowStep::Drop { pit: board_pit(me, pit) });
         }
         // The first lap.
         let mut end = match kind {
             MoveKind::NamuaCapture => {
                 self.pits[me][pit] += 1;
-                self.capture(me_side, pit, &mut dir, namua, obs)
+                self.capture(me, pit, &mut dir, namua, obs)
             }
             MoveKind::NamuaTakasa => {
                 self.pits[me][pit] += 1;
-                self.lift_and_sow(me_side, pit, dir, obs)
+                self.lift_and_sow(me, pit, dir, obs)
             }
             MoveKind::NamuaTax => {
                 // Put the seed in and lift exactly 2: ownership is kept.
                 self.pits[me][4] -= 1;
                 if O::ACTIVE {
-                    obs.step(SowStep::Pick { pit: BoardPit::new(me_side, Pit::NYUMBA), seeds: 2 });
+                    obs.step(SowStep::Pick { pit: board_pit(me, 4), seeds: 2 });
                 }
-                sow(&mut self.pits[me], me_side, 4, 2, dir.step(), obs)
+                sow(&mut self.pits[me], me, 4, 2, dir.step(), obs)
             }
-            MoveKind::MtajiCapture | MoveKind::MtajiTakasa => self.lift_and_sow(me_side, pit, dir, obs),
+            MoveKind::MtajiCapture | MoveKind::MtajiTakasa => self.lift_and_sow(me, pit, dir, obs),
         };
         let mut laps: u32 = 1;
 
@@ -217,7 +226,6 @@ impl Position {
                 return Execution { end: MoveEnd::Finished, safari_offered };
             }
             let capture_here = capture && end < 8 && self.pits[opp][7 - end] > 0;
-            let mut on_safari = false;
             if !capture_here {
                 if namua && end == 4 && self.nyumba[me] && self.pits[me][4] >= 6 {
                     // 7.4: a takasa stops; a capture move stops or goes on safari.
@@ -228,7 +236,6 @@ impl Position {
                     if !safari {
                         return Execution { end: MoveEnd::Finished, safari_offered };
                     }
-                    on_safari = true;
                 } else if kind == MoveKind::MtajiTakasa && takasia == Some(end) {
                     // 7.5
                     return Execution { end: MoveEnd::Finished, safari_offered };
@@ -239,13 +246,15 @@ impl Position {
                 return Execution { end: MoveEnd::Infinite, safari_offered };
             }
             end = if capture_here {
-                self.capture(me_side, end, &mut dir, namua, obs)
+                self.capture(me, end, &mut dir, namua, obs)
             } else {
-                if O::ACTIVE && on_safari {
-                    obs.step(SowStep::Safari { pit: BoardPit::new(me_side, Pit::NYUMBA) });
+                // Not a capture, so the move goes on past the functional nyumba
+                // only on safari (the test of 7.4 above).
+                if O::ACTIVE && namua && end == 4 && self.nyumba[me] && self.pits[me][4] >= 6 {
+                    obs.step(SowStep::Safari { pit: board_pit(me, 4) });
                 }
                 // A relay, or the safari (lifting the nyumba ends ownership).
-                self.lift_and_sow(me_side, end, dir, obs)
+                self.lift_and_sow(me, end, dir, obs)
             };
             laps += 1;
         }
