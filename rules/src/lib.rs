@@ -1,8 +1,19 @@
 //! The rules of Bao la Kiswahili and its learners' variant Bao la Kujifunza.
 //!
-//! This crate does no I/O. It follows the project's rules reference (RULES.md,
-//! summarised in `docs/rules.md`) exactly, including every decision that
-//! reference makes where the traditional descriptions are silent.
+//! It follows the project's rules reference (RULES.md, summarised in
+//! `docs/rules.md`) exactly, including every decision that reference makes
+//! where the traditional descriptions are silent.
+//!
+//! What it owns: positions and their notation, moves and theirs, legal moves,
+//! playing a move ([`Position::play`], [`Position::play_without_outcome`],
+//! [`Position::play_unchecked`]), outcomes, the atomic steps of a move for
+//! replay ([`Position::sowing_steps`], [`SowStep`], absolute pit names
+//! [`BoardPit`]), Zobrist hashing ([`Position::hash_key`]) and [`perft`].
+//!
+//! What it must not know: anything outside one game's rules. It does no I/O
+//! (no files, processes, clocks or randomness); its dependencies are
+//! `thiserror`, `arrayvec` and `serde` (derives only: the JSON form of
+//! [`SowStep`], [`BoardPit`] and [`Side`]; serialising is the caller's job).
 //!
 //! The shape follows the good chess rules libraries: text is first *parsed*
 //! into a plain [`Setup`] (any counts, no rules checked), which becomes a
