@@ -246,7 +246,7 @@
     byId("btn-next").disabled = state.ply === last && !state.anim;
     byId("btn-last").disabled = state.ply === last && !state.anim;
     var play = byId("btn-play");
-    play.textContent = state.playing ? "\u275A\u275A pause" : "\u25B6\uFE0E play";
+    play.querySelector(".play-label").textContent = state.playing ? "pause" : "play";
     play.setAttribute("aria-label", state.playing ? "pause" : "play");
     play.classList.toggle("playing", state.playing);
   }

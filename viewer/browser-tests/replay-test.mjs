@@ -154,6 +154,7 @@ try {
 
   await page.keyboard.press("Home");
   if (await waitForPly(0, "Home")) await expectBoard(game, 0, "Home");
+  await screenshot("replay-desktop-start.png");
 
   // A click in the move list jumps to that ply.
   const mid = Math.floor(last / 2);

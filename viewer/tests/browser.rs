@@ -17,7 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bao_rules::{Position, Side, Variant};
-use bao_viewer::{GameRow, IndexData, ReplayData, SideCode, StandingRow, replay_html, tournament_index_html};
+use bao_viewer::{
+    CrossCell, CrossTable, EloInterval, GameRow, IndexData, ReplayData, SideCode, SprtState, StandingRow,
+    replay_html, tournament_index_html,
+};
 use serde_json::{Value, json};
 
 const HOSTILE: &str = "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">";
@@ -89,8 +92,13 @@ fn standing(name: &str, data: &[&ReplayData]) -> StandingRow {
         losses,
         draws,
         points: wins as f64 + draws as f64 / 2.0,
-        elo: None,
-        pentanomial: None,
+        // Made-up figures, to see how real bounds and pair counts look.
+        elo: Some(if wins > losses {
+            EloInterval { estimate: f64::INFINITY, lower: 24.1, upper: f64::INFINITY }
+        } else {
+            EloInterval { estimate: -190.8, lower: f64::NEG_INFINITY, upper: -24.1 }
+        }),
+        pentanomial: Some([0, 0, losses, 0, wins]),
     }
 }
 
@@ -150,11 +158,32 @@ fn replay_and_index_in_headless_chromium() {
         notes: vec!["two fixture games".to_owned()],
         standings: vec![
             standing("greedy", &both[..1]),
-            standing("lcg-random", &both),
             standing(HOSTILE, &both[1..]),
+            standing("lcg-random", &both),
         ],
-        cross_table: None,
-        sprt: None,
+        cross_table: Some(CrossTable {
+            names: vec!["greedy".to_owned(), HOSTILE.to_owned(), "lcg-random".to_owned()],
+            cells: vec![
+                vec![None, None, Some(CrossCell { wins: 1, losses: 0, draws: 0 })],
+                vec![None, None, Some(CrossCell { wins: 1, losses: 0, draws: 0 })],
+                vec![
+                    Some(CrossCell { wins: 0, losses: 1, draws: 0 }),
+                    Some(CrossCell { wins: 0, losses: 1, draws: 0 }),
+                    None,
+                ],
+            ],
+        }),
+        // Made-up figures, to see how an SPRT line looks.
+        sprt: Some(SprtState {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            llr: Some(0.41),
+            lower_bound: -2.94,
+            upper_bound: 2.94,
+            decision: "continue".to_owned(),
+        }),
         games: vec![
             game_row("1", &game.data, "games/0001.html"),
             game_row("2", &hostile.data, "games/0002.html"),
