@@ -227,6 +227,22 @@ try {
   const hostileLast = hostile.boards.length - 1;
   if (await waitForPly(hostileLast, "End (hostile)")) await expectBoard(hostile, hostileLast, "End (hostile)");
 
+  // ---- the third replay: no plies yet, takasia on a6 -------------------------------------
+  const waiting = spec.replays[2];
+  await page.goto(pathToFileURL(waiting.file).href);
+  await page.waitForSelector("[data-pit]");
+  await expectBoard(waiting, 0, "a game without plies");
+  check(await page.$eval('[data-pit="a6"]', (e) => e.classList.contains("takasia")), "a6 is marked as under takasia");
+  check((await page.$$(".pit.nyumba")).length === 0, "no nyumba is marked when neither is owned");
+  await page.keyboard.press("End");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press(" ");
+  check((await shownPly()) === 0, "stepping in a game without plies stays at ply 0");
+  check((await page.textContent("#result")).includes("in progress"), "an unfinished game says so");
+  await page.setViewportSize({ width: 360, height: 800 });
+  await screenshot("replay-360-takasia.png");
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   // ---- the tournament index: follow a link to a replay -----------------------------------
   await page.goto(pathToFileURL(spec.index).href);
   await page.waitForSelector("a[data-replay]");

@@ -144,6 +144,26 @@ fn replay_and_index_in_headless_chromium() {
     let mut hostile = common::play_game(Variant::Kujifunza, HOSTILE, "lcg-random");
     hostile.data.title = Some(HOSTILE.to_owned());
     hostile.data.back_href = Some("../index.html".to_owned());
+    // A game in progress with no plies yet, from a position with takasia (a6) and no nyumba.
+    let takasia: Position =
+        "kiswahili N 2,0,1,1,0,0,0,0/0,0,0,0,0,0,0,0/0,2,0,1,0,2,0,0/0,0,0,0,0,0,0,0 0,0 -- A6"
+            .parse()
+            .expect("valid");
+    let waiting = common::Game {
+        data: ReplayData {
+            variant: "kiswahili".to_owned(),
+            south_name: "south-bot".to_owned(),
+            north_name: "north-bot".to_owned(),
+            start: bao_viewer::BoardJson::from_position(&takasia),
+            plies: Vec::new(),
+            result: None,
+            title: None,
+            back_href: None,
+        },
+        positions: vec![takasia],
+    };
+    let third = out.join("games/0003.html");
+    std::fs::write(&third, replay_html(&waiting.data)).expect("write replay 3");
     let first = out.join("games/0001.html");
     let second = out.join("games/0002.html");
     std::fs::write(&first, replay_html(&game.data)).expect("write replay 1");
@@ -193,7 +213,7 @@ fn replay_and_index_in_headless_chromium() {
     std::fs::write(&index_file, tournament_index_html(&index)).expect("write the index");
 
     let spec = json!({
-        "replays": [replay_spec(&first, &game), replay_spec(&second, &hostile)],
+        "replays": [replay_spec(&first, &game), replay_spec(&second, &hostile), replay_spec(&third, &waiting)],
         "index": index_file,
         "index_links": 2,
         "link_id": "1",
