@@ -186,9 +186,16 @@
     byId("sowing").hidden = true;
     boardEl.removeAttribute("data-animating");
     state.ply = n;
-    var plyNo = byId("ply-number");
-    plyNo.textContent = String(n);
-    plyNo.setAttribute("data-ply", String(n));
+    byId("ply-number").setAttribute("data-ply", String(n));
+    headline(n, board, ply);
+    updateButtons();
+  }
+
+  // The texts about ply n (its number, move, times, infos; the move list's current entry).
+  // During an animation they already describe the ply being sown; data-ply changes only when
+  // its recorded position is shown.
+  function headline(n, board, ply) {
+    byId("ply-number").textContent = String(n);
     describePly(n, board, ply);
     moveButtons.forEach(function (b, i) {
       b.classList.toggle("current", i === n);
@@ -196,7 +203,6 @@
       else b.removeAttribute("aria-current");
     });
     scrollMoveIntoView(n);
-    updateButtons();
   }
 
   function describePly(n, board, ply) {
@@ -283,8 +289,9 @@
     var mover = ply.side === "N" ? 1 : 0;
     var floating = 0;
     var sowing = byId("sowing");
-    markBoard(before, null);
+    markBoard(before, movePit(ply));
     boardEl.setAttribute("data-animating", "true");
+    headline(n, ply.after, ply);
     var anim = { target: n, timer: null, index: 0 };
     state.anim = anim;
     updateButtons();
@@ -304,7 +311,8 @@
       // Skip ops we do not know, without a pause.
       while (anim.index < steps.length) {
         var step = steps[anim.index++];
-        var op = step && step.op;
+        // "op" is the contract; "type" is how the rules crate tags its sowing steps.
+        var op = step && (step.op || step.type);
         var pit = step && typeof step.pit === "string" ? step.pit : null;
         Object.keys(pits).forEach(function (k) {
           pits[k].root.classList.remove("active");
@@ -332,8 +340,17 @@
           floating += taken;
           setPit(pit, counts[pit]);
           pits[pit].root.classList.add("captured");
-        } else {
+        } else if (op === "nyumba_lost" && pit && pits[pit]) {
+          pits[pit].root.classList.remove("nyumba");
           continue;
+        } else if (op === "safari" && pit && pits[pit]) {
+          pits[pit].root.classList.add("active");
+          sowing.hidden = false;
+          sowing.textContent = "safari";
+          anim.timer = setTimeout(tick, BASE_STEP_MS / speed());
+          return;
+        } else {
+          continue; // kichwa and unknown markers: nothing to show
         }
         showFloating(pit);
         anim.timer = setTimeout(tick, BASE_STEP_MS / speed());

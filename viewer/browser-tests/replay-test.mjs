@@ -177,6 +177,21 @@ try {
   if (await waitForPly(mid + 1, "ArrowRight")) await expectBoard(game, mid + 1, "ArrowRight (animated)");
   check(await page.evaluate(() => window.__sawAnimation), "stepping forward animated the sowing");
 
+  // A second ArrowRight during an animation finishes it at the recorded position.
+  const big = game.biggest_capture;
+  await page.click(`[data-goto="${big - 1}"]`);
+  await waitForPly(big - 1, "before the biggest capture");
+  await page.selectOption("#speed", "1");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForSelector("#board[data-animating]");
+  await page.waitForTimeout(1500); // only so that the screenshot shows seeds on their way
+  await screenshot("replay-desktop-animating.png");
+  await page.keyboard.press("ArrowRight");
+  if (await waitForPly(big, "ArrowRight during the animation")) {
+    await expectBoard(game, big, "ArrowRight during the animation");
+  }
+  await page.selectOption("#speed", "16");
+
   // Play from the start, pause, and the position shown is a recorded one.
   await page.keyboard.press("Home");
   await waitForPly(0, "Home before play");

@@ -190,33 +190,50 @@ pub struct InfoData {
 /// applies Bao rules itself.
 ///
 /// Serialised with an `op` tag: `{"op":"hand"}`, `{"op":"pick","pit":"A5","seeds":3}`,
-/// `{"op":"drop","pit":"A6"}`, `{"op":"capture","pit":"b5","seeds":4}`. Unknown ops read as
+/// `{"op":"drop","pit":"A6"}`, `{"op":"capture","pit":"b5","seeds":4}`, and the markers
+/// `{"op":"kichwa","pit":"A1"}`, `{"op":"safari","pit":"A5"}`, `{"op":"nyumba_lost","pit":"a5"}`
+/// (the same steps, with the same names, as the rules crate's sowing steps). Unknown ops read as
 /// [`Step::Other`] and are skipped by the page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum Step {
-    /// The mover takes one seed from hand (namua); a `drop` follows.
+    /// The mover takes one seed from hand (namua); a `drop` of it follows.
     Hand,
-    /// The mover lifts all `seeds` of `pit`.
+    /// The mover lifts `seeds` from `pit` (usually all of them).
     Pick {
         /// Absolute pit name.
         pit: String,
-        /// The seeds lifted (the pit's whole count).
+        /// The seeds lifted.
         seeds: u32,
     },
-    /// One seed in hand goes into `pit`.
+    /// One seed being sown goes into `pit`.
     Drop {
         /// Absolute pit name.
         pit: String,
     },
-    /// The `seeds` of the opponent's `pit` are captured into the mover's hand, to be sown.
+    /// The `seeds` of the opponent's `pit` are captured, to be sown by the mover.
     Capture {
         /// Absolute pit name.
         pit: String,
         /// The seeds taken.
         seeds: u32,
     },
-    /// An op this version does not know (a marker); ignored.
+    /// Marker: captured seeds are sown from the mover's kichwa `pit`.
+    Kichwa {
+        /// Absolute pit name (A1, A8, a1 or a8).
+        pit: String,
+    },
+    /// Marker: the lap ended in the functional nyumba `pit`, which is lifted next (safari).
+    Safari {
+        /// Absolute pit name (A5 or a5).
+        pit: String,
+    },
+    /// Marker: the nyumba `pit` is no longer owned.
+    NyumbaLost {
+        /// Absolute pit name (A5 or a5).
+        pit: String,
+    },
+    /// An op this version does not know; ignored.
     #[serde(other)]
     Other,
 }

@@ -54,6 +54,7 @@ fn replay_spec(file: &Path, game: &common::Game) -> Value {
         "title": game.data.title.clone().unwrap_or_default(),
         "reason": game.data.result.as_ref().map(|r| r.reason.clone()).unwrap_or_default(),
         "boards": game.positions.iter().map(board_spec).collect::<Vec<_>>(),
+        "biggest_capture": game.data.plies.iter().max_by_key(|p| p.captured).map_or(0, |p| p.number),
     })
 }
 

@@ -155,9 +155,10 @@ fn a_finished_tournament_says_so() {
 #[test]
 fn replay_data_reads_steps_it_does_not_know() {
     let json = r#"[{"op":"hand"},{"op":"lap","n":2},{"op":"pick","pit":"A5","seeds":3},{"op":"drop","pit":"A6"},
-                  {"op":"capture","pit":"b5","seeds":4}]"#;
+                  {"op":"capture","pit":"b5","seeds":4},{"op":"nyumba_lost","pit":"a5"}]"#;
     let steps: Vec<bao_viewer::Step> = serde_json::from_str(json).unwrap();
-    assert_eq!(steps.len(), 5);
+    assert_eq!(steps.len(), 6);
+    assert_eq!(steps[5], bao_viewer::Step::NyumbaLost { pit: "a5".into() });
     assert_eq!(steps[1], bao_viewer::Step::Other);
     assert_eq!(steps[2], bao_viewer::Step::Pick { pit: "A5".into(), seeds: 3 });
 }

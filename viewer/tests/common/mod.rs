@@ -64,6 +64,12 @@ fn synthetic_steps(before: &Position, after: &Position) -> Vec<Step> {
     }
     steps.extend(picks);
     steps.extend(captures);
+    for side in Side::ALL {
+        if before.owns_nyumba(side) && !after.owns_nyumba(side) {
+            let pit = absolute_pit_name(side, Pit::NYUMBA);
+            steps.push(Step::NyumbaLost { pit });
+        }
+    }
     // An op the page does not know must be skipped.
     steps.push(Step::Other);
     steps.extend(drops);
