@@ -79,6 +79,24 @@
     return;
   }
 
+  function validBoard(b) {
+    return !!b && typeof b === "object" && Array.isArray(b.rows) && b.rows.length === 4;
+  }
+
+  function validPly(p) {
+    return !!p && typeof p === "object" && validBoard(p.after);
+  }
+
+  var badPly = data.plies.findIndex(function (p) {
+    return !validPly(p);
+  });
+  if (!validBoard(data.start) || badPly >= 0) {
+    showError(
+      badPly >= 0 ? "Ply " + (badPly + 1) + " in this page's data has no position." : "This page's data has no start position."
+    );
+    return;
+  }
+
   function boardAt(n) {
     return n === 0 ? data.start : data.plies[n - 1].after;
   }
@@ -225,7 +243,12 @@
         parts.push("clocks S " + clock(ply.clock_ms[0]) + " \u00b7 N " + clock(ply.clock_ms[1]));
       }
       detail.textContent = parts.join(" \u00b7 ");
-      (Array.isArray(ply.info) ? ply.info : []).forEach(function (info) {
+      var infos = Array.isArray(ply.info) ? ply.info : [];
+      var MAX_INFOS = 6; // the last ones: the deepest search
+      if (infos.length > MAX_INFOS) {
+        infoList.appendChild(el("li", "more", infos.length - MAX_INFOS + " earlier info messages not shown"));
+      }
+      infos.slice(-MAX_INFOS).forEach(function (info) {
         var t = infoText(info);
         if (t) infoList.appendChild(el("li", "", "info: " + t));
       });
@@ -424,56 +447,64 @@
 
   // ---- wiring -----------------------------------------------------------------------------
 
-  function buildMoveList() {
-    var list = byId("moves");
-    var start = el("li");
-    var startBtn = el("button", "move move-start");
-    startBtn.type = "button";
-    startBtn.appendChild(el("span", "n", "0"));
-    startBtn.appendChild(el("span", "mv", "start"));
-    start.appendChild(startBtn);
-    list.appendChild(start);
-    moveButtons.push(startBtn);
-    data.plies.forEach(function (ply, i) {
-      var li = el("li");
-      var b = el("button", "move move-" + ply.side);
-      b.type = "button";
-      b.setAttribute("data-goto", String(i + 1));
+  function addMoveButton(label, ply, n) {
+    var li = el("li");
+    var b = el("button", "move " + (ply ? "move-" + ply.side : "move-start"));
+    b.type = "button";
+    b.setAttribute("data-goto", String(n));
+    if (ply) {
       b.appendChild(el("span", "n", String(ply.number)));
       b.appendChild(el("span", "side side-" + ply.side, ply.side));
       b.appendChild(el("span", "mv", ply.record));
       b.appendChild(el("span", "t", micros(ply.time_us)));
       b.appendChild(el("span", "i", shortInfo(ply)));
       if (Number(ply.captured) > 0) b.appendChild(el("span", "cap", "\u00d7" + ply.captured));
-      li.appendChild(b);
-      list.appendChild(li);
-      moveButtons.push(b);
+    } else {
+      b.appendChild(el("span", "n", "0"));
+      b.appendChild(el("span", "mv", label));
+    }
+    b.addEventListener("click", function () {
+      pause();
+      goTo(n);
     });
-    moveButtons.forEach(function (b, i) {
-      b.addEventListener("click", function () {
-        pause();
-        goTo(i);
-      });
+    li.appendChild(b);
+    byId("moves").appendChild(li);
+    moveButtons.push(b);
+  }
+
+  function buildMoveList() {
+    addMoveButton("start", null, 0);
+    data.plies.forEach(function (ply, i) {
+      addMoveButton(null, ply, i + 1);
     });
+  }
+
+  function showCounts() {
+    byId("subtitle").textContent =
+      (data.variant || "") + " \u00b7 South: " + data.south_name + " \u00b7 North: " + data.north_name +
+      " \u00b7 " + data.plies.length + (data.plies.length === 1 ? " ply" : " plies");
+    byId("ply-count").textContent = String(data.plies.length);
   }
 
   function fillHeader() {
     var title = data.title || data.south_name + " vs " + data.north_name;
     byId("title").textContent = title;
     document.title = title + " \u2014 Bao replay";
-    byId("subtitle").textContent =
-      (data.variant || "") + " \u00b7 South: " + data.south_name + " \u00b7 North: " + data.north_name +
-      " \u00b7 " + data.plies.length + " plies";
+    showCounts();
     byId("name-S").textContent = data.south_name;
     byId("name-N").textContent = data.north_name;
-    byId("ply-count").textContent = String(data.plies.length);
     if (typeof data.back_href === "string" && data.back_href) {
       var back = byId("back-link");
       back.setAttribute("href", data.back_href);
       back.hidden = false;
     }
+    showResult();
+  }
+
+  function showResult() {
     var result = byId("result");
     var r = data.result;
+    result.classList.remove("winner-S", "winner-N");
     if (r && typeof r === "object") {
       result.textContent = "";
       var head;
@@ -552,4 +583,30 @@
     }
   });
   showPly(0);
+
+  // For a page served live (the same template, data inline, more plies pushed by a script the
+  // server adds): append a ply or set the result. A viewer at the last ply follows the game.
+  window.baoReplay = {
+    plyCount: function () {
+      return data.plies.length;
+    },
+    goTo: function (n) {
+      pause();
+      goTo(Number(n) || 0);
+    },
+    addPly: function (ply) {
+      if (!validPly(ply)) return false;
+      var following = state.ply === data.plies.length && !state.anim;
+      data.plies.push(ply);
+      addMoveButton(null, ply, data.plies.length);
+      showCounts();
+      if (following && !state.playing) advanceTo(data.plies.length, true, null);
+      else updateButtons();
+      return true;
+    },
+    setResult: function (result) {
+      data.result = result;
+      showResult();
+    }
+  };
 })();

@@ -254,6 +254,17 @@ try {
   await page.keyboard.press(" ");
   check((await shownPly()) === 0, "stepping in a game without plies stays at ply 0");
   check((await page.textContent("#result")).includes("in progress"), "an unfinished game says so");
+  // The live API: a viewer at the last ply follows a pushed ply.
+  const added = await page.evaluate((ply) => window.baoReplay.addPly(ply), spec.live.ply);
+  check(added === true, "addPly accepts a ply");
+  check((await page.evaluate(() => window.baoReplay.addPly({ number: 2 }))) === false, "addPly refuses a ply without a position");
+  if (await waitForPly(1, "addPly")) {
+    await expectBoard({ boards: [null, spec.live.board] }, 1, "addPly");
+  }
+  await page.evaluate(() => window.baoReplay.setResult({ winner: "N", reason: "time_forfeit", detail: "S ran out of time" }));
+  check((await page.textContent("#result")).includes("time_forfeit"), "setResult shows the result");
+  await page.keyboard.press("Home");
+  await waitForPly(0, "Home after addPly");
   await page.setViewportSize({ width: 360, height: 800 });
   await screenshot("replay-360-takasia.png");
   await page.setViewportSize({ width: 1280, height: 800 });

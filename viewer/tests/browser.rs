@@ -163,6 +163,10 @@ fn replay_and_index_in_headless_chromium() {
         },
         positions: vec![takasia],
     };
+    // A ply pushed into that page through its live API (window.baoReplay.addPly).
+    let live_move = takasia.legal_moves()[0];
+    let (live_after, _) = takasia.play(live_move).expect("legal");
+    let live_ply = bao_viewer::PlyData::from_positions(1, &takasia, live_move, &live_after);
     let third = out.join("games/0003.html");
     std::fs::write(&third, replay_html(&waiting.data)).expect("write replay 3");
     let first = out.join("games/0001.html");
@@ -215,6 +219,7 @@ fn replay_and_index_in_headless_chromium() {
 
     let spec = json!({
         "replays": [replay_spec(&first, &game), replay_spec(&second, &hostile), replay_spec(&third, &waiting)],
+        "live": {"ply": live_ply, "board": board_spec(&live_after)},
         "index": index_file,
         "index_links": 2,
         "link_id": "1",
