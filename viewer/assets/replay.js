@@ -493,7 +493,8 @@
     showCounts();
     byId("name-S").textContent = data.south_name;
     byId("name-N").textContent = data.north_name;
-    if (typeof data.back_href === "string" && data.back_href) {
+    // Only a relative link: nothing with a scheme (javascript:, data:, http:).
+    if (typeof data.back_href === "string" && data.back_href && !/^[a-z][a-z0-9+.-]*:/i.test(data.back_href)) {
       var back = byId("back-link");
       back.setAttribute("href", data.back_href);
       back.hidden = false;

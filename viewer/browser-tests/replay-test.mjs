@@ -236,6 +236,7 @@ try {
   await page.waitForSelector("[data-pit]");
   check((await page.evaluate(() => window.__pwned)) === undefined, "no script from a name ran");
   check((await page.$$("img")).length === 0, "no element from a name was created");
+  check(await page.$eval("#back-link", (e) => e.hidden && !e.hasAttribute("href")), "a back link with a scheme is not shown");
   check((await page.textContent("#name-S")) === hostile.south, "South's name is shown as text, unchanged");
   check((await page.textContent("#title")) === hostile.title, "the title is shown as text, unchanged");
   await page.keyboard.press("End");

@@ -144,7 +144,7 @@ fn replay_and_index_in_headless_chromium() {
     game.data.back_href = Some("../index.html".to_owned());
     let mut hostile = common::play_game(Variant::Kujifunza, HOSTILE, "lcg-random");
     hostile.data.title = Some(HOSTILE.to_owned());
-    hostile.data.back_href = Some("../index.html".to_owned());
+    hostile.data.back_href = Some("javascript:window.__pwned=3".to_owned());
     // A game in progress with no plies yet, from a position with takasia (a6) and no nyumba.
     let takasia: Position =
         "kiswahili N 2,0,1,1,0,0,0,0/0,0,0,0,0,0,0,0/0,2,0,1,0,2,0,0/0,0,0,0,0,0,0,0 0,0 -- A6"
