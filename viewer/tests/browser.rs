@@ -6,7 +6,7 @@
 //! (playwright-core driving the system's Chromium). Screenshots go to
 //! `target/viewer-screenshots/`.
 //!
-//! Needs `node`, `npm` (to install playwright-core from browser-tests/package-lock.json when
+//! Needs `node` (20 or later), `npm` (to install playwright-core from browser-tests/package-lock.json when
 //! `browser-tests/node_modules` is missing) and Chromium (`/usr/bin/chromium`, or `BAO_CHROMIUM`).
 //! When one is missing the test fails if `BAO_REQUIRE_ALL=1`, and otherwise prints
 //! `skipped: <why>` to stderr and passes.
@@ -33,8 +33,11 @@ fn unavailable(why: &str) {
     eprintln!("skipped: browser test: {why}");
 }
 
-fn works(program: &str, arg: &str) -> bool {
-    Command::new(program).arg(arg).output().is_ok_and(|o| o.status.success())
+/// The major version of `node` (`v20.20.2` -> 20), if it runs.
+fn node_major_version() -> Option<u32> {
+    let out = Command::new("node").arg("--version").output().ok().filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim().trim_start_matches('v').split('.').next()?.parse().ok()
 }
 
 /// The expected counts of every pit (absolute names) and both hands, from the engine.
@@ -108,8 +111,13 @@ fn replay_and_index_in_headless_chromium() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let harness = manifest.join("browser-tests");
     let chromium = std::env::var("BAO_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
-    if !works("node", "--version") {
-        return unavailable("`node` is not installed (apt-get install -y nodejs npm)");
+    let Some(node_major) = node_major_version() else {
+        return unavailable("`node` is not installed (Node.js 20 or later is needed)");
+    };
+    if node_major < 20 {
+        return unavailable(&format!(
+            "node v{node_major} is too old: playwright-core 1.65 needs Node.js 20 or later"
+        ));
     }
     if !Path::new(&chromium).exists() {
         return unavailable(&format!(
