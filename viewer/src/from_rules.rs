@@ -87,6 +87,7 @@ impl PlyData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay_data::StageCode;
     use bao_rules::Variant;
 
     #[test]
@@ -111,28 +112,26 @@ mod tests {
         assert_eq!(record_form(SideCode::South, "A5<"), "A5<");
     }
 
+    fn play(position: &Position, notation: &str) -> (Move, Position) {
+        let mv = position.legal_moves().iter().copied().find(|m| m.to_string() == notation).unwrap();
+        (mv, position.play(mv).unwrap().0)
+    }
+
     #[test]
     fn a_ply_counts_its_captures() {
         let start = Position::start(Variant::Kiswahili);
-        let mut position = start;
-        // Play until some move captures, checking the count against the totals.
-        for number in 1..200 {
-            let moves = position.legal_moves();
-            let Some(&mv) = moves.first() else { break };
-            let (next, outcome) = position.play(mv).unwrap();
-            let ply = PlyData::from_positions(number, &position, mv, &next);
-            let mover: SideCode = position.side_to_move().into();
-            let before = BoardJson::from_position(&position);
-            let lost = before.seeds_on_board(mover.opponent()) - ply.after.seeds_on_board(mover.opponent());
-            assert_eq!(ply.captured, lost);
-            if ply.captured > 0 {
-                return;
-            }
-            if outcome.is_over() {
-                break;
-            }
-            position = next;
-        }
-        panic!("no capture in the first plies of the first-move game");
+        let (mv1, after1) = play(&start, "A6<");
+        let ply1 = PlyData::from_positions(1, &start, mv1, &after1);
+        assert_eq!((ply1.captured, ply1.side, ply1.stage), (0, SideCode::South, StageCode::Namua));
+        assert_eq!(ply1.after.count("A3"), Some(1));
+        // North's seed into a5 (facing A4, which holds 1) captures that seed.
+        let (mv2, after2) = play(&after1, "A5>");
+        let ply2 = PlyData::from_positions(2, &after1, mv2, &after2);
+        assert_eq!(ply2.record, "a5>");
+        assert_eq!(ply2.side, SideCode::North);
+        assert_eq!(ply2.captured, 1);
+        assert_eq!(ply2.after.count("A4"), Some(0));
+        assert_eq!(ply2.after.hands, [21, 21]);
+        assert_eq!(ply2.after.to_move, SideCode::South);
     }
 }
