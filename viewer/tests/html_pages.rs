@@ -22,6 +22,7 @@ fn embedded_data(html: &str) -> ReplayData {
 #[test]
 fn the_replay_embeds_the_data_and_nothing_external() {
     let game = common::play_game(Variant::Kiswahili, "greedy", "lcg-random");
+    assert_eq!(game.positions.len(), game.data.plies.len() + 1, "one position per ply and the start");
     let html = replay_html(&game.data);
     assert_eq!(embedded_data(&html), game.data);
     assert!(html.starts_with("<!DOCTYPE html>"));

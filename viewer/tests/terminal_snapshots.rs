@@ -125,6 +125,8 @@ fn the_whole_game_ends_with_its_result() {
     let game = common::play_game(Variant::Kujifunza, "greedy", "lcg-random");
     let text = render_game(&game.data, TerminalStyle::PLAIN);
     assert_eq!(text.matches("\nPly ").count(), game.data.plies.len());
+    let final_board = BoardJson::from_position(game.positions.last().unwrap());
+    assert_eq!(game.data.board_after(game.data.plies.len()), Some(&final_board));
     let last = text.lines().last().unwrap();
     assert!(last.starts_with("Result: "), "{last}");
 }

@@ -7,12 +7,8 @@
 //! capture what the opponent lost, drop into what increased), not the real sowing order. They
 //! exercise the page's animation; the real steps come from the rules crate.
 
-#![expect(dead_code, reason = "each test binary uses a different part of the fixtures")]
-
 use bao_rules::{Pit, Position, Row, Side, Variant};
-use bao_viewer::{
-    BoardJson, InfoData, PlyData, ReplayData, ResultData, SideCode, StageCode, Step, absolute_pit_name,
-};
+use bao_viewer::{BoardJson, InfoData, PlyData, ReplayData, ResultData, Step, absolute_pit_name};
 
 /// Plies after which the fixture game is adjudicated a draw.
 pub const MAX_PLIES: usize = 400;
@@ -160,14 +156,4 @@ pub fn play_game(variant: Variant, south: &str, north: &str) -> Game {
         back_href: None,
     };
     Game { data, positions }
-}
-
-/// The stage code of `side` in `position`.
-pub fn stage_of(position: &Position, side: Side) -> StageCode {
-    position.stage(side).into()
-}
-
-/// The side code of `side`.
-pub fn code(side: Side) -> SideCode {
-    side.into()
 }
