@@ -274,6 +274,9 @@ try {
   await page.goto(pathToFileURL(spec.index).href);
   await page.waitForSelector("a[data-replay]");
   await screenshot("index-desktop.png");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await screenshot("index-desktop-dark.png");
+  await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 360, height: 800 });
   await screenshot("index-360.png");
   await page.setViewportSize({ width: 1280, height: 800 });
