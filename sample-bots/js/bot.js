@@ -27,9 +27,11 @@ function log(...parts) {
 
 // --- Sending: one compact JSON line. -----------------------------------------
 // JSON.stringify never writes a raw newline (newlines inside strings become
-// \n), so one message is always one line. When stdout is a pipe, as under the
-// referee, Node writes to it synchronously on Linux and macOS: the line has left
-// the process when write() returns, so there is nothing more to flush.
+// \n), so one message is always one line. Node has no stdout buffer to flush:
+// write() hands the line to the operating system at once when the pipe has room.
+// But on Linux and macOS a write to a pipe may finish asynchronously, so this bot
+// never calls process.exit(), which could drop a line still being written: it
+// stops reading instead, and Node exits when nothing is left to do.
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
 }
@@ -57,18 +59,14 @@ function makeRandom(seed) {
 }
 
 // --- The command line: an optional --seed N. ------------------------------
+// Returns the seed, or null after a usage error.
 function parseSeed(argv) {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--seed") {
-      const text = argv[i + 1];
-      if (text === undefined || !/^\d+$/.test(text)) {
-        log(`--seed needs a whole number, got ${JSON.stringify(text)}`);
-        process.exit(2);
-      }
-      return Number(BigInt(text) % 0x100000000n);
+  if (argv.length > 0) {
+    if (argv.length === 2 && argv[0] === "--seed" && /^\d+$/.test(argv[1])) {
+      return Number(BigInt(argv[1]) % 0x100000000n);
     }
-    log(`unknown argument ${JSON.stringify(argv[i])} (usage: bot.js [--seed N])`);
-    process.exit(2);
+    log(`bad arguments ${JSON.stringify(argv)} (usage: bot.js [--seed N], N a whole number)`);
+    return null;
   }
   // No seed given: one from the time and the process id, logged so that a game
   // can be replayed with --seed.
@@ -86,34 +84,53 @@ function chooseMove(request, below) {
 
 function main() {
   const seed = parseSeed(process.argv.slice(2));
-  log(`seed ${seed}`);
+  if (seed === null) {
+    process.exitCode = 2;
+    return;
+  }
+  log(`seed ${seed}`); // --seed N replays a game
   const below = makeRandom(seed);
 
   const input = readline.createInterface({ input: process.stdin, terminal: false });
-
-  // End of input (the referee closed our stdin): exit quietly.
-  input.on("close", () => process.exit(0));
+  let stopped = false;
+  // Stops reading: the process then exits with `code` once its output is written.
+  function stop(code) {
+    stopped = true;
+    process.exitCode = code;
+    input.close();
+    process.stdin.destroy(); // an open stdin would keep the process alive
+  }
+  // At end of input (the referee closed our stdin) readline closes by itself,
+  // and the process exits with code 0.
 
   input.on("line", (line) => {
+    if (stopped) return;
     let message;
     try {
       message = JSON.parse(line);
     } catch (error) {
       log(`the referee sent a line that is not JSON: ${error.message}`);
-      process.exit(1);
+      stop(1);
+      return;
     }
     // Later protocol versions may add fields: read only those we need.
     switch (message.type) {
       case "hello":
         if (message.protocol !== PROTOCOL_VERSION) {
           log(`unsupported protocol version ${message.protocol}`);
-          process.exit(1);
+          stop(1);
+          return;
         }
         log(`playing ${message.side} in ${message.variant}`);
         // Answer within time_control.startup_ms; "name" is required.
         send({ type: "ready", name: "random-js", author: "bao-referee", version: "0.1.0" });
         break;
       case "move_request": {
+        if (!Number.isSafeInteger(message.id) || !Array.isArray(message.legal) || message.legal.length === 0) {
+          log(`a move_request without an integer id or a non-empty legal list: ${line}`);
+          stop(1);
+          return;
+        }
         // Answer with the SAME id, or we lose (wrong_id).
         const move = chooseMove(message, below);
         send({ type: "move", id: message.id, move });
@@ -125,7 +142,7 @@ function main() {
         break;
       case "quit":
         // Exit promptly (the referee waits 1 s, then stops us).
-        process.exit(0);
+        stop(0);
         break;
       default:
         log(`ignoring a message of unknown type ${JSON.stringify(message.type)}`);
