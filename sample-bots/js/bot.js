@@ -113,6 +113,11 @@ function main() {
       stop(1);
       return;
     }
+    if (message === null || typeof message !== "object") {
+      log(`the referee sent a line that is not a JSON object: ${line}`);
+      stop(1);
+      return;
+    }
     // Later protocol versions may add fields: read only those we need.
     switch (message.type) {
       case "hello":
