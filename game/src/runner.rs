@@ -1,0 +1,407 @@
+//! The loop that runs one game: spawn, handshake, moves, verdicts, the end.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use bao_rules::{Position, Side, WinReason};
+use tokio_util::sync::CancellationToken;
+
+use crate::GameError;
+
+use crate::log::{
+    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, Reported, ResultRecord,
+    StderrRecord,
+};
+use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
+
+use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
+
+use crate::wire;
+use crate::{Clock, GameConfig, GameResult, Reason};
+
+/// One player's seat: the bot, its clock and what it told us.
+struct Seat {
+    side: Side,
+    spec: BotSpec,
+    process: Option<BotProcess>,
+    reported: Option<Reported>,
+    next_id: u64,
+    clock: Clock,
+    exit: String,
+    stderr: Option<bao_supervise::StderrCapture>,
+}
+
+impl Seat {
+    fn record(&self) -> BotRecord {
+        BotRecord {
+            name: self.spec.display_name(),
+            command: self.spec.command_line(),
+            dir: self.spec.dir.as_ref().map(|d| d.display().to_string()),
+            reported: self.reported.clone(),
+        }
+    }
+
+    fn name(&self) -> String {
+        self.reported.as_ref().map_or_else(|| self.spec.display_name(), |r| r.name.clone())
+    }
+}
+
+/// What the game loop reports as it goes (for the console, progress bars).
+pub trait GameObserver {
+    /// A log record was written.
+    fn on_record(&mut self, _record: &LogRecord) {}
+
+    /// A protocol line was written to or read from `side`'s bot, at `at` (for `--debug`).
+    fn on_line(&mut self, _side: Side, _direction: LineDirection, _line: &str, _at: Instant) {}
+}
+
+/// Keeps the lines of one handshake with their times.
+#[derive(Default)]
+struct BufferedLines(Vec<(LineDirection, String, Instant)>);
+
+impl LineSink for BufferedLines {
+    fn line(&mut self, direction: LineDirection, line: &str) {
+        self.0.push((direction, line.to_owned(), Instant::now()));
+    }
+}
+
+/// Passes one seat's lines to the observer.
+struct SeatLines<'a> {
+    side: Side,
+    observer: &'a mut dyn GameObserver,
+}
+
+impl LineSink for SeatLines<'_> {
+    fn line(&mut self, direction: LineDirection, line: &str) {
+        self.observer.on_line(self.side, direction, line, Instant::now());
+    }
+}
+
+/// An observer that ignores everything.
+#[derive(Debug, Default)]
+pub struct Silent;
+
+impl GameObserver for Silent {}
+
+/// Plays one game as configured, writing the log as it goes.
+///
+/// A bot's misbehaviour is a verdict in the result, never an error. The
+/// error case is the referee's own failure (the log could not be written).
+/// When `cancel` fires the game stops at once and is recorded as aborted.
+///
+/// # Errors
+/// I/O errors writing the log.
+pub async fn play_game(
+    config: &GameConfig,
+    log: &mut GameLog,
+    observer: &mut dyn GameObserver,
+    cancel: &CancellationToken,
+) -> Result<GameResult, GameError> {
+    let started = Instant::now();
+    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let mut seats = [Side::South, Side::North].map(|side| Seat {
+        side,
+        spec: if side == Side::South { config.south.clone() } else { config.north.clone() },
+        process: None,
+        reported: None,
+        next_id: 1,
+        clock: Clock::new(config.time),
+        exit: "not started".to_owned(),
+        stderr: None,
+    });
+    let mut position = config.start;
+    let mut plies: u32 = 0;
+    let mut header_written = false;
+
+    let ending = tokio::select! {
+        biased;
+        () = cancel.cancelled() => Ending::Aborted,
+        ending = run(config, &mut seats, &mut position, &mut plies, &mut header_written, log, observer, &started_at) => ending?,
+    };
+    if !header_written {
+        // Interrupted during start-up: the log still begins with its header.
+        let [south, north] = &seats;
+        let header = header_record(config, south, north, &started_at);
+        log.write(&header)?;
+        observer.on_record(&header);
+    }
+
+    // Announce the end, ask both to quit, and end both process trees.
+    let (winner, reason, detail, offense) = match ending {
+        Ending::Rules { winner, reason } => {
+            let reason = match reason {
+                WinReason::FrontRowEmpty => Reason::FrontRowEmpty,
+                WinReason::NoLegalMoves => Reason::NoLegalMoves,
+            };
+            (Some(winner), reason, String::new(), None)
+        }
+        Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
+        Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
+        Ending::Fault(f) => {
+            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv };
+            let detail = format!("{} ({}): {}", f.side, seats[f.side.index()].name(), f.detail);
+            (Some(f.side.opponent()), f.reason, detail, Some(offense))
+        }
+        Ending::BothFailed(a, b) => {
+            let detail = format!("both bots failed: S: {}; N: {}", a.detail, b.detail);
+            (None, a.reason, detail, None)
+        }
+    };
+    tracing::info!(reason = %reason, winner = ?winner, plies, detail = %detail, "game over");
+    let result = GameResult {
+        winner,
+        reason,
+        detail: detail.clone(),
+        plies,
+        duration: Duration::ZERO,
+        names: [seats[0].name(), seats[1].name()],
+        final_position: position,
+    };
+    let summary = result.summary();
+    let game_over = wire::game_over_line(&summary, winner, reason, plies);
+    let grace = config.quit_grace;
+    let [south, north] = &mut seats;
+    tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+
+    for seat in &seats {
+        if let Some(stderr) = &seat.stderr {
+            let record = LogRecord::Stderr(StderrRecord {
+                side: seat.side.to_string(),
+                bytes_total: stderr.total_bytes,
+                truncated: stderr.truncated,
+                text: stderr.text(),
+            });
+            log.write(&record)?;
+        }
+    }
+    let duration = started.elapsed();
+    let record = LogRecord::Result(ResultRecord {
+        result: summary,
+        winner: winner.map(|w| w.to_string()),
+        reason,
+        detail,
+        plies,
+        duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+        final_position: position.to_string(),
+        offense,
+        exits: [seats[0].exit.clone(), seats[1].exit.clone()],
+    });
+    log.write(&record)?;
+    observer.on_record(&record);
+    Ok(GameResult { duration, ..result })
+}
+
+/// How the game loop ended.
+enum Ending {
+    /// The rules ended the game.
+    Rules {
+        winner: Side,
+        reason: WinReason,
+    },
+    MaxPlies,
+    Aborted,
+    Fault(Fault),
+    BothFailed(Fault, Fault),
+}
+
+/// Sends game_over and quit (best effort) and ends the bot's process tree.
+async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
+    let Some(mut process) = seat.process.take() else { return };
+    let deadline = tokio::time::Instant::now() + grace;
+    if process.send_line(game_over, deadline).await.is_ok() {
+        let _ = process.send_line(&wire::quit_line(), deadline).await;
+    }
+    let (report, stderr) = process.shutdown_with_stderr(grace).await;
+    seat.exit = report.to_string();
+    seat.stderr = Some(stderr);
+}
+
+/// Spawns both bots, runs the handshake, writes the header, then plays.
+#[expect(clippy::too_many_arguments, reason = "the game's state, shared with the abort path")]
+async fn run(
+    config: &GameConfig,
+    seats: &mut [Seat; 2],
+    position: &mut Position,
+    plies: &mut u32,
+    header_written: &mut bool,
+    log: &mut GameLog,
+    observer: &mut dyn GameObserver,
+    started_at: &str,
+) -> Result<Ending, GameError> {
+    let [south, north] = seats;
+    // Both handshakes run at once: their lines are kept and passed on in time order.
+    let mut south_lines = BufferedLines::default();
+    let mut north_lines = BufferedLines::default();
+    let (s, n) =
+        tokio::join!(start_bot(south, config, &mut south_lines), start_bot(north, config, &mut north_lines));
+    let mut handshake_lines: Vec<_> = south_lines
+        .0
+        .into_iter()
+        .map(|l| (Side::South, l))
+        .chain(north_lines.0.into_iter().map(|l| (Side::North, l)))
+        .collect();
+    handshake_lines.sort_by_key(|(_, (_, _, at))| *at);
+    for (side, (direction, line, at)) in handshake_lines {
+        observer.on_line(side, direction, &line, at);
+    }
+    let header = header_record(config, south, north, started_at);
+    log.write(&header)?;
+    *header_written = true;
+    observer.on_record(&header);
+    match (s, n) {
+        (Ok(()), Ok(())) => {}
+        (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
+        (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
+    }
+
+    let mut last_move: Option<String> = None;
+    loop {
+        // The rules' endings first, then adjudication.
+        if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
+            return Ok(Ending::Rules { winner: loser.opponent(), reason: WinReason::FrontRowEmpty });
+        }
+        // Every legal move with its result, computed once per ply.
+        let successors = position.successors();
+        if successors.is_empty() {
+            let winner = position.side_to_move().opponent();
+            return Ok(Ending::Rules { winner, reason: WinReason::NoLegalMoves });
+        }
+        if config.max_plies.is_some_and(|max| *plies >= max) {
+            return Ok(Ending::MaxPlies);
+        }
+        let side = position.side_to_move();
+        let (mover, other) =
+            if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
+        let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
+        let mut lines = SeatLines { side, observer: &mut *observer };
+        let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
+            Ok(played) => played,
+            Err(fault) => return Ok(Ending::Fault(fault)),
+        };
+        *plies += 1;
+        *position = played.next;
+        let mv = played.mv.to_string();
+        let clock_ms = [south.clock.left(), north.clock.left()]
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let record = LogRecord::Ply(PlyRecord {
+            ply: *plies,
+            side: side.to_string(),
+            mv: mv.clone(),
+            time_us: u64::try_from(played.used.as_micros()).unwrap_or(u64::MAX),
+            cpu_us: played.cpu.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            clock_ms,
+            position: position.to_string(),
+            lag_excused_us: played.lag_excused.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            info: played.info,
+        });
+        log.write(&record)?;
+        tracing::debug!(ply = *plies, side = %side, mv = %mv, used_us = played.used.as_micros(), "ply");
+        observer.on_record(&record);
+        last_move = Some(mv);
+    }
+}
+
+/// The header record of the game's log.
+fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &str) -> LogRecord {
+    LogRecord::Header(Header {
+        log_version: LOG_VERSION,
+        referee: format!("bao-referee {}", env!("CARGO_PKG_VERSION")),
+        variant: config.start.variant().to_string(),
+        start: config.start.to_string(),
+        south: south.record(),
+        north: north.record(),
+        time_control: config.time,
+        max_plies: config.max_plies,
+        seed: config.seed,
+        limits: config.limits,
+        started_at: started_at.to_owned(),
+    })
+}
+
+/// Spawns one bot and runs its handshake.
+async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSink) -> Result<(), Fault> {
+    let side = seat.side;
+    let options = SpawnOptions {
+        stderr_cap: config.stderr_cap,
+        isolation: config.isolation,
+        ..SpawnOptions::default()
+    };
+    let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
+        let detail = format!("could not start {:?}: {e}", seat.spec.program);
+        Fault::new(
+            side,
+            Reason::HandshakeFailed,
+            detail,
+            Cause::Process(bao_supervise::BotFault::Io(e.to_string())),
+        )
+    })?;
+    let deadline = tokio::time::Instant::now() + config.time.startup;
+    let hello = wire::hello_line(side, &config.start, &config.time);
+    tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
+    let result = judge::handshake(&mut process, side, &hello, deadline, lines).await;
+    match &result {
+        Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
+        Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
+    }
+    seat.process = Some(process);
+    let ready = result?;
+    seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
+    Ok(())
+}
+
+/// A move that was played.
+struct Played {
+    mv: bao_rules::Move,
+    next: Position,
+    used: Duration,
+    cpu: Option<Duration>,
+    info: Vec<bao_protocol::Info>,
+    lag_excused: Option<Duration>,
+}
+
+/// What the mover is asked to move from.
+struct Turn<'a> {
+    position: &'a Position,
+    successors: &'a [(bao_rules::Move, Position)],
+    ply: u32,
+    last_move: Option<&'a str>,
+}
+
+/// Asks the bot to move, judges its reply, charges its clock.
+async fn play_one(
+    seat: &mut Seat,
+    opponent_left: Duration,
+    config: &GameConfig,
+    turn: &Turn<'_>,
+    lines: &mut dyn LineSink,
+) -> Result<Played, Fault> {
+    let position = turn.position;
+    let side = seat.side;
+    let Some(process) = seat.process.as_mut() else {
+        return Err(Fault::new(
+            side,
+            Reason::BotExited,
+            "the bot is not running",
+            Cause::Process(bao_supervise::BotFault::StdoutClosed),
+        ));
+    };
+    let id = seat.next_id;
+    seat.next_id += 1;
+    let legal = turn.successors.iter().map(|(m, _)| m.to_string()).collect();
+    let request = wire::move_request_line(
+        id,
+        turn.ply,
+        position,
+        legal,
+        turn.last_move,
+        seat.clock.left(),
+        opponent_left,
+        &config.time,
+    );
+    let allowed = seat.clock.allowed();
+    let cpu_before = process.cpu_time();
+    let answer = judge::ask_move(process, side, &request, id, allowed, config.lag.as_ref(), lines).await?;
+    let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    let lag_excused = judge::charge(&mut seat.clock, side, &answer)?;
+    let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
+    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info, lag_excused })
+}
