@@ -6,6 +6,7 @@ mod check;
 mod hostile;
 mod matches;
 mod rules_cli;
+mod show;
 mod smoke;
 mod starter_kits;
 mod support;
