@@ -11,3 +11,4 @@ mod smoke;
 mod starter_kits;
 mod support;
 mod tournament;
+mod tournament_pages;
