@@ -105,7 +105,7 @@ mod tests {
         // At the start every move puts one seed from hand on the board: a four-way tie.
         let pos = Position::start(Variant::Kiswahili);
         let scores: Vec<(Move, i32)> =
-            pos.successors().iter().map(|(m, next)| (*m, evaluate(next, Side::North))).collect();
+            pos.successors().iter().map(|(m, next)| (*m, evaluate(next, Side::South))).collect();
         let top = scores.iter().map(|s| s.1).max().expect("moves");
         let tied: Vec<Move> = scores.iter().filter(|s| s.1 == top).map(|s| s.0).collect();
         assert_eq!(tied.len(), 4, "a tie to break: {scores:?}");
