@@ -4,13 +4,15 @@
 use crate::alphabeta::Level;
 
 /// The usage text of the sample bots.
-pub const USAGE: &str = "usage: BOT [--seed N] [--depth N | --nodes N | --time] [--capture-plies N] [--bench]
+pub const USAGE: &str = "usage: BOT [--seed N] [--depth N | --nodes N | --time] [--capture-plies N] [--hand-weights] [--bench]
   --seed N           seed of every game (a u64); default: a fresh seed per game, printed on stderr
   --depth N          alphabeta: search N plies
   --nodes N          alphabeta: search N nodes per move; mcts: N iterations per move
   --time             search as long as the clock allows (the default)
   --capture-plies N  alphabeta: plies of capture extension at the horizon (default 2)
-  --bench            alphabeta/mcts: print search speed on fixed positions and exit";
+  --hand-weights     alphabeta: the hand-set evaluation weights (to measure the tuning)
+  --weights W,...    alphabeta: 28 comma-separated evaluation weights (namua, then mtaji)
+  --bench            alphabeta: print search speed on fixed positions and exit";
 
 /// The parsed command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,6 +25,10 @@ pub struct Args {
     pub capture_plies: Option<u32>,
     /// `--bench` was given.
     pub bench: bool,
+    /// `--hand-weights`: the evaluation's hand-set weights instead of the tuned ones.
+    pub hand_weights: bool,
+    /// `--weights W1,...,W28`: evaluation weights (namua then mtaji), for tuning.
+    pub weights: Option<crate::eval::Weights>,
     /// `--help` or `-h` was given.
     pub help: bool,
 }
@@ -32,6 +38,23 @@ where
     T::Err: std::fmt::Display,
 {
     text.parse::<T>().map_err(|e| format!("{flag} {text:?}: expected a non-negative integer ({e})"))
+}
+
+/// Parses `--weights`: 2 × [`crate::eval::FEATURES`] integers separated by commas.
+fn parse_weights(text: &str) -> Result<crate::eval::Weights, String> {
+    use crate::eval::FEATURES;
+    let values: Vec<i32> = text
+        .split(',')
+        .map(|v| v.trim().parse::<i32>().map_err(|e| format!("--weights: {v:?} is not an integer ({e})")))
+        .collect::<Result<_, _>>()?;
+    if values.len() != 2 * FEATURES {
+        return Err(format!("--weights: expected {} integers, found {}", 2 * FEATURES, values.len()));
+    }
+    let mut weights = [[0; FEATURES]; 2];
+    for (i, v) in values.into_iter().enumerate() {
+        weights[i / FEATURES][i % FEATURES] = v;
+    }
+    Ok(weights)
 }
 
 /// Parses the arguments after the program name (`--flag value` or `--flag=value`).
@@ -62,6 +85,8 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Args, Strin
         match flag.as_str() {
             "--help" | "-h" => parsed.help = true,
             "--bench" => parsed.bench = true,
+            "--hand-weights" => parsed.hand_weights = true,
+            "--weights" => parsed.weights = Some(parse_weights(&value("100,40,...")?)?),
             "--time" => set_level(&mut parsed, Level::Time)?,
             "--seed" => parsed.seed = Some(number(&flag, &value("42")?)?),
             "--depth" => {
@@ -114,5 +139,10 @@ mod tests {
         assert!(parse(&["--depth", "2", "--time"]).unwrap_err().contains("only one of"));
         assert!(parse(&["--depth", "0"]).unwrap_err().contains("at least 1"));
         assert!(parse(&["--nodes", "0"]).unwrap_err().contains("at least 1"));
+        assert!(parse(&["--weights", "1,2"]).unwrap_err().contains("expected 28 integers, found 2"));
+        assert!(parse(&["--weights=1,x"]).unwrap_err().contains("\"x\" is not an integer"));
+        let all: Vec<String> = (0..28).map(|i| i.to_string()).collect();
+        let weights = parse(&["--weights", &all.join(",")]).expect("28").weights.expect("some");
+        assert_eq!((weights[0][0], weights[1][13]), (0, 27));
     }
 }

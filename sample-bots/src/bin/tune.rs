@@ -1,8 +1,9 @@
 //! `bao-tune`: Texel tuning of the evaluation (see `sample-bots/tuning/README.md`).
 //!
 //! ```text
-//! bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN > data.tsv   self-play positions with results
-//! bao-tune fit DATA [EPOCHS]                                 fitted weights, as Rust
+//! bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN [hand|round1|tuned] > data.tsv
+//!                                                            self-play positions with results
+//! bao-tune fit DATA...                                      fitted weights (3000 epochs), as Rust
 //! ```
 
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use bao_sample_bots::eval::FEATURE_NAMES;
 use bao_sample_bots::tuning::{Generation, fit, generate, log_loss, parse_lines, to_lines};
-use bao_sample_bots::weights::{HAND_SET, TUNED};
+use bao_sample_bots::weights::{HAND_SET, ROUND_1, TUNED};
 
 fn number<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> anyhow::Result<T>
 where
@@ -19,6 +20,9 @@ where
     let text = args.get(i).with_context(|| format!("missing {what}"))?;
     text.parse().with_context(|| format!("{what} {text:?}"))
 }
+
+/// Gradient steps per stage.
+const EPOCHS: u32 = 3000;
 
 fn run(args: &[String]) -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
@@ -30,9 +34,16 @@ fn run(args: &[String]) -> anyhow::Result<()> {
                 keep_one_in: number(args, 4, "KEEP_ONE_IN")?,
                 max_plies: 400,
             };
-            let samples = generate(&generation, TUNED);
+            let name = args.get(5).map_or("tuned", String::as_str);
+            let weights = match name {
+                "hand" => HAND_SET,
+                "round1" => ROUND_1,
+                "tuned" => TUNED,
+                other => bail!("weights {other:?}: expected hand, round1 or tuned"),
+            };
+            let samples = generate(&generation, weights);
             println!(
-                "# bao-tune generate {} {} {} {}: {} positions, RESULT<TAB>POSITION",
+                "# bao-tune generate {} {} {} {} {name}: {} positions, RESULT<TAB>POSITION",
                 generation.games,
                 generation.seed,
                 generation.depth,
@@ -43,11 +54,15 @@ fn run(args: &[String]) -> anyhow::Result<()> {
             Ok(())
         }
         Some("fit") => {
-            let path = args.get(1).context("missing DATA")?;
-            let epochs: u32 = if args.len() > 2 { number(args, 2, "EPOCHS")? } else { 3000 };
-            let text = std::fs::read_to_string(path).with_context(|| format!("read {path}"))?;
-            let samples = parse_lines(&text).map_err(anyhow::Error::msg).with_context(|| path.clone())?;
-            let weights = fit(&samples, epochs, 1e-4, &HAND_SET);
+            if args.len() < 2 {
+                bail!("missing DATA");
+            }
+            let mut samples = Vec::new();
+            for path in &args[1..] {
+                let text = std::fs::read_to_string(path).with_context(|| format!("read {path}"))?;
+                samples.extend(parse_lines(&text).map_err(anyhow::Error::msg).with_context(|| path.clone())?);
+            }
+            let weights = fit(&samples, EPOCHS, 1e-4, &HAND_SET);
             eprintln!(
                 "{} positions; log-loss: hand-set {:.4}, in use {:.4}, fitted {:.4}",
                 samples.len(),
@@ -61,7 +76,7 @@ fn run(args: &[String]) -> anyhow::Result<()> {
             println!("pub const TUNED: Weights = [\n    {:?},\n    {:?},\n];", weights[0], weights[1]);
             Ok(())
         }
-        _ => bail!("usage: bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN | bao-tune fit DATA [EPOCHS]"),
+        _ => bail!("usage: bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN [hand|round1|tuned] | bao-tune fit DATA..."),
     }
 }
 
