@@ -4,7 +4,8 @@
 use crate::alphabeta::Level;
 
 /// The usage text of the sample bots.
-pub const USAGE: &str = "usage: BOT [--seed N] [--depth N | --nodes N | --time] [--capture-plies N] [--hand-weights] [--bench]
+pub const USAGE: &str =
+    "usage: BOT [--seed N] [--depth N | --nodes N | --time] [--capture-plies N] [--hand-weights] [--bench]
   --seed N           seed of every game (a u64); default: a fresh seed per game, printed on stderr
   --depth N          alphabeta: search N plies
   --nodes N          alphabeta: search N nodes per move; mcts: N iterations per move

@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use bao_rules::{Position, Variant};
 
-use crate::alphabeta::search::{Limits, Searcher};
 use crate::alphabeta::bot::TABLE_BITS;
+use crate::alphabeta::search::{Limits, Searcher};
 
 /// A Kiswahili mtaji middle game, 32 seeds each (game 3, ply 52 of rules/tests/data/random-kiswahili.jsonl).
 pub const MTAJI_MIDDLE_GAME: &str =
@@ -61,7 +61,8 @@ pub fn run(max_depth: u32) -> Vec<BenchRow> {
 /// The rows as a table.
 #[must_use]
 pub fn table(rows: &[BenchRow]) -> String {
-    let mut out = String::from("position            depth        nodes     time_ms     nodes/s  best   score\n");
+    let mut out =
+        String::from("position            depth        nodes     time_ms     nodes/s  best   score\n");
     for r in rows {
         out.push_str(&format!(
             "{:<19} {:>5} {:>12} {:>11.1} {:>11.0}  {:<5} {:>7}\n",

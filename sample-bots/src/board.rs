@@ -91,9 +91,10 @@ mod tests {
 
     #[test]
     fn rings_follow_the_ring_order() {
-        let p: Position = "kiswahili S 1,2,3,4,5,6,7,8/9,0,0,0,0,0,0,1/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 2,2 SN -"
-            .parse()
-            .expect("valid");
+        let p: Position =
+            "kiswahili S 1,2,3,4,5,6,7,8/9,0,0,0,0,0,0,1/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 2,2 SN -"
+                .parse()
+                .expect("valid");
         let r = rings(&p);
         assert_eq!(r[0], [1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 0, 0, 0, 0, 0, 9]);
         assert_eq!(board_seeds(&r, Side::South), 46);

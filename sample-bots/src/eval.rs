@@ -128,9 +128,10 @@ mod tests {
             assert_eq!(f[0..5], [0; 5]);
             assert_eq!(f[9..], [0; 5]);
         }
-        let p: Position = "kujifunza N 1,1,1,2,4,4,3,0/0,1,3,3,0,3,0,1/0,1,0,1,1,1,5,3/5,0,6,3,6,2,1,2 0,0 -- -"
-            .parse()
-            .expect("valid");
+        let p: Position =
+            "kujifunza N 1,1,1,2,4,4,3,0/0,1,3,3,0,3,0,1/0,1,0,1,1,1,5,3/5,0,6,3,6,2,1,2 0,0 -- -"
+                .parse()
+                .expect("valid");
         let f = features(&p);
         assert_eq!(f[0], 37 - 27, "North has 12 + 25 seeds, South 16 + 11");
         assert_eq!(f[1], 12 - 16);
@@ -140,9 +141,10 @@ mod tests {
     #[test]
     fn material_dominates_a_lost_position() {
         // South has one seed left in front; North has plenty.
-        let p: Position = "kujifunza S 0,0,0,0,0,0,0,1/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 0,0 -- -"
-            .parse()
-            .expect("valid");
+        let p: Position =
+            "kujifunza S 0,0,0,0,0,0,0,1/0,0,0,0,0,0,0,0/2,2,2,2,2,2,2,2/2,2,2,2,2,2,2,2 0,0 -- -"
+                .parse()
+                .expect("valid");
         assert!(evaluate(&p) < -2000, "{}", evaluate(&p));
     }
 }

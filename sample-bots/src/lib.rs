@@ -13,9 +13,9 @@
 
 pub mod alphabeta;
 mod args;
-pub mod cli;
 pub mod bench;
 pub mod board;
+pub mod cli;
 pub mod eval;
 mod game_seed;
 mod greedy_bot;

@@ -65,7 +65,14 @@ pub fn search(
     rng: &mut ChaCha8Rng,
     mut stop: impl FnMut() -> bool,
 ) -> Option<MctsResult> {
-    let mut arena = vec![Node { position: *root, by: None, children: Vec::new(), expanded: false, visits: 0, value: 0.0 }];
+    let mut arena = vec![Node {
+        position: *root,
+        by: None,
+        children: Vec::new(),
+        expanded: false,
+        visits: 0,
+        value: 0.0,
+    }];
     let mut path: Vec<u32> = Vec::with_capacity(64);
     let mut done = 0;
     while done < iterations {
@@ -107,7 +114,11 @@ pub fn search(
             // Expanded with no children: finished by a front row, or no legal move.
             let position = &arena[leaf].position;
             let me = position.side_to_move();
-            if position.front_row_empty(me) || position.front_row_empty(me.opponent()) { leaf_value(position) } else { 0.0 }
+            if position.front_row_empty(me) || position.front_row_empty(me.opponent()) {
+                leaf_value(position)
+            } else {
+                0.0
+            }
         } else {
             let position = arena[leaf].position;
             let over = position.front_row_empty(position.side_to_move())
@@ -117,9 +128,17 @@ pub fn search(
                 successors.shuffle(rng);
                 let first = arena.len();
                 for (m, next) in successors {
-                    arena.push(Node { position: next, by: Some(m), children: Vec::new(), expanded: false, visits: 0, value: 0.0 });
+                    arena.push(Node {
+                        position: next,
+                        by: Some(m),
+                        children: Vec::new(),
+                        expanded: false,
+                        visits: 0,
+                        value: 0.0,
+                    });
                 }
-                let ids: Vec<u32> = (first..arena.len()).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect();
+                let ids: Vec<u32> =
+                    (first..arena.len()).map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect();
                 arena[leaf].children = ids;
             }
             arena[leaf].expanded = true;
@@ -160,7 +179,12 @@ impl MctsBot {
     #[must_use]
     pub fn new(level: Level, mut seeds: GameSeed) -> MctsBot {
         let seed = seeds.next_game();
-        MctsBot { level, seeds, rng: ChaCha8Rng::seed_from_u64(seed), info: vec![Info::comment(format!("seed {seed}"))] }
+        MctsBot {
+            level,
+            seeds,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            info: vec![Info::comment(format!("seed {seed}"))],
+        }
     }
 
     /// The search for `position` within `deadline`.
@@ -219,9 +243,10 @@ mod tests {
 
     #[test]
     fn takes_an_immediate_win_and_is_reproducible() {
-        let pos: Position = "kujifunza N 1,1,1,2,4,4,3,0/0,1,3,3,0,3,0,1/0,1,0,1,1,1,5,3/5,0,6,3,6,2,1,2 0,0 -- -"
-            .parse()
-            .expect("valid");
+        let pos: Position =
+            "kujifunza N 1,1,1,2,4,4,3,0/0,1,3,3,0,3,0,1/0,1,0,1,1,1,5,3/5,0,6,3,6,2,1,2 0,0 -- -"
+                .parse()
+                .expect("valid");
         let run = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             search(&pos, 2000, &mut rng, || false).expect("moves")

@@ -21,7 +21,11 @@ impl RandomBot {
     #[must_use]
     pub fn new(mut seeds: GameSeed) -> RandomBot {
         let seed = seeds.next_game();
-        RandomBot { seeds, rng: ChaCha8Rng::seed_from_u64(seed), info: vec![Info::comment(format!("seed {seed}"))] }
+        RandomBot {
+            seeds,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            info: vec![Info::comment(format!("seed {seed}"))],
+        }
     }
 }
 

@@ -62,7 +62,9 @@ pub fn generate(generation: &Generation, weights: Weights) -> Vec<Sample> {
                 if rng.random_range(0..generation.keep_one_in.max(1)) == 0 {
                     seen.push(position);
                 }
-                searcher.search(&position, Limits::depth(generation.depth), |_| {}, |_| true).map_or(random, |i| i.best)
+                searcher
+                    .search(&position, Limits::depth(generation.depth), |_| {}, |_| true)
+                    .map_or(random, |i| i.best)
             };
             let Ok((next, outcome)) = position.play(m) else { break };
             position = next;
@@ -136,7 +138,7 @@ pub fn log_loss(samples: &[Sample], weights: &Weights) -> f64 {
 #[must_use]
 pub fn fit(samples: &[Sample], epochs: u32, l2: f64, fallback: &Weights) -> Weights {
     let mut out = *fallback;
-    for stage in 0..2 {
+    for (stage, stage_weights) in out.iter_mut().enumerate() {
         let rows: Vec<([f64; FEATURES], f64)> = samples
             .iter()
             .filter(|s| phase(&s.position) == stage)
@@ -179,7 +181,7 @@ pub fn fit(samples: &[Sample], epochs: u32, l2: f64, fallback: &Weights) -> Weig
             }
         }
         for k in 0..FEATURES {
-            out[stage][k] = (w[k] / scale[k] * 1000.0).round() as i32;
+            stage_weights[k] = (w[k] / scale[k] * 1000.0).round() as i32;
         }
     }
     out

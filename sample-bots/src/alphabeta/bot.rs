@@ -109,9 +109,8 @@ impl AlphaBetaBot {
             |iteration: &Iteration| {
                 let elapsed = start.elapsed();
                 info.push(iteration_info(iteration, elapsed));
-                let critical = last.is_some_and(|(m, score)| {
-                    m != iteration.best || iteration.score < score - CRITICAL_DROP
-                });
+                let critical = last
+                    .is_some_and(|(m, score)| m != iteration.best || iteration.score < score - CRITICAL_DROP);
                 last = Some((iteration.best, iteration.score));
                 let Some(soft) = soft else { return true };
                 let soft = if critical { deadline.extend_soft(2, 1).soft().unwrap_or(soft) } else { soft };

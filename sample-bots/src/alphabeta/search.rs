@@ -29,7 +29,8 @@ pub const MAX_PLY: usize = 96;
 pub struct Limits {
     /// The last iteration's depth.
     pub depth: u32,
-    /// Stop once this many nodes are searched (checked at every node).
+    /// Stop once this many nodes are searched (checked at every node, once the first
+    /// iteration is complete: a depth-1 search always finishes).
     pub nodes: Option<u64>,
     /// Stop at this instant (checked every 1024 nodes).
     pub hard_stop: Option<Instant>,
@@ -85,6 +86,8 @@ pub struct Searcher {
     weights: Weights,
     nodes: u64,
     stopped: bool,
+    /// The node limit applies once the first iteration is complete.
+    node_limit_armed: bool,
     limits: Limits,
 }
 
@@ -100,6 +103,7 @@ impl Searcher {
             weights,
             nodes: 0,
             stopped: false,
+            node_limit_armed: false,
             limits: Limits::depth(1),
         }
     }
@@ -132,6 +136,7 @@ impl Searcher {
         self.limits = limits;
         self.nodes = 0;
         self.stopped = false;
+        self.node_limit_armed = false;
         let mut moves = root.successors();
         if moves.is_empty() {
             return None;
@@ -149,9 +154,22 @@ impl Searcher {
                 go_on &= on_iteration(&iteration) && iteration.score.abs() < WIN_BOUND;
                 best = Some(iteration);
             }
+            self.node_limit_armed = true;
             if !go_on {
                 break;
             }
+        }
+        if best.is_none() {
+            // Stopped (at the hard deadline) inside the first iteration: the move whose
+            // position evaluates best, so that the answer is never blind.
+            let (m, score) = moves
+                .iter()
+                .map(|(m, next)| (*m, -evaluate_with(next, &self.weights)))
+                .max_by_key(|&(_, score)| score)?;
+            let fallback =
+                Iteration { depth: 0, score, best: m, pv: vec![m], nodes: self.nodes, complete: false };
+            on_iteration(&fallback);
+            best = Some(fallback);
         }
         best
     }
@@ -209,7 +227,7 @@ impl Searcher {
     /// Counts a node; sets `stopped` when a limit is reached.
     fn tick(&mut self) {
         self.nodes += 1;
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if self.node_limit_armed && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
         }
         if self.nodes & 1023 == 0 && self.limits.hard_stop.is_some_and(|t| Instant::now() >= t) {
@@ -378,7 +396,7 @@ impl Searcher {
             })
             .collect();
         // A stable sort keeps the notation order among equal keys: deterministic.
-        keyed.sort_by(|a, b| b.0.cmp(&a.0));
+        keyed.sort_by_key(|entry| std::cmp::Reverse(entry.0));
         for (slot, (_, entry)) in moves.iter_mut().zip(keyed) {
             *slot = entry;
         }

@@ -90,7 +90,8 @@ mod tests {
             include_str!("../../../rules/tests/data/random-kujifunza.jsonl"),
         ] {
             for line in data.lines() {
-                let text = line.split("\"position\": \"").nth(1).and_then(|r| r.split('"').next()).expect("field");
+                let text =
+                    line.split("\"position\": \"").nth(1).and_then(|r| r.split('"').next()).expect("field");
                 let p: Position = text.parse().expect("valid");
                 let key = position_key(&p, &rings(&p));
                 if let Some(other) = seen.insert(key, p) {

@@ -22,7 +22,8 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let weights = args.weights.unwrap_or(if args.hand_weights { weights::HAND_SET } else { weights::TUNED });
-    let mut bot = AlphaBetaBot::with_weights(args.level.unwrap_or(Level::Time), GameSeed::new(args.seed), weights);
+    let mut bot =
+        AlphaBetaBot::with_weights(args.level.unwrap_or(Level::Time), GameSeed::new(args.seed), weights);
     if let Some(plies) = args.capture_plies {
         bot = bot.with_capture_plies(plies);
     }

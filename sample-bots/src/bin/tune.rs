@@ -76,7 +76,9 @@ fn run(args: &[String]) -> anyhow::Result<()> {
             println!("pub const TUNED: Weights = [\n    {:?},\n    {:?},\n];", weights[0], weights[1]);
             Ok(())
         }
-        _ => bail!("usage: bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN [hand|round1|tuned] | bao-tune fit DATA..."),
+        _ => bail!(
+            "usage: bao-tune generate GAMES SEED DEPTH KEEP_ONE_IN [hand|round1|tuned] | bao-tune fit DATA..."
+        ),
     }
 }
 
