@@ -41,18 +41,30 @@ pub fn positions() -> Vec<(&'static str, Position)> {
     vec![("kiswahili start", Position::start(Variant::Kiswahili)), ("mtaji middle game", middle)]
 }
 
-/// Searches each position to each depth up to `max_depth` with fresh tables (time to depth).
+/// How many times each search is run; the median time is reported.
+pub const REPEATS: usize = 5;
+
+/// Searches each position to each depth up to `max_depth` with fresh tables (time to
+/// depth), [`REPEATS`] times each; the rows hold the median time (the node counts and
+/// moves are the same every time: the search is deterministic).
 #[must_use]
 pub fn run(max_depth: u32) -> Vec<BenchRow> {
     let mut rows = Vec::new();
+    let mut searcher = Searcher::new(TABLE_BITS, crate::weights::TUNED);
     for (name, position) in positions() {
         for depth in 1..=max_depth {
-            let mut searcher = Searcher::new(TABLE_BITS, crate::weights::TUNED);
-            let start = Instant::now();
-            let result = searcher.search(&position, Limits::depth(depth), |_| {}, |_| true);
-            let seconds = start.elapsed().as_secs_f64();
-            let best = result.map(|i| (i.best, i.score));
-            rows.push(BenchRow { name, depth, nodes: searcher.nodes(), seconds, best });
+            let mut times = Vec::with_capacity(REPEATS);
+            let mut last = None;
+            for _ in 0..REPEATS {
+                searcher.clear();
+                let start = Instant::now();
+                let result = searcher.search(&position, Limits::depth(depth), |_| {}, |_| true);
+                times.push(start.elapsed().as_secs_f64());
+                last = Some((searcher.nodes(), result.map(|i| (i.best, i.score))));
+            }
+            times.sort_by(f64::total_cmp);
+            let (nodes, best) = last.unwrap_or((0, None));
+            rows.push(BenchRow { name, depth, nodes, seconds: times[REPEATS / 2], best });
         }
     }
     rows

@@ -91,7 +91,9 @@ fn alphabeta_never_loses_on_time_at_50_ms_per_move() {
         &sample("alphabeta", "alphabeta", &["--time"]),
         &sample("random", "random", &[]),
         20,
-        &["--move-time", "50ms", "--margin", "25ms", "--concurrency", "1"],
+        // The referee's default margin (100 ms) absorbs scheduling on a loaded CI machine;
+        // the bot itself aims at 42.5 ms (bao_sdk::Deadline).
+        &["--move-time", "50ms", "--concurrency", "1"],
     );
     let reasons = &results["reasons"];
     let reasons = reasons.as_object().expect("reasons");

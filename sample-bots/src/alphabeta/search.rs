@@ -32,7 +32,7 @@ pub struct Limits {
     /// Stop once this many nodes are searched (checked at every node, once the first
     /// iteration is complete: a depth-1 search always finishes).
     pub nodes: Option<u64>,
-    /// Stop at this instant (checked every 1024 nodes).
+    /// Stop at this instant (checked every 256 nodes, about 0.1 ms).
     pub hard_stop: Option<Instant>,
     /// Plies of capture extension at the horizon.
     pub capture_plies: u32,
@@ -230,7 +230,7 @@ impl Searcher {
         if self.node_limit_armed && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
         }
-        if self.nodes & 1023 == 0 && self.limits.hard_stop.is_some_and(|t| Instant::now() >= t) {
+        if self.nodes & 255 == 0 && self.limits.hard_stop.is_some_and(|t| Instant::now() >= t) {
             self.stopped = true;
         }
     }
