@@ -64,8 +64,10 @@ pub fn main(cli: Cli) -> u8 {
         Command::BenchEcho => echo::run(),
         Command::SampleBot(args) => {
             let result = match args.kind.as_str() {
-                "greedy" => bao_protocol::sdk::run(bao_sample_bots::GreedyBot),
-                _ => bao_protocol::sdk::run(bao_sample_bots::RandomBot::new(args.seed)),
+                "greedy" => bao_sdk::run(bao_sample_bots::GreedyBot::default()),
+                _ => bao_sdk::run(bao_sample_bots::RandomBot::new(bao_sample_bots::GameSeed::new(Some(
+                    args.seed,
+                )))),
             };
             if let Err(e) = result {
                 eprintln!("sample bot: {e}");

@@ -1,8 +1,6 @@
 //! A bot that plays the move leaving it the most seeds on the board, relative to its opponent.
 
-use bao_protocol::sdk::{Bot, Identity, InfoSink};
-use bao_protocol::{Info, MoveRequest};
-use bao_rules::{MoveText, Outcome, Position, Side};
+use bao_sdk::{Bot, Deadline, Identity, Info, Move, MoveList, Position, Side};
 
 /// The score of a move that wins the game at once.
 const WIN_SCORE: i32 = i32::MAX;
@@ -19,101 +17,59 @@ pub fn evaluate(position: &Position, side: Side) -> i32 {
     on_board(side) - on_board(side.opponent())
 }
 
-/// The best of `legal` (moves in notation) for the player to move in `position`, with its score:
-/// an immediate win scores highest, then [`evaluate`] after the move. Ties go to the move
-/// listed first. Entries that do not name a legal move are skipped (`skipped` counts them).
+/// The best move for the player to move in `position`, with its score: an immediate win
+/// scores highest, then [`evaluate`] after the move. Ties go to the move first in notation
+/// order. `None` when there is no legal move.
 #[must_use]
-pub fn greedy_choice<'a>(position: &Position, legal: &'a [String]) -> Option<GreedyChoice<'a>> {
+pub fn greedy_choice(position: &Position) -> Option<(Move, i32)> {
     let me = position.side_to_move();
-    let mut best: Option<GreedyChoice<'a>> = None;
-    let mut skipped = 0;
-    for text in legal {
-        let Some(score) = score_move(position, me, text) else {
-            skipped += 1;
-            continue;
-        };
-        if best.as_ref().is_none_or(|b| score > b.score) {
-            best = Some(GreedyChoice { move_text: text, score, skipped: 0 });
+    let mut best: Option<(Move, i32)> = None;
+    for (m, next) in position.successors() {
+        let opponent = next.side_to_move();
+        let wins = next.front_row_empty(opponent) || !next.has_legal_move();
+        let score = if wins { WIN_SCORE } else { evaluate(&next, me) };
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some((m, score));
         }
     }
-    best.map(|b| GreedyChoice { skipped, ..b })
+    best
 }
 
-/// The move picked by [`greedy_choice`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GreedyChoice<'a> {
-    /// The move, as listed.
-    pub move_text: &'a str,
-    /// Its score: `i32::MAX` for a win, else [`evaluate`] after it.
-    pub score: i32,
-    /// Entries of the list that could not be played.
-    pub skipped: usize,
+/// Plays [`greedy_choice`]. Deterministic.
+#[derive(Debug, Clone, Default)]
+pub struct GreedyBot {
+    info: Vec<Info>,
 }
-
-/// The score of playing `text` as `me`, or `None` if it is not a legal move here.
-fn score_move(position: &Position, me: Side, text: &str) -> Option<i32> {
-    let m = text.parse::<MoveText>().ok()?.to_move(position).ok()?;
-    let (next, outcome) = position.play(m).ok()?;
-    Some(match outcome {
-        Outcome::Win { winner, .. } if winner == me => WIN_SCORE,
-        _ => evaluate(&next, me),
-    })
-}
-
-/// Plays [`greedy_choice`] on the position of each request. Deterministic.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GreedyBot;
 
 impl Bot for GreedyBot {
     fn identity(&self) -> Identity {
         Identity::new("greedy").with_author("bao-referee").with_version(env!("CARGO_PKG_VERSION"))
     }
 
-    fn choose_move(&mut self, request: &MoveRequest, info: &mut InfoSink<'_>) -> String {
-        let fallback = || request.legal.first().cloned().unwrap_or_default();
-        let position = match request.position.notation.parse::<Position>() {
-            Ok(position) => position,
-            Err(e) => {
-                eprintln!(
-                    "greedy: cannot read the position {:?}: {e}; playing the first legal move",
-                    request.position.notation
-                );
-                return fallback();
-            }
-        };
-        let Some(choice) = greedy_choice(&position, &request.legal) else {
-            eprintln!("greedy: none of the listed moves is legal on this engine; playing the first one");
-            return fallback();
-        };
-        if choice.skipped > 0 {
-            eprintln!("greedy: {} listed moves could not be played on this engine", choice.skipped);
-        }
-        info.send(&Info {
+    fn choose_move(&mut self, position: &Position, legal: &MoveList, _deadline: &Deadline) -> Move {
+        let (m, score) = greedy_choice(position).unwrap_or((legal[0], 0));
+        self.info.push(Info {
             depth: Some(1),
-            score: Some(i64::from(choice.score)),
-            nodes: Some(request.legal.len() as u64),
+            score: Some(i64::from(score)),
+            nodes: Some(legal.len() as u64),
             comment: None,
         });
-        choice.move_text.to_owned()
+        m
+    }
+
+    fn take_info(&mut self) -> Vec<Info> {
+        std::mem::take(&mut self.info)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::io::Cursor;
-
-    use bao_protocol::sdk::run_with_io;
-    use bao_protocol::{BotMessage, Clock, MoveReply, PerSide, PositionJson, RefereeMessage, Rows};
-    use bao_rules::Variant;
+    use bao_rules::{Outcome, Variant};
 
     use super::*;
 
     fn position(notation: &str) -> Position {
         notation.parse().expect("valid test position")
-    }
-
-    fn legal(position: &Position) -> Vec<String> {
-        position.legal_moves().iter().map(ToString::to_string).collect()
     }
 
     /// North to move; of 8 legal moves only `B1>` wins (it empties South's front row).
@@ -123,11 +79,10 @@ mod tests {
     #[test]
     fn prefers_the_immediate_win() {
         let pos = position(NORTH_WINS);
-        let legal = legal(&pos);
+        let legal: Vec<String> = pos.legal_moves().iter().map(ToString::to_string).collect();
         assert_eq!(legal, ["A7<", "A8<", "B1>", "B3<", "B3>", "B5<", "B5>", "B8<"]);
-        let choice = greedy_choice(&pos, &legal).expect("a choice");
-        assert_eq!(choice, GreedyChoice { move_text: "B1>", score: i32::MAX, skipped: 0 });
-        let m = "B1>".parse::<MoveText>().map(|t| t.to_move_unchecked()).expect("notation");
+        let (m, score) = greedy_choice(&pos).expect("a choice");
+        assert_eq!((m.to_string(), score), ("B1>".to_owned(), i32::MAX));
         assert!(matches!(pos.play(m), Ok((_, Outcome::Win { winner: Side::North, .. }))));
     }
 
@@ -138,113 +93,48 @@ mod tests {
         let pos = position(
             "kiswahili S 0,1,0,1,0,4,0,0/0,0,0,0,0,0,0,1/1,3,0,5,2,3,1,3/1,1,1,1,1,1,1,2 15,15 -- -",
         );
-        let legal = legal(&pos);
-        assert_eq!(legal, ["A2>", "A4<", "A4>"]);
         let scores: Vec<i32> = pos.successors().iter().map(|(_, next)| evaluate(next, Side::South)).collect();
         assert_eq!(scores, [-17, -15, -7]);
         assert_eq!(evaluate(&pos, Side::South), -20, "every capture gains seeds");
-        let choice = greedy_choice(&pos, &legal).expect("a choice");
-        assert_eq!((choice.move_text, choice.score), ("A4>", -7));
+        let (m, score) = greedy_choice(&pos).expect("a choice");
+        assert_eq!((m.to_string(), score), ("A4>".to_owned(), -7));
     }
 
     #[test]
-    fn ties_go_to_the_move_listed_first_and_bad_entries_are_skipped() {
-        // In this position A4<, A5< and B2> all leave North level on the board.
-        let pos =
-            position("kujifunza N 6,1,4,1,4,4,1,5/0,2,2,2,2,2,2,0/3,1,0,3,3,0,0,0/2,2,2,2,2,2,2,2 0,0 -- -");
-        let tied = |list: &[&str]| {
-            let list: Vec<String> = list.iter().map(|m| (*m).to_owned()).collect();
-            greedy_choice(&pos, &list).map(|c| (c.move_text.to_owned(), c.score, c.skipped))
-        };
-        assert_eq!(tied(&["A4<", "A5<", "B2>"]), Some(("A4<".into(), 0, 0)));
-        assert_eq!(tied(&["B2>", "A5<", "A4<"]), Some(("B2>".into(), 0, 0)));
-        assert_eq!(tied(&["Z9?", "A3>", "B2>"]), Some(("B2>".into(), 0, 2)), "garbage and illegal skipped");
-        assert_eq!(tied(&["nonsense"]), None);
+    fn ties_go_to_the_move_first_in_notation_order() {
+        // At the start every move puts one seed from hand on the board: a four-way tie.
+        let pos = Position::start(Variant::Kiswahili);
+        let scores: Vec<(Move, i32)> =
+            pos.successors().iter().map(|(m, next)| (*m, evaluate(next, Side::South))).collect();
+        let top = scores.iter().map(|s| s.1).max().expect("moves");
+        let tied: Vec<Move> = scores.iter().filter(|s| s.1 == top).map(|s| s.0).collect();
+        assert_eq!(tied.len(), 4, "a tie to break: {scores:?}");
+        assert_eq!(tied[0].to_string(), "A6<");
+        assert_eq!(greedy_choice(&pos), Some((tied[0], top)));
     }
 
     #[test]
     fn evaluate_is_antisymmetric_and_zero_at_the_start() {
         for variant in [Variant::Kiswahili, Variant::Kujifunza] {
-            let start = Position::start(variant);
-            assert_eq!(evaluate(&start, Side::South), 0);
+            assert_eq!(evaluate(&Position::start(variant), Side::South), 0);
         }
         let pos = position(NORTH_WINS);
         assert_eq!(evaluate(&pos, Side::North), -evaluate(&pos, Side::South));
     }
 
     #[test]
-    fn self_play_only_ever_picks_listed_legal_moves() {
+    fn self_play_only_ever_picks_legal_moves() {
         let mut pos = Position::start(Variant::Kiswahili);
+        let mut bot = GreedyBot::default();
         let mut plies = 0;
         while plies < 400 && !pos.outcome().is_over() {
-            let legal = legal(&pos);
-            let choice = greedy_choice(&pos, &legal).expect("a legal move exists");
-            assert_eq!(choice.skipped, 0);
-            assert!(legal.iter().any(|m| m == choice.move_text));
-            let m = choice.move_text.parse::<MoveText>().expect("notation").to_move(&pos).expect("legal");
+            let legal = pos.legal_moves();
+            let m = bot.choose_move(&pos, &legal, &Deadline::unlimited());
+            assert!(legal.contains(&m));
             pos = pos.play(m).expect("legal").0;
             plies += 1;
         }
         assert!(plies > 0);
-    }
-
-    #[test]
-    fn answers_a_move_request_through_the_sdk() {
-        let pos = position(NORTH_WINS);
-        let request = RefereeMessage::MoveRequest(bao_protocol::MoveRequest {
-            id: 5,
-            ply: 40,
-            position: PositionJson {
-                notation: NORTH_WINS.into(),
-                variant: "kujifunza".into(),
-                to_move: bao_protocol::Side::North,
-                rows: Rows::default(),
-                hands: PerSide::default(),
-                stage: "mtaji".into(),
-                nyumba: PerSide::default(),
-                takasia: None,
-            },
-            legal: legal(&pos),
-            opponent_move: Some("A1>".into()),
-            clock: Clock { you_ms: 100, opponent_ms: 100, increment_ms: 0, move_time_ms: None },
-        });
-        let input = format!("{}\n{}\n", request.to_line(), RefereeMessage::Quit.to_line());
-        let mut output = Vec::new();
-        run_with_io(GreedyBot, Cursor::new(input.into_bytes()), &mut output).expect("clean run");
-        let lines: Vec<BotMessage> = String::from_utf8(output)
-            .expect("UTF-8")
-            .lines()
-            .map(|l| BotMessage::parse(l).expect("valid line"))
-            .collect();
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(matches!(&lines[0], BotMessage::Info(i) if i.score == Some(i64::from(i32::MAX))));
-        assert_eq!(lines[1], BotMessage::Move(MoveReply { id: 5, move_text: "B1>".into() }));
-    }
-
-    #[test]
-    fn an_unreadable_position_falls_back_to_the_first_legal_move() {
-        let mut bot = GreedyBot;
-        let request = bao_protocol::MoveRequest {
-            id: 1,
-            ply: 0,
-            position: PositionJson {
-                notation: "not a position".into(),
-                variant: "kiswahili".into(),
-                to_move: bao_protocol::Side::South,
-                rows: Rows::default(),
-                hands: PerSide::default(),
-                stage: "namua".into(),
-                nyumba: PerSide::default(),
-                takasia: None,
-            },
-            legal: vec!["A6<".into(), "A7<".into()],
-            opponent_move: None,
-            clock: Clock { you_ms: 100, opponent_ms: 100, increment_ms: 0, move_time_ms: None },
-        };
-        let mut sink_out = Vec::new();
-        let input = format!("{}\n", RefereeMessage::MoveRequest(request).to_line());
-        run_with_io(&mut bot, Cursor::new(input.into_bytes()), &mut sink_out).expect("clean run");
-        let text = String::from_utf8(sink_out).expect("UTF-8");
-        assert_eq!(text, "{\"type\":\"move\",\"id\":1,\"move\":\"A6<\"}\n");
+        assert_eq!(bot.take_info().len(), plies);
     }
 }

@@ -4,6 +4,7 @@
 
 mod check;
 mod hostile;
+mod ladder;
 mod matches;
 mod rules_cli;
 mod show;

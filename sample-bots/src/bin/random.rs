@@ -1,29 +1,22 @@
-//! `bao-random [--seed N]`: a bao-referee bot that plays a uniformly random legal move.
-//!
-//! Speaks the protocol on stdin/stdout (see PROTOCOL.md); diagnostics go to stderr.
-//! Exit status: 0 after `quit` or end of input, 1 on a protocol or I/O error, 2 on bad arguments.
+//! `bao-random [--seed N]`: a bao-referee bot that plays a uniformly random legal move
+//! (a fresh seed per game unless `--seed` fixes it; the seed is printed on stderr).
 
 use std::process::ExitCode;
 
-use bao_sample_bots::{DEFAULT_SEED, RandomBot, USAGE, parse_args};
+use bao_sample_bots::{GameSeed, RandomBot, cli};
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
+    let args = match cli::arguments("bao-random") {
         Ok(args) => args,
-        Err(message) => {
-            eprintln!("bao-random: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    if args.help {
-        eprintln!("{USAGE}");
-        return ExitCode::SUCCESS;
+    if args.level.is_some()
+        || args.bench
+        || args.capture_plies.is_some()
+        || args.hand_weights
+        || args.weights.is_some()
+    {
+        return cli::usage_error("bao-random", "only --seed applies to this bot");
     }
-    match bao_protocol::sdk::run(RandomBot::new(args.seed.unwrap_or(DEFAULT_SEED))) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("bao-random: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::serve("bao-random", RandomBot::new(GameSeed::new(args.seed)))
 }
