@@ -36,12 +36,12 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let json = args.json;
     if !json {
-        println!("{}", report::header(&settings, checks.len()));
+        crate::out::outln!("{}", report::header(&settings, checks.len()));
     }
     let outcome = runtime.block_on(async {
         let mut print = |result: &CheckResult| {
             if !json {
-                println!("{}", report::human(result));
+                crate::out::outln!("{}", report::human(result));
             }
         };
         let interrupted = async {
@@ -65,9 +65,9 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
         Some(Ok(results)) => {
             if json {
-                println!("{}", report::json(&settings, &results));
+                crate::out::outln!("{}", report::json(&settings, &results));
             } else {
-                println!("{}", report::summary(&results));
+                crate::out::outln!("{}", report::summary(&results));
             }
             if results.iter().all(|r| r.status == Status::Pass) {
                 crate::exit::SUCCESS

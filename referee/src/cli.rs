@@ -57,6 +57,9 @@ pub fn main() -> ExitCode {
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
         Command::Check(args) => crate::check_cmd::run(&args),
     };
+    // Output that could not be written (a full disk) is a failure even if the work was done.
+    let code =
+        if code == crate::exit::SUCCESS && crate::out::failed() { crate::exit::INTERNAL } else { code };
     ExitCode::from(code)
 }
 

@@ -12,6 +12,8 @@ pub mod exit;
 pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;
+pub mod out;
+pub mod preflight;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
 pub mod tournament;

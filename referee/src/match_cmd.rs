@@ -1,6 +1,5 @@
 //! `bao-referee match`: one game between two bot programs.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -64,7 +63,7 @@ pub fn bot_spec(
     if words.is_empty() {
         anyhow::bail!("{option}: the command line is empty");
     }
-    let program = words.remove(0);
+    let program = crate::preflight::resolve_self(words.remove(0));
     Ok(BotSpec { name, program, args: words, dir })
 }
 
@@ -82,7 +81,7 @@ pub fn sample_bot(kind: &str, seed: u64) -> anyhow::Result<BotSpec> {
     Ok(BotSpec { name: Some(format!("sample-{kind}")), program: exe.display().to_string(), args, dir: None })
 }
 
-/// Prints moves as they are played.
+/// Prints moves as they are played, each with the last `info` the bot sent before it.
 struct Console {
     quiet: bool,
 }
@@ -92,21 +91,45 @@ impl GameObserver for Console {
         if self.quiet {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let _ = match record {
-            LogRecord::Header(h) => writeln!(
-                out,
+        match record {
+            LogRecord::Header(h) => crate::out::outln!(
                 "{} (South) vs {} (North), {}",
                 h.south.reported.as_ref().map_or(h.south.name.as_str(), |r| r.name.as_str()),
                 h.north.reported.as_ref().map_or(h.north.name.as_str(), |r| r.name.as_str()),
                 h.variant
             ),
             LogRecord::Ply(p) => {
-                writeln!(out, "{:>4}. {} {:<5} {:>8.1} ms", p.ply, p.side, p.mv, p.time_us as f64 / 1000.0)
+                let info = p.info.last().map(info_text).unwrap_or_default();
+                let text = format!(
+                    "{:>4}. {} {:<5} {:>8.1} ms{info}",
+                    p.ply,
+                    p.side,
+                    p.mv,
+                    p.time_us as f64 / 1000.0
+                );
+                crate::out::line(text.trim_end());
             }
-            LogRecord::Stderr(_) | LogRecord::Result(_) => Ok(()),
-        };
+            LogRecord::Stderr(_) | LogRecord::Result(_) => {}
+        }
     }
+}
+
+/// `  depth 6  score +12  nodes 48213  "comment"`: the fields a bot reported, as cutechess shows them.
+fn info_text(info: &bao_protocol::Info) -> String {
+    let mut text = String::new();
+    if let Some(depth) = info.depth {
+        text.push_str(&format!("  depth {depth}"));
+    }
+    if let Some(score) = info.score {
+        text.push_str(&format!("  score {score:+}"));
+    }
+    if let Some(nodes) = info.nodes {
+        text.push_str(&format!("  nodes {nodes}"));
+    }
+    if let Some(comment) = info.comment.as_deref().filter(|c| !c.is_empty()) {
+        text.push_str(&format!("  {comment:?}"));
+    }
+    text
 }
 
 /// Runs `bao-referee match`; returns the exit code.
@@ -127,6 +150,14 @@ pub fn run(args: MatchArgs) -> u8 {
             return crate::exit::INTERNAL;
         }
     };
+    let unstartable = runtime.block_on(preflight(&config));
+    if !unstartable.is_empty() {
+        for bot in &unstartable {
+            eprintln!("error: {bot}");
+        }
+        eprintln!("No game was played. Check the command with `bao-referee check \"CMD\"`.");
+        return crate::exit::MALFORMED;
+    }
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
         let cancel = CancellationToken::new();
@@ -156,6 +187,17 @@ pub fn run(args: MatchArgs) -> u8 {
             crate::exit::INTERNAL
         }
     }
+}
+
+/// Starts each bot once: a bot that cannot start is the operator's error, not a forfeit.
+async fn preflight(config: &GameConfig) -> Vec<crate::preflight::Unstartable> {
+    let with = crate::preflight::Preflight {
+        start: &config.start,
+        time: &config.time,
+        limits: &config.limits,
+        isolation: config.isolation,
+    };
+    crate::preflight::check_all(&[&config.south, &config.north], &with).await
 }
 
 fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
@@ -195,14 +237,14 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
             "north": result.names[1],
             "log": log_path.display().to_string(),
         });
-        println!("{line}");
+        crate::out::outln!("{line}");
         return;
     }
-    println!();
-    println!("{}", crate::rules_cmd::render_board(&result.final_position));
-    println!();
+    crate::out::outln!();
+    crate::out::outln!("{}", crate::rules_cmd::render_board(&result.final_position));
+    crate::out::outln!();
     let names = |s: Side| &result.names[s.index()];
-    println!(
+    crate::out::outln!(
         "Result: {} — South {} vs North {}, {} plies",
         result.summary(),
         names(Side::South),
@@ -210,7 +252,7 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
         result.plies
     );
     if !result.detail.is_empty() {
-        println!("Detail: {}", result.detail);
+        crate::out::outln!("Detail: {}", result.detail);
     }
-    println!("Log: {}", log_path.display());
+    crate::out::outln!("Log: {}", log_path.display());
 }

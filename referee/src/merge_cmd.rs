@@ -110,14 +110,14 @@ pub fn run(args: &MergeArgs) -> u8 {
     }
     if args.json {
         match serde_json::to_string(&results) {
-            Ok(line) => println!("{line}"),
+            Ok(line) => crate::out::outln!("{line}"),
             Err(e) => {
                 eprintln!("error: {e}");
                 return crate::exit::INTERNAL;
             }
         }
     } else {
-        print!("{}", results::render(&results));
+        crate::out::text(&results::render(&results));
     }
     for (game, holders) in &merged.duplicates {
         let names: Vec<String> = holders.iter().map(|&i| args.dirs[i].display().to_string()).collect();

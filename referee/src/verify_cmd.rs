@@ -33,7 +33,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
     };
     match verify_log(&text) {
         Ok(v) => {
-            println!("ok: {} plies, {}", v.plies, v.result);
+            crate::out::outln!("ok: {} plies, {}", v.plies, v.result);
             crate::exit::SUCCESS
         }
         Err(e) => {

@@ -69,7 +69,7 @@ pub fn run(args: TournamentArgs) -> u8 {
 fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     if args.dry_run {
         let plan = build_plan(args)?;
-        println!("{}", serde_json::to_string_pretty(&plan).map_err(internal)?);
+        crate::out::outln!("{}", serde_json::to_string_pretty(&plan).map_err(internal)?);
         return Ok(crate::exit::SUCCESS);
     }
     let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
@@ -144,10 +144,10 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
         .with_context(|| format!("cannot write {}", out.results().display()))
         .map_err(internal)?;
     if args.json {
-        println!("{}", serde_json::to_string(&results).map_err(internal)?);
+        crate::out::outln!("{}", serde_json::to_string(&results).map_err(internal)?);
     } else {
-        print!("{}", results::render(&results));
-        println!("Folder: {}", out.root().display());
+        crate::out::text(&results::render(&results));
+        crate::out::outln!("Folder: {}", out.root().display());
     }
     if let Some(error) = report.error {
         return Err(internal(error));
