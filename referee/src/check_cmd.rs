@@ -22,7 +22,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     let settings = match settings(args) {
         Ok(settings) => settings,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::exit::describe(&e));
             return crate::exit::MALFORMED;
         }
     };

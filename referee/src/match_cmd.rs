@@ -138,7 +138,7 @@ pub fn run(args: MatchArgs) -> u8 {
     let config = match config(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::exit::describe(&e));
             return crate::exit::MALFORMED;
         }
     };
@@ -209,8 +209,8 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
         Some(cmd) => bot_spec("--north", cmd, args.north_dir.clone(), args.north_name.clone())?,
         None => sample_bot("random", args.seed)?,
     };
-    let mut config = GameConfig::new(south, north, args.game.variant);
-    config.start = args.game.start_position();
+    let mut config = GameConfig::new(south, north, args.game.variant());
+    config.start = args.game.start_position().map_err(anyhow::Error::msg)?;
     config.time = args.game.time_control();
     config.max_plies = args.game.max_plies();
     config.seed = args.seed;

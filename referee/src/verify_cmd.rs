@@ -37,7 +37,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
             crate::exit::SUCCESS
         }
         Err(e) => {
-            eprintln!("{}: {e}", args.log.display());
+            eprintln!("error: {}: {e}", args.log.display());
             if e.malformed { crate::exit::MALFORMED } else { crate::exit::REJECTED }
         }
     }

@@ -141,7 +141,7 @@ fn spec(
     if words.is_empty() {
         return Err(bad("the command line is empty".to_owned()));
     }
-    let program = words.remove(0);
+    let program = crate::preflight::resolve_self(words.remove(0));
     words.extend(extra);
     let mut spec = BotSpec { name, program, args: words, dir };
     spec.name = Some(spec.display_name());
