@@ -18,12 +18,20 @@ pub const CLEANUP_GRACE: Duration = Duration::from_millis(300);
 /// Lateness forgiven on every move, as `bao-referee match` does by default.
 pub const MARGIN: Duration = Duration::from_millis(bao_protocol::DEFAULT_MARGIN_MS);
 
+/// The Fischer clock of the `fischer-clock` check when the run uses a fixed move time.
+pub const FISCHER_BASE: Duration = Duration::from_secs(10);
+/// The increment of that clock.
+pub const FISCHER_INCREMENT: Duration = Duration::from_millis(100);
+/// The move time of the `move-time-clock` check when the run uses a Fischer clock.
+pub const MOVE_TIME: Duration = Duration::from_secs(2);
+
 /// The settings of one run of the checks.
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// The bot under test.
     pub spec: BotSpec,
-    /// The time control announced in `hello` and enforced: a fixed time per move.
+    /// The time control announced in `hello` and enforced: a Fischer clock (the default of
+    /// `bao-referee match`) or a fixed time per move.
     pub time: TimeControl,
 }
 
@@ -32,25 +40,64 @@ impl Settings {
     /// The caller checks that neither is zero.
     #[must_use]
     pub fn new(spec: BotSpec, move_time: Duration, startup: Duration) -> Settings {
-        let time = TimeControl {
-            base: None,
-            increment: Duration::ZERO,
-            move_time: Some(move_time),
-            startup,
-            margin: MARGIN,
-        };
-        Settings { spec, time }
+        Settings { spec, time: move_time_control(move_time, startup) }
     }
 
-    /// The time a move may take before it is late: the move time plus the margin.
+    /// Settings for `spec` with a Fischer clock of `base` plus `increment` per move (plus
+    /// [`MARGIN`]) and a startup time. The caller checks that `base` and `startup` are not zero.
+    #[must_use]
+    pub fn fischer(spec: BotSpec, base: Duration, increment: Duration, startup: Duration) -> Settings {
+        Settings { spec, time: fischer_control(base, increment, startup) }
+    }
+
+    /// The settings `kind` runs with: those of the run, except for the two clock checks, which
+    /// each use their own mode (the run's figures when the run uses that mode).
+    #[must_use]
+    pub fn for_check(&self, kind: crate::CheckKind) -> Settings {
+        let startup = self.time.startup;
+        let time = match kind {
+            crate::CheckKind::FischerClock if self.time.base.is_none() => {
+                fischer_control(FISCHER_BASE, FISCHER_INCREMENT, startup)
+            }
+            crate::CheckKind::MoveTimeClock if self.time.move_time.is_none() => {
+                move_time_control(MOVE_TIME, startup)
+            }
+            _ => self.time,
+        };
+        Settings { spec: self.spec.clone(), time }
+    }
+
+    /// The time a move may take before it is late: the time on the clock plus the margin.
     #[must_use]
     pub fn allowed(&self) -> Duration {
-        self.time.move_time.unwrap_or_default() + self.time.margin
+        self.move_time() + self.time.margin
     }
 
-    /// The move time.
+    /// The time on the bot's clock when a move is requested: the fixed move time, or the base
+    /// of a Fischer clock (every check's request is judged on a fresh clock).
     #[must_use]
     pub fn move_time(&self) -> Duration {
-        self.time.move_time.unwrap_or_default()
+        self.time.move_time.or(self.time.base).unwrap_or_default()
     }
+
+    /// The time control in words: `Fischer 10000+100 ms` or `move time 2000 ms`.
+    #[must_use]
+    pub fn time_control_text(&self) -> String {
+        match (self.time.move_time, self.time.base) {
+            (Some(move_time), _) => format!("move time {} ms", move_time.as_millis()),
+            (None, base) => format!(
+                "Fischer {}+{} ms",
+                base.unwrap_or_default().as_millis(),
+                self.time.increment.as_millis()
+            ),
+        }
+    }
+}
+
+fn move_time_control(move_time: Duration, startup: Duration) -> TimeControl {
+    TimeControl { base: None, increment: Duration::ZERO, move_time: Some(move_time), startup, margin: MARGIN }
+}
+
+fn fischer_control(base: Duration, increment: Duration, startup: Duration) -> TimeControl {
+    TimeControl { base: Some(base), increment, move_time: None, startup, margin: MARGIN }
 }

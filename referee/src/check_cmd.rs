@@ -10,10 +10,18 @@ use crate::check_args::CheckArgs;
 
 /// The settings the command line asks for.
 fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
-    anyhow::ensure!(!args.move_time.is_zero(), "--move-time must be more than zero");
-    anyhow::ensure!(!args.startup_time.is_zero(), "--startup-time must be more than zero");
     let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
-    Ok(Settings::new(spec, args.move_time, args.startup_time))
+    let default = bao_game::TimeControl::default();
+    Ok(match (args.move_time, args.tc) {
+        (Some(move_time), _) => Settings::new(spec, move_time, args.startup_time),
+        (None, Some((base, increment))) => Settings::fischer(spec, base, increment, args.startup_time),
+        (None, None) => Settings::fischer(
+            spec,
+            default.base.unwrap_or(bao_check::settings::FISCHER_BASE),
+            default.increment,
+            args.startup_time,
+        ),
+    })
 }
 
 /// Runs `bao-referee check`; returns the exit code.

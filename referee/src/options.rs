@@ -162,7 +162,10 @@ pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// `BASE+INC`: both are required (`10` alone is refused: it could mean 10+0 or a typo of 10+0.1).
-fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
+///
+/// # Errors
+/// A message naming the part that is wrong.
+pub fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
     let Some((base, inc)) = s.split_once('+') else {
         return Err(format!(
             "{s:?} is not BASE+INC: give the increment too, e.g. {s}+0 (no increment) or {s}+0.1"
