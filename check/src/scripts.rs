@@ -153,8 +153,8 @@ async fn game_over_no_reply(session: &mut Session) -> Result<(), Failure> {
     session.send(&game_over, WRITE_TIME).await?;
     if let Some(line) = session.expect_silence(SILENCE).await {
         return Err(Failure::new(format!(
-            "answered game_over with {line:?}; game_over is not a request: a bot writes nothing \
-             in reply (the referee would read the line as garbage)"
+            "wrote {line:?} after game_over; game_over is not a request: a bot writes nothing \
+             in reply (and nothing once it has answered a request)"
         )));
     }
     session.quit(WRITE_TIME).await?;

@@ -334,6 +334,9 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
             Cause::Process(bao_supervise::BotFault::Io(e.to_string())),
         )
     })?;
+    // Kept only if the game is aborted during the handshake (the process is then dropped,
+    // which kills it); `finish` replaces it with how the bot ended otherwise.
+    seat.exit = "started; killed when the referee was interrupted during the handshake".to_owned();
     let deadline = tokio::time::Instant::now() + config.time.startup;
     let hello = wire::hello_line(side, &config.start, &config.time);
     tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");

@@ -7,10 +7,13 @@ use bao_rules::Side;
 use tokio_util::sync::CancellationToken;
 
 use crate::options::GameOptions;
+use crate::trace::TraceWriter;
+use bao_game::judge::LineDirection;
 use bao_game::log::{GameLog, LogRecord};
 use bao_game::runner::GameObserver;
 use bao_game::{GameConfig, GameResult, play_game};
 use bao_supervise::BotSpec;
+use std::time::Instant;
 
 /// The arguments of `bao-referee match`.
 #[derive(Debug, clap::Args)]
@@ -46,6 +49,12 @@ pub struct MatchArgs {
     /// Print one JSON result line on stdout instead of the moves and board.
     #[arg(long)]
     pub json: bool,
+    /// Print every line exchanged with each bot on stderr, timestamped (as cutechess -debug).
+    #[arg(long, conflicts_with = "trace")]
+    pub debug: bool,
+    /// Write every line exchanged with each bot to FILE, timestamped (the format of --debug).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 }
 
 /// A bot spec from a shell-quoted command line.
@@ -81,12 +90,20 @@ pub fn sample_bot(kind: &str, seed: u64) -> anyhow::Result<BotSpec> {
     Ok(BotSpec { name: Some(format!("sample-{kind}")), program: exe.display().to_string(), args, dir: None })
 }
 
-/// Prints moves as they are played, each with the last `info` the bot sent before it.
+/// Prints moves as they are played, each with the last `info` the bot sent before it, and
+/// traces the protocol lines when asked.
 struct Console {
     quiet: bool,
+    trace: Option<TraceWriter>,
 }
 
 impl GameObserver for Console {
+    fn on_line(&mut self, side: Side, direction: LineDirection, line: &str, at: Instant) {
+        if let Some(trace) = &mut self.trace {
+            trace.line(side, direction, line, at);
+        }
+    }
+
     fn on_record(&mut self, record: &LogRecord) {
         if self.quiet {
             return;
@@ -158,6 +175,13 @@ pub fn run(args: MatchArgs) -> u8 {
         eprintln!("No game was played. Check the command with `bao-referee check \"CMD\"`.");
         return crate::exit::MALFORMED;
     }
+    let trace = match open_trace(&args, &config) {
+        Ok(trace) => trace,
+        Err(e) => {
+            eprintln!("error: {}", crate::exit::describe(&e));
+            return crate::exit::MALFORMED;
+        }
+    };
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
         let cancel = CancellationToken::new();
@@ -167,11 +191,17 @@ pub fn run(args: MatchArgs) -> u8 {
                 on_signal.cancel();
             }
         });
-        let mut console = Console { quiet: args.json };
+        let mut console = Console { quiet: args.json, trace };
         // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
         let mut config = config;
         config.lag = Some(bao_game::lag::LagMonitor::start());
-        play_game(&config, &mut log, &mut console, &cancel).await
+        let result = play_game(&config, &mut log, &mut console, &cancel).await;
+        if let Some(trace) = console.trace.take()
+            && let Err(e) = trace.finish()
+        {
+            eprintln!("error: cannot write the trace: {e}");
+        }
+        result
     });
     match outcome {
         Ok(result) => {
@@ -187,6 +217,19 @@ pub fn run(args: MatchArgs) -> u8 {
             crate::exit::INTERNAL
         }
     }
+}
+
+/// The trace `--debug` (stderr) or `--trace FILE` asks for.
+fn open_trace(args: &MatchArgs, config: &GameConfig) -> anyhow::Result<Option<TraceWriter>> {
+    let out: Box<dyn std::io::Write + Send> = match (&args.trace, args.debug) {
+        (Some(path), _) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("--trace {}", path.display()))?,
+        )),
+        (None, true) => Box::new(std::io::stderr()),
+        (None, false) => return Ok(None),
+    };
+    let names = [config.south.display_name(), config.north.display_name()];
+    Ok(Some(TraceWriter::new(out, Instant::now(), names)))
 }
 
 /// Starts each bot once: a bot that cannot start is the operator's error, not a forfeit.
