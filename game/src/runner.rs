@@ -104,7 +104,7 @@ pub async fn play_game(
         process: None,
         reported: None,
         next_id: 1,
-        clock: Clock::new(config.time),
+        clock: Clock::new(config.time_for(side)),
         exit: "not started".to_owned(),
         stderr: None,
     });
@@ -310,6 +310,7 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         south: south.record(),
         north: north.record(),
         time_control: config.time,
+        time_controls: config.distinct_times(),
         max_plies: config.max_plies,
         seed: config.seed,
         limits: config.limits,
@@ -337,8 +338,9 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     // Kept only if the game is aborted during the handshake (the process is then dropped,
     // which kills it); `finish` replaces it with how the bot ended otherwise.
     seat.exit = "started; killed when the referee was interrupted during the handshake".to_owned();
-    let deadline = tokio::time::Instant::now() + config.time.startup;
-    let hello = wire::hello_line(side, &config.start, &config.time);
+    let time = config.time_for(side);
+    let deadline = tokio::time::Instant::now() + time.startup;
+    let hello = wire::hello_line(side, &config.start, &time);
     tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
     let result = judge::handshake(&mut process, side, &hello, deadline, lines).await;
     match &result {
@@ -398,7 +400,7 @@ async fn play_one(
         turn.last_move,
         seat.clock.left(),
         opponent_left,
-        &config.time,
+        &config.time_for(side),
     );
     let allowed = seat.clock.allowed();
     let cpu_before = process.cpu_time();

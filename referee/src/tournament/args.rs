@@ -109,8 +109,10 @@ impl clap::Args for BotWords {
                 .num_args(1..)
                 .action(clap::ArgAction::Append)
                 .help(
-                    "A bot: --bot name=NAME cmd=\"PROGRAM ARGS\" [arg=ARG]... [dir=DIR] (cmd is shell-quoted; \
-                     each arg= appends one argument). Repeat for every bot",
+                    "A bot: --bot name=NAME cmd=\"PROGRAM ARGS\" [arg=ARG]... [dir=DIR] [option.NAME=VALUE]... \
+                     [tc=BASE+INC | st=SECONDS] (cmd is shell-quoted; each arg= appends one argument, each \
+                     option.NAME=VALUE the two arguments --NAME VALUE; tc=/st= give this bot its own clock). \
+                     Repeat for every bot",
                 ),
         )
     }

@@ -309,13 +309,21 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
             "--sprt cannot be combined with --shard: the test must see every game to decide when to stop"
         )));
     }
+    let time = args.game.time_control();
+    let bot_time_controls: Vec<Option<bao_game::TimeControl>> =
+        bots.iter().map(|b| b.clock.map(|c| c.time_control(time.startup, time.margin))).collect();
     Ok(Plan {
         plan_version: PLAN_VERSION,
         seed: args.seed,
         mode: args.mode,
         rounds: args.rounds,
         games_per_round: args.games,
-        bots,
+        bot_time_controls: if bot_time_controls.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            bot_time_controls
+        },
+        bots: bots.into_iter().map(|b| b.spec).collect(),
         time_control: args.game.time_control(),
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
