@@ -55,6 +55,10 @@ pub struct MatchArgs {
     /// Write every line exchanged with each bot to FILE, timestamped (the format of --debug).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Play the game even when a bot cannot start or never answers ready (it then loses by
+    /// handshake_failed); without it such a bot stops the match before it starts, with exit 2.
+    #[arg(long)]
+    pub forfeit_unstartable: bool,
 }
 
 /// A bot spec from a shell-quoted command line.
@@ -167,13 +171,32 @@ pub fn run(args: MatchArgs) -> u8 {
             return crate::exit::INTERNAL;
         }
     };
-    let unstartable = runtime.block_on(preflight(&config));
-    if !unstartable.is_empty() {
-        for bot in &unstartable {
-            eprintln!("error: {bot}");
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
         }
-        eprintln!("No game was played. Check the command with `bao-referee check \"CMD\"`.");
-        return crate::exit::MALFORMED;
+    });
+    // Interrupted during the preflight: the game starts cancelled and is logged as aborted.
+    let unstartable = runtime.block_on(async {
+        tokio::select! {
+            () = cancel.cancelled() => Vec::new(),
+            found = preflight(&config) => found,
+        }
+    });
+    if !unstartable.is_empty() {
+        let level = if args.forfeit_unstartable { "warning" } else { "error" };
+        for bot in &unstartable {
+            eprintln!("{level}: {bot}");
+        }
+        if !args.forfeit_unstartable {
+            eprintln!(
+                "No game was played. Check the command with `bao-referee check \"CMD\"`, or add \
+                 --forfeit-unstartable to play it anyway (the bot then loses by handshake_failed)."
+            );
+            return crate::exit::MALFORMED;
+        }
     }
     let trace = match open_trace(&args, &config) {
         Ok(trace) => trace,
@@ -184,13 +207,6 @@ pub fn run(args: MatchArgs) -> u8 {
     };
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
-        let cancel = CancellationToken::new();
-        let on_signal = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.cancel();
-            }
-        });
         let mut console = Console { quiet: args.json, trace };
         // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
         let mut config = config;
