@@ -28,6 +28,8 @@ pub enum Command {
     Verify(crate::verify_cmd::VerifyArgs),
     /// Prints a game log as a game record: numbered move pairs (`1. A6< a6<`) and the result.
     Record(crate::record_cmd::RecordArgs),
+    /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
+    Show(crate::show_cmd::ShowArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
     Tournament(crate::tournament::TournamentArgs),
     /// Combines the output folders of a tournament's shards into one result.
@@ -55,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify_cmd::run(&args),
         Command::Record(args) => crate::record_cmd::run(&args),
+        Command::Show(args) => crate::show_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),

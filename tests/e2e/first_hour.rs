@@ -321,6 +321,7 @@ fn output_to_a_closed_pipe_ends_quietly() {
         ][..],
         &["match", "--max-plies", "4", "--log", path(&log)][..],
         &["record", path(&log)][..],
+        &["show", path(&log)][..],
         &["verify", path(&log)][..],
         &["rules", "start", "kiswahili"][..],
         &["--help"][..],

@@ -8,6 +8,7 @@ mod first_hour;
 mod hostile;
 mod matches;
 mod rules_cli;
+mod show;
 mod smoke;
 mod starter_kits;
 mod support;
