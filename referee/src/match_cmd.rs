@@ -40,9 +40,10 @@ pub struct MatchArgs {
     /// Game options.
     #[command(flatten)]
     pub game: GameOptions,
-    /// A number recorded in the log (and given to the default random bot).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// A number recorded in the log and given to the default random bot. Default: a fresh one
+    /// for every game (printed at the end: `--seed N` replays the sample bots' game).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Where to write the game log (JSON Lines). Default: logs/game-<time>.jsonl.
     #[arg(long)]
     pub log: Option<PathBuf>,
@@ -205,6 +206,7 @@ pub fn run(args: MatchArgs) -> u8 {
             return crate::exit::MALFORMED;
         }
     };
+    let seed = config.seed;
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
         let mut console = Console { quiet: args.json, trace };
@@ -221,7 +223,7 @@ pub fn run(args: MatchArgs) -> u8 {
     });
     match outcome {
         Ok(result) => {
-            report(&args, &result, &log_path);
+            report(&args, &result, &log_path, seed);
             if result.reason == bao_game::Reason::Aborted {
                 crate::exit::INTERRUPTED
             } else {
@@ -260,19 +262,20 @@ async fn preflight(config: &GameConfig) -> Vec<crate::preflight::Unstartable> {
 }
 
 fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
+    let seed = args.seed.unwrap_or_else(rand::random);
     let south = match &args.south {
         Some(cmd) => bot_spec("--south", cmd, args.south_dir.clone(), args.south_name.clone())?,
-        None => sample_bot("greedy", args.seed)?,
+        None => sample_bot("greedy", seed)?,
     };
     let north = match &args.north {
         Some(cmd) => bot_spec("--north", cmd, args.north_dir.clone(), args.north_name.clone())?,
-        None => sample_bot("random", args.seed)?,
+        None => sample_bot("random", seed)?,
     };
     let mut config = GameConfig::new(south, north, args.game.variant());
     config.start = args.game.start_position().map_err(anyhow::Error::msg)?;
     config.time = args.game.time_control();
     config.max_plies = args.game.max_plies();
-    config.seed = args.seed;
+    config.seed = seed;
     config.limits = args.game.limits();
     config.isolation = args.game.isolation();
     Ok(config)
@@ -283,7 +286,7 @@ fn default_log_path() -> PathBuf {
     PathBuf::from("logs").join(format!("game-{stamp}.jsonl"))
 }
 
-fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
+fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path, seed: u64) {
     if args.json {
         let line = serde_json::json!({
             "result": result.summary(),
@@ -295,6 +298,7 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
             "south": result.names[0],
             "north": result.names[1],
             "log": log_path.display().to_string(),
+            "seed": seed,
         });
         crate::out::outln!("{line}");
         return;
@@ -313,5 +317,5 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
     if !result.detail.is_empty() {
         crate::out::outln!("Detail: {}", result.detail);
     }
-    crate::out::outln!("Log: {}", log_path.display());
+    crate::out::outln!("Log: {} (seed {seed})", log_path.display());
 }
