@@ -132,7 +132,7 @@ fn a_tournament_with_an_unstartable_bot_stops_unless_it_is_scored_as_forfeits() 
         "{err}"
     );
     assert!(err.contains("--forfeit-unstartable"), "the way out is named: {err}");
-    assert!(!out_dir.join("journal.jsonl").exists(), "no game was played");
+    assert!(!out_dir.exists(), "no game was played and no folder was made");
 
     args.push("--forfeit-unstartable");
     let out = referee(&args);

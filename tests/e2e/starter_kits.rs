@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::support::{bin, workspace_root};
 
 /// The number of checks `bao-referee check` runs.
-const CHECKS: u64 = 13;
+const CHECKS: u64 = 17;
 
 /// Whether `tool` can be run (`tool --version` succeeds).
 fn tool_found(tool: &str) -> bool {
@@ -95,7 +95,7 @@ fn referee(args: &[&str]) -> Output {
         .expect("run bao-referee")
 }
 
-/// `bao-referee check --json COMMAND` exits 0, and its report says that all 13 checks
+/// `bao-referee check --json COMMAND` exits 0, and its report says that all 17 checks
 /// passed, run against the kit's own program (its `ready` carries `name`).
 fn assert_passes_every_check(lang: &str) {
     let Some((command, name)) = kit(lang, 7) else { return };

@@ -87,6 +87,11 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     // Bad arguments are reported before anything is written.
     let described = if args.has_bots() || !out.plan().exists() { Some(build_plan(args)?) } else { None };
     refuse_foreign_folder(&out)?;
+    // A new tournament checks its bots before it creates its folder: a typo leaves nothing behind.
+    let fresh = !out.plan().exists();
+    if fresh && let Some(plan) = &described {
+        check_before_playing(plan, args)?;
+    }
     // The stored plan is read under the lock, so two referees never both start the same folder.
     let _lock = out.create_and_lock().map_err(malformed)?;
     let stored = stored_plan(&out)?;
@@ -103,11 +108,10 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             out.root().display()
         )));
     }
-    let planned = plan.games_to_play().count();
-    if planned > 0 {
-        warn_if_replayed(&plan);
-        preflight(&plan, args.forfeit_unstartable)?;
+    if !fresh {
+        check_before_playing(&plan, args)?;
     }
+    let planned = plan.games_to_play().count();
     if stored.is_none() {
         plan.save(&out.plan())
             .with_context(|| format!("cannot write {}", out.plan().display()))
@@ -175,6 +179,15 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
     } else {
         crate::exit::SUCCESS
     })
+}
+
+/// The replay warning and the preflight, for a plan with games to play.
+fn check_before_playing(plan: &Plan, args: &TournamentArgs) -> Result<(), Failure> {
+    if plan.games_to_play().next().is_none() {
+        return Ok(());
+    }
+    warn_if_replayed(plan);
+    preflight(plan, args.forfeit_unstartable)
 }
 
 /// Warns when the tournament would play the same game again and again: every game starts from
