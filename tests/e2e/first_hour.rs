@@ -193,7 +193,17 @@ fn errors_are_printed_once_with_their_path_and_prefix() {
     let file = scratch.join("a-file");
     std::fs::write(&file, "x").unwrap();
     let under_file = file.join("out");
-    let out = referee(&["tournament", "--bot", "cmd=a", "--bot", "cmd=b", "--out", path(&under_file)]);
+    let out = referee(&[
+        "tournament",
+        "--bot",
+        "name=r",
+        "cmd=bao-referee sample-bot random",
+        "--bot",
+        "name=g",
+        "cmd=bao-referee sample-bot greedy",
+        "--out",
+        path(&under_file),
+    ]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.matches("os error 20").count(), 1, "the OS error once: {err}");
