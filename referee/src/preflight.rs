@@ -116,16 +116,17 @@ async fn handshake(
                 return Err(format!(
                     "it answered hello with a {} message instead of ready: {}",
                     other.message_type(),
-                    excerpt(&line)
+                    bao_game::judge::excerpt(&line)
                 ));
             }
-            Err(e) => return Err(format!("it answered hello with {:?}, not ready: {e}", excerpt(&line))),
+            Err(e) => {
+                return Err(format!(
+                    "it answered hello with {:?}, not ready: {e}",
+                    bao_game::judge::excerpt(&line)
+                ));
+            }
         }
     }
-}
-
-fn excerpt(text: &str) -> String {
-    cut(text, 200)
 }
 
 fn quote(stderr: &str) -> String {

@@ -350,8 +350,8 @@ mod tests {
 
     #[test]
     fn config_files_in_json_and_toml() {
-        let dir = std::env::temp_dir().join(format!("bao-bots-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let json = dir.join("bots.json");
         std::fs::write(
             &json,
@@ -388,7 +388,6 @@ mod tests {
         assert_eq!(with_options[0].spec.args, words(&["--depth", "3", "--hash", "16"]));
         let five = BotClock::Fischer { base: Duration::from_secs(5), increment: Duration::from_millis(50) };
         assert_eq!(with_options[0].clock, Some(five));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
