@@ -17,7 +17,7 @@ pub fn header(settings: &Settings, checks: usize) -> String {
     let command = shell_words::join(settings.spec.command_line());
     let dir = settings.spec.dir.as_ref().map(|d| format!(" in {}", d.display())).unwrap_or_default();
     format!(
-        "Checking `{command}`{dir}: {checks} checks ({} + {} ms margin, startup {} ms)",
+        "Checking `{command}`{dir}: {checks} checks ({}, margin {} ms, startup {} ms)",
         settings.time_control_text(),
         settings.time.margin.as_millis(),
         settings.time.startup.as_millis()

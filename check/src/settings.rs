@@ -80,13 +80,13 @@ impl Settings {
         self.time.move_time.or(self.time.base).unwrap_or_default()
     }
 
-    /// The time control in words: `Fischer 10000+100 ms` or `move time 2000 ms`.
+    /// The time control in words: `Fischer clock 10000+100 ms` or `move time 2000 ms`.
     #[must_use]
     pub fn time_control_text(&self) -> String {
         match (self.time.move_time, self.time.base) {
             (Some(move_time), _) => format!("move time {} ms", move_time.as_millis()),
             (None, base) => format!(
-                "Fischer {}+{} ms",
+                "Fischer clock {}+{} ms",
                 base.unwrap_or_default().as_millis(),
                 self.time.increment.as_millis()
             ),
@@ -100,4 +100,35 @@ fn move_time_control(move_time: Duration, startup: Duration) -> TimeControl {
 
 fn fischer_control(base: Duration, increment: Duration, startup: Duration) -> TimeControl {
     TimeControl { base: Some(base), increment, move_time: None, startup, margin: MARGIN }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CheckKind;
+
+    fn spec() -> BotSpec {
+        BotSpec { name: None, program: "bot".to_owned(), args: Vec::new(), dir: None }
+    }
+
+    #[test]
+    fn each_clock_check_uses_its_own_mode_and_the_others_the_run_s() {
+        let startup = Duration::from_secs(3);
+        let fischer = Settings::fischer(spec(), Duration::from_secs(60), Duration::from_secs(1), startup);
+        assert_eq!(fischer.move_time(), Duration::from_secs(60));
+        assert_eq!(fischer.time_control_text(), "Fischer clock 60000+1000 ms");
+        assert_eq!(fischer.for_check(CheckKind::FischerClock).time, fischer.time);
+        assert_eq!(fischer.for_check(CheckKind::FirstMove).time, fischer.time);
+        let timed = fischer.for_check(CheckKind::MoveTimeClock);
+        assert_eq!((timed.time.base, timed.time.move_time), (None, Some(MOVE_TIME)));
+        assert_eq!(timed.time.startup, startup);
+
+        let per_move = Settings::new(spec(), Duration::from_millis(500), startup);
+        assert_eq!(per_move.time_control_text(), "move time 500 ms");
+        assert_eq!(per_move.allowed(), Duration::from_millis(500) + MARGIN);
+        assert_eq!(per_move.for_check(CheckKind::MoveTimeClock).time, per_move.time);
+        let clock = per_move.for_check(CheckKind::FischerClock);
+        assert_eq!((clock.time.base, clock.time.increment), (Some(FISCHER_BASE), FISCHER_INCREMENT));
+        assert_eq!(clock.time.move_time, None);
+    }
 }
