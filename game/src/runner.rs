@@ -160,7 +160,17 @@ pub async fn play_game(
     let game_over = wire::game_over_line(&summary, winner, reason, plies);
     let grace = config.quit_grace;
     let [south, north] = &mut seats;
-    tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+    let (south_sent, north_sent) =
+        tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+    let mut farewells: Vec<(Side, String, Instant)> = south_sent
+        .into_iter()
+        .map(|(line, at)| (Side::South, line, at))
+        .chain(north_sent.into_iter().map(|(line, at)| (Side::North, line, at)))
+        .collect();
+    farewells.sort_by_key(|(_, _, at)| *at);
+    for (side, line, at) in farewells {
+        observer.on_line(side, LineDirection::Sent, &line, at);
+    }
 
     for seat in &seats {
         if let Some(stderr) = &seat.stderr {
@@ -204,15 +214,24 @@ enum Ending {
 }
 
 /// Sends game_over and quit (best effort) and ends the bot's process tree.
-async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
-    let Some(mut process) = seat.process.take() else { return };
+/// Returns the lines it wrote, with their times (for [`GameObserver::on_line`]).
+async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(String, Instant)> {
+    let mut sent = Vec::new();
+    let Some(mut process) = seat.process.take() else { return sent };
     let deadline = tokio::time::Instant::now() + grace;
+    let at = Instant::now();
     if process.send_line(game_over, deadline).await.is_ok() {
-        let _ = process.send_line(&wire::quit_line(), deadline).await;
+        sent.push((game_over.to_owned(), at));
+        let quit = wire::quit_line();
+        let at = Instant::now();
+        if process.send_line(&quit, deadline).await.is_ok() {
+            sent.push((quit, at));
+        }
     }
     let (report, stderr) = process.shutdown_with_stderr(grace).await;
     seat.exit = report.to_string();
     seat.stderr = Some(stderr);
+    sent
 }
 
 /// Spawns both bots, runs the handshake, writes the header, then plays.

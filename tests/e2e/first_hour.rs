@@ -271,6 +271,8 @@ fn debug_and_trace_show_every_line_with_its_time() {
     assert!(lines.iter().any(|l| l.contains(">sample-greedy(S): {\"type\":\"hello\"")), "{text}");
     assert!(lines.iter().any(|l| l.contains("<sample-random(N): {\"type\":\"ready\"")), "{text}");
     assert_eq!(lines.iter().filter(|l| l.contains(": {\"type\":\"move\",")).count(), 2, "{text}");
+    assert!(lines.iter().any(|l| l.contains(">sample-random(N): {\"type\":\"game_over\"")), "{text}");
+    assert_eq!(lines.iter().filter(|l| l.ends_with(": {\"type\":\"quit\"}")).count(), 2, "{text}");
     for line in &lines {
         let time = line.split_whitespace().next().unwrap();
         assert!(time.parse::<f64>().is_ok(), "a timestamp first: {line}");
