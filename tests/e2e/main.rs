@@ -13,3 +13,4 @@ mod smoke;
 mod starter_kits;
 mod support;
 mod tournament;
+mod tournament_pages;
