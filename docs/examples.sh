@@ -50,3 +50,9 @@ bao-referee tournament \
 bao-referee tournament --bot name=g cmd="bao-referee sample-bot greedy" --bot name=r cmd="bao-referee sample-bot random" --games 4 --openings random:4 --shard 1/2 --out results/shard-1
 bao-referee tournament --bot name=g cmd="bao-referee sample-bot greedy" --bot name=r cmd="bao-referee sample-bot random" --games 4 --openings random:4 --shard 2/2 --out results/shard-2
 bao-referee merge results/shard-* --out results/all
+
+# --- docs/viewer.md (my-game.jsonl is the README's match) ---
+bao-referee show my-game.jsonl                # every ply as a board, then the result
+bao-referee show my-game.jsonl --ply 4        # the board after ply 4 (0: the start)
+bao-referee show my-game.jsonl --follow       # a game still being written: plies as they arrive
+bao-referee show my-game.jsonl --html my-game.html   # one self-contained replay page
