@@ -93,6 +93,7 @@ mod tests {
             south: bot.clone(),
             north: bot,
             time_control: TimeControl::default(),
+            time_controls: None,
             max_plies: Some(1000),
             seed: 0,
             limits: ResourceLimits::default(),

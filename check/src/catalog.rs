@@ -8,6 +8,12 @@ pub enum CheckKind {
     Handshake,
     /// The first move from the Kiswahili start: legal, with id 1.
     FirstMove,
+    /// The first move under a Fischer clock (`base_ms` and `increment_ms` in hello).
+    FischerClock,
+    /// The first move under a fixed time per move (`move_time_ms` in hello, `base_ms` null).
+    MoveTimeClock,
+    /// Playing North from the start: the request carries South's first move in `opponent_move`.
+    NorthReply,
     /// A move from a namua position in mid-game, playing North.
     NamuaMidgame,
     /// A move from the start of Bao la Kujifunza (mtaji from the first move).
@@ -24,6 +30,8 @@ pub enum CheckKind {
     IdsIncrease,
     /// `game_over` then `quit`: the bot exits by itself with code 0 in time.
     GameOverQuit,
+    /// `game_over` after a move: the bot writes nothing in reply, then exits after `quit`.
+    GameOverNoReply,
     /// End of input on stdin: the bot exits by itself with code 0.
     EndOfInput,
     /// Unknown fields in every referee message, and an unknown `game_over` reason.
@@ -34,9 +42,12 @@ pub enum CheckKind {
 
 impl CheckKind {
     /// Every check, in the order they run (the handshake first).
-    pub const ALL: [CheckKind; 13] = [
+    pub const ALL: [CheckKind; 17] = [
         CheckKind::Handshake,
         CheckKind::FirstMove,
+        CheckKind::FischerClock,
+        CheckKind::MoveTimeClock,
+        CheckKind::NorthReply,
         CheckKind::NamuaMidgame,
         CheckKind::MtajiKujifunza,
         CheckKind::MtajiKiswahili,
@@ -45,6 +56,7 @@ impl CheckKind {
         CheckKind::SafariChoice,
         CheckKind::IdsIncrease,
         CheckKind::GameOverQuit,
+        CheckKind::GameOverNoReply,
         CheckKind::EndOfInput,
         CheckKind::UnknownFields,
         CheckKind::LongGame,
@@ -56,6 +68,9 @@ impl CheckKind {
         match self {
             CheckKind::Handshake => "handshake",
             CheckKind::FirstMove => "first-move",
+            CheckKind::FischerClock => "fischer-clock",
+            CheckKind::MoveTimeClock => "move-time-clock",
+            CheckKind::NorthReply => "north-reply",
             CheckKind::NamuaMidgame => "namua-midgame",
             CheckKind::MtajiKujifunza => "mtaji-kujifunza",
             CheckKind::MtajiKiswahili => "mtaji-kiswahili",
@@ -64,6 +79,7 @@ impl CheckKind {
             CheckKind::SafariChoice => "safari-choice",
             CheckKind::IdsIncrease => "ids-increase",
             CheckKind::GameOverQuit => "game-over-quit",
+            CheckKind::GameOverNoReply => "game-over-no-reply",
             CheckKind::EndOfInput => "end-of-input",
             CheckKind::UnknownFields => "unknown-fields",
             CheckKind::LongGame => "long-game",
@@ -81,6 +97,19 @@ impl CheckKind {
             CheckKind::FirstMove => {
                 "A correct bot answers the first move_request from the Kiswahili start, within the move \
                  time, with a move carrying the request's id (1) and one of the moves listed in legal."
+            }
+            CheckKind::FischerClock => {
+                "A correct bot accepts a Fischer clock (time_control with base_ms and increment_ms, \
+                 move_time_ms null; the clock of every request gives you_ms and opponent_ms) and answers \
+                 with an entry of legal within the time on its clock."
+            }
+            CheckKind::MoveTimeClock => {
+                "A correct bot accepts a fixed time per move (time_control with move_time_ms, base_ms \
+                 null) and answers with an entry of legal within the move time."
+            }
+            CheckKind::NorthReply => {
+                "A correct bot playing North waits for its first move_request, reads South's move in \
+                 opponent_move (North's own view of the board is in position) and answers with an entry of legal."
             }
             CheckKind::NamuaMidgame => {
                 "A correct bot plays whichever side hello gives it (here North, in namua with seeds in \
@@ -113,6 +142,10 @@ impl CheckKind {
             CheckKind::GameOverQuit => {
                 "A correct bot accepts game_over at any time (even before it has moved) and exits by \
                  itself with code 0 within 1000 ms of quit."
+            }
+            CheckKind::GameOverNoReply => {
+                "A correct bot writes nothing on stdout in reply to game_over (it is not a request), \
+                 then exits by itself with code 0 after quit."
             }
             CheckKind::EndOfInput => {
                 "A correct bot exits by itself with code 0 when its stdin reaches end of file, \

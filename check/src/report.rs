@@ -17,8 +17,8 @@ pub fn header(settings: &Settings, checks: usize) -> String {
     let command = shell_words::join(settings.spec.command_line());
     let dir = settings.spec.dir.as_ref().map(|d| format!(" in {}", d.display())).unwrap_or_default();
     format!(
-        "Checking `{command}`{dir}: {checks} checks (move time {} ms + {} ms margin, startup {} ms)",
-        settings.move_time().as_millis(),
+        "Checking `{command}`{dir}: {checks} checks ({}, margin {} ms, startup {} ms)",
+        settings.time_control_text(),
         settings.time.margin.as_millis(),
         settings.time.startup.as_millis()
     )
@@ -89,7 +89,9 @@ pub fn json(settings: &Settings, results: &[CheckResult]) -> serde_json::Value {
     json!({
         "command": settings.spec.command_line(),
         "dir": settings.spec.dir.as_ref().map(|d| d.display().to_string()),
-        "move_time_ms": millis(settings.move_time()),
+        "move_time_ms": settings.time.move_time.map(millis),
+        "base_ms": settings.time.base.map(millis),
+        "increment_ms": millis(settings.time.increment),
         "margin_ms": millis(settings.time.margin),
         "startup_ms": millis(settings.time.startup),
         "all_passed": results.iter().all(|r| r.status == Status::Pass),

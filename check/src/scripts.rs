@@ -26,7 +26,10 @@ pub async fn run(kind: CheckKind, session: &mut Session, settings: &Settings) ->
     let kiswahili = Position::start(Variant::Kiswahili);
     match kind {
         CheckKind::Handshake => session.greet(Side::South, &kiswahili).await.map(drop),
-        CheckKind::FirstMove => single_move(session, kiswahili).await,
+        CheckKind::FirstMove | CheckKind::FischerClock | CheckKind::MoveTimeClock => {
+            single_move(session, kiswahili).await
+        }
+        CheckKind::NorthReply => play_game(session, Side::North, Limit::Requests(1)).await.map(drop),
         CheckKind::NamuaMidgame => single_move(session, positions::parse(positions::NAMUA_MIDGAME)?).await,
         CheckKind::MtajiKujifunza => single_move(session, Position::start(Variant::Kujifunza)).await,
         CheckKind::MtajiKiswahili => {
@@ -39,6 +42,7 @@ pub async fn run(kind: CheckKind, session: &mut Session, settings: &Settings) ->
             play_game(session, Side::North, Limit::Requests(ID_REQUESTS)).await.map(drop)
         }
         CheckKind::GameOverQuit => game_over_quit(session).await,
+        CheckKind::GameOverNoReply => game_over_no_reply(session).await,
         CheckKind::EndOfInput => end_of_input(session).await,
         CheckKind::UnknownFields => unknown_fields(session, settings).await,
         CheckKind::LongGame => play_game(session, Side::South, Limit::Plies(LONG_GAME_PLIES)).await.map(drop),
@@ -132,6 +136,27 @@ async fn game_over_quit(session: &mut Session) -> Result<(), Failure> {
     let game_over =
         wire::game_over_line("S wins (handshake_failed)", Some(Side::South), Reason::HandshakeFailed, 0);
     session.send(&game_over, WRITE_TIME).await?;
+    session.quit(WRITE_TIME).await?;
+    expect_exit_after_quit(session).await
+}
+
+/// How long the bot is watched for a reply to `game_over` it must not send.
+const SILENCE: Duration = Duration::from_millis(300);
+
+/// hello, ready, one move, `game_over` (nothing may come back), then `quit`.
+async fn game_over_no_reply(session: &mut Session) -> Result<(), Failure> {
+    let start = Position::start(Variant::Kiswahili);
+    session.greet(Side::South, &start).await?;
+    let mv = session.ask(1, 0, &start, None).await?;
+    let game_over = wire::game_over_line("N wins (timeout)", Some(Side::North), Reason::Timeout, 1);
+    session.note(&format!("the bot played {mv}; the game ends at once (its opponent's clock ran out)"));
+    session.send(&game_over, WRITE_TIME).await?;
+    if let Some(line) = session.expect_silence(SILENCE).await {
+        return Err(Failure::new(format!(
+            "wrote {line:?} after game_over; game_over is not a request: a bot writes nothing \
+             in reply (and nothing once it has answered a request)"
+        )));
+    }
     session.quit(WRITE_TIME).await?;
     expect_exit_after_quit(session).await
 }

@@ -224,6 +224,15 @@ impl Session {
         }
     }
 
+    /// Reads what the bot writes during `within` (recorded): the first line, if it wrote one.
+    /// `None` when it wrote nothing (or ended: the caller's next step tells).
+    pub async fn expect_silence(&mut self, within: Duration) -> Option<String> {
+        let deadline = Instant::now() + within;
+        let line = self.process.as_mut()?.recv_line(deadline).await.ok()?;
+        self.transcript.push(Direction::Received, &line);
+        Some(line)
+    }
+
     /// Closes the bot's stdin and gives it `grace` to exit by itself; then it is stopped
     /// (SIGTERM, then SIGKILL). Returns how it ended.
     pub async fn close_input(&mut self, grace: Duration) -> Option<ExitReport> {

@@ -29,6 +29,7 @@ pub async fn run(
     let mut results: Vec<CheckResult> = Vec::with_capacity(checks.len());
     let mut handshake_failed = false;
     for (index, &kind) in checks.iter().enumerate() {
+        let settings = &settings.for_check(kind);
         let result = if handshake_failed {
             CheckResult::skipped(kind, "not run: the handshake failed, so the bot cannot play")
         } else {

@@ -56,6 +56,9 @@ pub struct GameConfig {
     pub start: Position,
     /// Clocks.
     pub time: TimeControl,
+    /// A time control for one side instead of `time` (South's, North's): the per-bot time
+    /// controls of a tournament (`--bot ... tc=`).
+    pub side_time: [Option<TimeControl>; 2],
     /// Adjudicate a draw after this many plies.
     pub max_plies: Option<u32>,
     /// Recorded in the log (and passed to nothing else: bots get no seed).
@@ -82,6 +85,7 @@ impl GameConfig {
             north,
             start: Position::start(variant),
             time: TimeControl::default(),
+            side_time: [None, None],
             max_plies: Some(1000),
             seed: 0,
             limits: ResourceLimits::default(),
@@ -90,6 +94,21 @@ impl GameConfig {
             lag: None,
             isolation: bao_supervise::Isolation::default(),
         }
+    }
+}
+
+impl GameConfig {
+    /// The time control of `side`'s bot: its own, or the game's.
+    #[must_use]
+    pub fn time_for(&self, side: bao_rules::Side) -> TimeControl {
+        self.side_time[side.index()].unwrap_or(self.time)
+    }
+
+    /// Each side's time control when they differ (for the log's header), `None` when equal.
+    #[must_use]
+    pub fn distinct_times(&self) -> Option<[TimeControl; 2]> {
+        let both = [self.time_for(bao_rules::Side::South), self.time_for(bao_rules::Side::North)];
+        (both[0] != both[1]).then_some(both)
     }
 }
 

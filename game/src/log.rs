@@ -50,6 +50,10 @@ pub struct Header {
     pub north: BotRecord,
     /// The clocks.
     pub time_control: TimeControl,
+    /// South's and North's own time controls, when they differ (per-bot time controls of a
+    /// tournament); `time_control` is then not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_controls: Option<[TimeControl; 2]>,
     /// Draw adjudication after this many plies.
     pub max_plies: Option<u32>,
     /// The seed of the run (schedules, openings).

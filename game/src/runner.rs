@@ -104,7 +104,7 @@ pub async fn play_game(
         process: None,
         reported: None,
         next_id: 1,
-        clock: Clock::new(config.time),
+        clock: Clock::new(config.time_for(side)),
         exit: "not started".to_owned(),
         stderr: None,
     });
@@ -160,7 +160,17 @@ pub async fn play_game(
     let game_over = wire::game_over_line(&summary, winner, reason, plies);
     let grace = config.quit_grace;
     let [south, north] = &mut seats;
-    tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+    let (south_sent, north_sent) =
+        tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+    let mut farewells: Vec<(Side, String, Instant)> = south_sent
+        .into_iter()
+        .map(|(line, at)| (Side::South, line, at))
+        .chain(north_sent.into_iter().map(|(line, at)| (Side::North, line, at)))
+        .collect();
+    farewells.sort_by_key(|(_, _, at)| *at);
+    for (side, line, at) in farewells {
+        observer.on_line(side, LineDirection::Sent, &line, at);
+    }
 
     for seat in &seats {
         if let Some(stderr) = &seat.stderr {
@@ -204,15 +214,24 @@ enum Ending {
 }
 
 /// Sends game_over and quit (best effort) and ends the bot's process tree.
-async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
-    let Some(mut process) = seat.process.take() else { return };
+/// Returns the lines it wrote, with their times (for [`GameObserver::on_line`]).
+async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(String, Instant)> {
+    let mut sent = Vec::new();
+    let Some(mut process) = seat.process.take() else { return sent };
     let deadline = tokio::time::Instant::now() + grace;
+    let at = Instant::now();
     if process.send_line(game_over, deadline).await.is_ok() {
-        let _ = process.send_line(&wire::quit_line(), deadline).await;
+        sent.push((game_over.to_owned(), at));
+        let quit = wire::quit_line();
+        let at = Instant::now();
+        if process.send_line(&quit, deadline).await.is_ok() {
+            sent.push((quit, at));
+        }
     }
     let (report, stderr) = process.shutdown_with_stderr(grace).await;
     seat.exit = report.to_string();
     seat.stderr = Some(stderr);
+    sent
 }
 
 /// Spawns both bots, runs the handshake, writes the header, then plays.
@@ -310,6 +329,7 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         south: south.record(),
         north: north.record(),
         time_control: config.time,
+        time_controls: config.distinct_times(),
         max_plies: config.max_plies,
         seed: config.seed,
         limits: config.limits,
@@ -334,8 +354,12 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
             Cause::Process(bao_supervise::BotFault::Io(e.to_string())),
         )
     })?;
-    let deadline = tokio::time::Instant::now() + config.time.startup;
-    let hello = wire::hello_line(side, &config.start, &config.time);
+    // Kept only if the game is aborted during the handshake (the process is then dropped,
+    // which kills it); `finish` replaces it with how the bot ended otherwise.
+    seat.exit = "started; killed when the referee was interrupted during the handshake".to_owned();
+    let time = config.time_for(side);
+    let deadline = tokio::time::Instant::now() + time.startup;
+    let hello = wire::hello_line(side, &config.start, &time);
     tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
     let result = judge::handshake(&mut process, side, &hello, deadline, lines).await;
     match &result {
@@ -395,7 +419,7 @@ async fn play_one(
         turn.last_move,
         seat.clock.left(),
         opponent_left,
-        &config.time,
+        &config.time_for(side),
     );
     let allowed = seat.clock.allowed();
     let cpu_before = process.cpu_time();

@@ -14,11 +14,16 @@ pub struct CheckArgs {
     /// The bot's working directory (default: the current directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
-    /// The time the bot has for every move (plus a 100 ms margin): seconds (0.5) or with a unit (500ms, 2s).
-    #[arg(long, default_value = "2s", value_parser = crate::options::parse_duration)]
-    pub move_time: Duration,
+    /// The Fischer clock of the checks, BASE+INC in seconds (default 10+0.1, as `match`); the
+    /// `move-time-clock` check always uses a fixed move time.
+    #[arg(long, value_parser = crate::options::parse_tc, conflicts_with = "move_time")]
+    pub tc: Option<(Duration, Duration)>,
+    /// A fixed time for every move instead of the clock (plus a 100 ms margin): seconds (0.5)
+    /// or with a unit (500ms, 2s); the `fischer-clock` check always uses a Fischer clock.
+    #[arg(long, value_parser = crate::options::parse_positive_duration)]
+    pub move_time: Option<Duration>,
     /// The time the bot has to start and answer hello.
-    #[arg(long, default_value = "5s", value_parser = crate::options::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = crate::options::parse_positive_duration)]
     pub startup_time: Duration,
     /// Run only these checks (comma-separated or repeated); the handshake always runs first.
     #[arg(long, value_enum, value_delimiter = ',')]

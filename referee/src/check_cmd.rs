@@ -10,10 +10,18 @@ use crate::check_args::CheckArgs;
 
 /// The settings the command line asks for.
 fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
-    anyhow::ensure!(!args.move_time.is_zero(), "--move-time must be more than zero");
-    anyhow::ensure!(!args.startup_time.is_zero(), "--startup-time must be more than zero");
     let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
-    Ok(Settings::new(spec, args.move_time, args.startup_time))
+    let default = bao_game::TimeControl::default();
+    Ok(match (args.move_time, args.tc) {
+        (Some(move_time), _) => Settings::new(spec, move_time, args.startup_time),
+        (None, Some((base, increment))) => Settings::fischer(spec, base, increment, args.startup_time),
+        (None, None) => Settings::fischer(
+            spec,
+            default.base.unwrap_or(bao_check::settings::FISCHER_BASE),
+            default.increment,
+            args.startup_time,
+        ),
+    })
 }
 
 /// Runs `bao-referee check`; returns the exit code.
@@ -22,7 +30,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     let settings = match settings(args) {
         Ok(settings) => settings,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::exit::describe(&e));
             return crate::exit::MALFORMED;
         }
     };
@@ -36,12 +44,12 @@ pub fn run(args: &CheckArgs) -> u8 {
     };
     let json = args.json;
     if !json {
-        println!("{}", report::header(&settings, checks.len()));
+        crate::out::outln!("{}", report::header(&settings, checks.len()));
     }
     let outcome = runtime.block_on(async {
         let mut print = |result: &CheckResult| {
             if !json {
-                println!("{}", report::human(result));
+                crate::out::outln!("{}", report::human(result));
             }
         };
         let interrupted = async {
@@ -65,9 +73,9 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
         Some(Ok(results)) => {
             if json {
-                println!("{}", report::json(&settings, &results));
+                crate::out::outln!("{}", report::json(&settings, &results));
             } else {
-                println!("{}", report::summary(&results));
+                crate::out::outln!("{}", report::summary(&results));
             }
             if results.iter().all(|r| r.status == Status::Pass) {
                 crate::exit::SUCCESS

@@ -26,6 +26,8 @@ pub enum Command {
     Match(crate::match_cmd::MatchArgs),
     /// Replays a game log and checks every move, position and the result.
     Verify(crate::verify_cmd::VerifyArgs),
+    /// Prints a game log as a game record: numbered move pairs (`1. A6< a6<`) and the result.
+    Record(crate::record_cmd::RecordArgs),
     /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
     Show(crate::show_cmd::ShowArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
@@ -54,12 +56,16 @@ pub fn main() -> ExitCode {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify_cmd::run(&args),
+        Command::Record(args) => crate::record_cmd::run(&args),
         Command::Show(args) => crate::show_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
         Command::Check(args) => crate::check_cmd::run(&args),
     };
+    // Output that could not be written (a full disk) is a failure even if the work was done.
+    let code =
+        if code == crate::exit::SUCCESS && crate::out::failed() { crate::exit::INTERNAL } else { code };
     ExitCode::from(code)
 }
 

@@ -1,6 +1,5 @@
 //! `bao-referee match`: one game between two bot programs.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -8,10 +7,13 @@ use bao_rules::Side;
 use tokio_util::sync::CancellationToken;
 
 use crate::options::GameOptions;
+use crate::trace::TraceWriter;
+use bao_game::judge::LineDirection;
 use bao_game::log::{GameLog, LogRecord};
 use bao_game::runner::GameObserver;
 use bao_game::{GameConfig, GameResult, play_game};
 use bao_supervise::BotSpec;
+use std::time::Instant;
 
 /// The arguments of `bao-referee match`.
 #[derive(Debug, clap::Args)]
@@ -38,15 +40,26 @@ pub struct MatchArgs {
     /// Game options.
     #[command(flatten)]
     pub game: GameOptions,
-    /// A number recorded in the log (and given to the default random bot).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// A number recorded in the log and given to the default random bot. Default: a fresh one
+    /// for every game (printed at the end: `--seed N` replays the sample bots' game).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Where to write the game log (JSON Lines). Default: logs/game-<time>.jsonl.
     #[arg(long)]
     pub log: Option<PathBuf>,
     /// Print one JSON result line on stdout instead of the moves and board.
     #[arg(long)]
     pub json: bool,
+    /// Print every line exchanged with each bot on stderr, timestamped (as cutechess -debug).
+    #[arg(long, conflicts_with = "trace")]
+    pub debug: bool,
+    /// Write every line exchanged with each bot to FILE, timestamped (the format of --debug).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Play the game even when a bot cannot start or never answers ready (it then loses by
+    /// handshake_failed); without it such a bot stops the match before it starts, with exit 2.
+    #[arg(long)]
+    pub forfeit_unstartable: bool,
 }
 
 /// A bot spec from a shell-quoted command line.
@@ -64,7 +77,7 @@ pub fn bot_spec(
     if words.is_empty() {
         anyhow::bail!("{option}: the command line is empty");
     }
-    let program = words.remove(0);
+    let program = crate::preflight::resolve_self(words.remove(0));
     Ok(BotSpec { name, program, args: words, dir })
 }
 
@@ -82,31 +95,63 @@ pub fn sample_bot(kind: &str, seed: u64) -> anyhow::Result<BotSpec> {
     Ok(BotSpec { name: Some(format!("sample-{kind}")), program: exe.display().to_string(), args, dir: None })
 }
 
-/// Prints moves as they are played.
+/// Prints moves as they are played, each with the last `info` the bot sent before it, and
+/// traces the protocol lines when asked.
 struct Console {
     quiet: bool,
+    trace: Option<TraceWriter>,
 }
 
 impl GameObserver for Console {
+    fn on_line(&mut self, side: Side, direction: LineDirection, line: &str, at: Instant) {
+        if let Some(trace) = &mut self.trace {
+            trace.line(side, direction, line, at);
+        }
+    }
+
     fn on_record(&mut self, record: &LogRecord) {
         if self.quiet {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let _ = match record {
-            LogRecord::Header(h) => writeln!(
-                out,
+        match record {
+            LogRecord::Header(h) => crate::out::outln!(
                 "{} (South) vs {} (North), {}",
                 h.south.reported.as_ref().map_or(h.south.name.as_str(), |r| r.name.as_str()),
                 h.north.reported.as_ref().map_or(h.north.name.as_str(), |r| r.name.as_str()),
                 h.variant
             ),
             LogRecord::Ply(p) => {
-                writeln!(out, "{:>4}. {} {:<5} {:>8.1} ms", p.ply, p.side, p.mv, p.time_us as f64 / 1000.0)
+                let info = p.info.last().map(info_text).unwrap_or_default();
+                let text = format!(
+                    "{:>4}. {} {:<5} {:>8.1} ms{info}",
+                    p.ply,
+                    p.side,
+                    p.mv,
+                    p.time_us as f64 / 1000.0
+                );
+                crate::out::line(text.trim_end());
             }
-            LogRecord::Stderr(_) | LogRecord::Result(_) => Ok(()),
-        };
+            LogRecord::Stderr(_) | LogRecord::Result(_) => {}
+        }
     }
+}
+
+/// `  depth 6  score +12  nodes 48213  "comment"`: the fields a bot reported, as cutechess shows them.
+fn info_text(info: &bao_protocol::Info) -> String {
+    let mut text = String::new();
+    if let Some(depth) = info.depth {
+        text.push_str(&format!("  depth {depth}"));
+    }
+    if let Some(score) = info.score {
+        text.push_str(&format!("  score {score:+}"));
+    }
+    if let Some(nodes) = info.nodes {
+        text.push_str(&format!("  nodes {nodes}"));
+    }
+    if let Some(comment) = info.comment.as_deref().filter(|c| !c.is_empty()) {
+        text.push_str(&format!("  {comment:?}"));
+    }
+    text
 }
 
 /// Runs `bao-referee match`; returns the exit code.
@@ -115,7 +160,7 @@ pub fn run(args: MatchArgs) -> u8 {
     let config = match config(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::exit::describe(&e));
             return crate::exit::MALFORMED;
         }
     };
@@ -127,24 +172,58 @@ pub fn run(args: MatchArgs) -> u8 {
             return crate::exit::INTERNAL;
         }
     };
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
+        }
+    });
+    // Interrupted during the preflight: the game starts cancelled and is logged as aborted.
+    let unstartable = runtime.block_on(async {
+        tokio::select! {
+            () = cancel.cancelled() => Vec::new(),
+            found = preflight(&config) => found,
+        }
+    });
+    if !unstartable.is_empty() {
+        let level = if args.forfeit_unstartable { "warning" } else { "error" };
+        for bot in &unstartable {
+            eprintln!("{level}: {bot}");
+        }
+        if !args.forfeit_unstartable {
+            eprintln!(
+                "No game was played. Check the command with `bao-referee check \"CMD\"`, or add \
+                 --forfeit-unstartable to play it anyway (the bot then loses by handshake_failed)."
+            );
+            return crate::exit::MALFORMED;
+        }
+    }
+    let trace = match open_trace(&args, &config) {
+        Ok(trace) => trace,
+        Err(e) => {
+            eprintln!("error: {}", crate::exit::describe(&e));
+            return crate::exit::MALFORMED;
+        }
+    };
+    let seed = config.seed;
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
-        let cancel = CancellationToken::new();
-        let on_signal = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.cancel();
-            }
-        });
-        let mut console = Console { quiet: args.json };
+        let mut console = Console { quiet: args.json, trace };
         // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
         let mut config = config;
         config.lag = Some(bao_game::lag::LagMonitor::start());
-        play_game(&config, &mut log, &mut console, &cancel).await
+        let result = play_game(&config, &mut log, &mut console, &cancel).await;
+        if let Some(trace) = console.trace.take()
+            && let Err(e) = trace.finish()
+        {
+            eprintln!("error: cannot write the trace: {e}");
+        }
+        result
     });
     match outcome {
         Ok(result) => {
-            report(&args, &result, &log_path);
+            report(&args, &result, &log_path, seed);
             if result.reason == bao_game::Reason::Aborted {
                 crate::exit::INTERRUPTED
             } else {
@@ -158,20 +237,45 @@ pub fn run(args: MatchArgs) -> u8 {
     }
 }
 
+/// The trace `--debug` (stderr) or `--trace FILE` asks for.
+fn open_trace(args: &MatchArgs, config: &GameConfig) -> anyhow::Result<Option<TraceWriter>> {
+    let out: Box<dyn std::io::Write + Send> = match (&args.trace, args.debug) {
+        (Some(path), _) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("--trace {}", path.display()))?,
+        )),
+        (None, true) => Box::new(std::io::stderr()),
+        (None, false) => return Ok(None),
+    };
+    let names = [config.south.display_name(), config.north.display_name()];
+    Ok(Some(TraceWriter::new(out, Instant::now(), names)))
+}
+
+/// Starts each bot once: a bot that cannot start is the operator's error, not a forfeit.
+async fn preflight(config: &GameConfig) -> Vec<crate::preflight::Unstartable> {
+    let with = crate::preflight::Preflight {
+        start: &config.start,
+        time: &config.time,
+        limits: &config.limits,
+        isolation: config.isolation,
+    };
+    crate::preflight::check_all(&[&config.south, &config.north], &with).await
+}
+
 fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
+    let seed = args.seed.unwrap_or_else(rand::random);
     let south = match &args.south {
         Some(cmd) => bot_spec("--south", cmd, args.south_dir.clone(), args.south_name.clone())?,
-        None => sample_bot("greedy", args.seed)?,
+        None => sample_bot("greedy", seed)?,
     };
     let north = match &args.north {
         Some(cmd) => bot_spec("--north", cmd, args.north_dir.clone(), args.north_name.clone())?,
-        None => sample_bot("random", args.seed)?,
+        None => sample_bot("random", seed)?,
     };
-    let mut config = GameConfig::new(south, north, args.game.variant);
-    config.start = args.game.start_position();
+    let mut config = GameConfig::new(south, north, args.game.variant());
+    config.start = args.game.start_position().map_err(anyhow::Error::msg)?;
     config.time = args.game.time_control();
     config.max_plies = args.game.max_plies();
-    config.seed = args.seed;
+    config.seed = seed;
     config.limits = args.game.limits();
     config.isolation = args.game.isolation();
     Ok(config)
@@ -182,7 +286,7 @@ fn default_log_path() -> PathBuf {
     PathBuf::from("logs").join(format!("game-{stamp}.jsonl"))
 }
 
-fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
+fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path, seed: u64) {
     if args.json {
         let line = serde_json::json!({
             "result": result.summary(),
@@ -194,15 +298,16 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
             "south": result.names[0],
             "north": result.names[1],
             "log": log_path.display().to_string(),
+            "seed": seed,
         });
-        println!("{line}");
+        crate::out::outln!("{line}");
         return;
     }
-    println!();
-    println!("{}", crate::rules_cmd::render_board(&result.final_position));
-    println!();
+    crate::out::outln!();
+    crate::out::outln!("{}", crate::rules_cmd::render_board(&result.final_position));
+    crate::out::outln!();
     let names = |s: Side| &result.names[s.index()];
-    println!(
+    crate::out::outln!(
         "Result: {} — South {} vs North {}, {} plies",
         result.summary(),
         names(Side::South),
@@ -210,7 +315,7 @@ fn report(args: &MatchArgs, result: &GameResult, log_path: &std::path::Path) {
         result.plies
     );
     if !result.detail.is_empty() {
-        println!("Detail: {}", result.detail);
+        crate::out::outln!("Detail: {}", result.detail);
     }
-    println!("Log: {}", log_path.display());
+    crate::out::outln!("Log: {} (seed {seed})", log_path.display());
 }

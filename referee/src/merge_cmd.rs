@@ -95,29 +95,36 @@ pub fn run(args: &MergeArgs) -> u8 {
     let merged = match merge(&args.dirs) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::exit::describe(&e));
             return crate::exit::MALFORMED;
         }
     };
     let entries: Vec<JournalEntry> = merged.entries.values().map(|(_, e)| e.clone()).collect();
     let mut results = results::compute(&merged.plan, &entries, None);
     results.duplicates = merged.duplicates.keys().copied().collect();
+    // A taken --out is the operator's mistake (exit 2), found before anything is written.
+    if let Some(out) = &args.out
+        && let Some(problem) = taken(out)
+    {
+        eprintln!("error: --out {}: {problem}; choose a new folder", out.display());
+        return crate::exit::MALFORMED;
+    }
     if let Some(out) = &args.out
         && let Err(e) = write_merged(&args.dirs, &merged, &results, out)
     {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", crate::exit::describe(&e));
         return crate::exit::INTERNAL;
     }
     if args.json {
         match serde_json::to_string(&results) {
-            Ok(line) => println!("{line}"),
+            Ok(line) => crate::out::outln!("{line}"),
             Err(e) => {
                 eprintln!("error: {e}");
                 return crate::exit::INTERNAL;
             }
         }
     } else {
-        print!("{}", results::render(&results));
+        crate::out::text(&results::render(&results));
     }
     for (game, holders) in &merged.duplicates {
         let names: Vec<String> = holders.iter().map(|&i| args.dirs[i].display().to_string()).collect();
@@ -130,6 +137,17 @@ pub fn run(args: &MergeArgs) -> u8 {
         crate::exit::SUCCESS
     } else {
         crate::exit::REJECTED
+    }
+}
+
+/// Why `out` cannot receive a merge: it is not a folder, or a folder that is not empty.
+fn taken(out: &std::path::Path) -> Option<&'static str> {
+    if !out.exists() {
+        return None;
+    }
+    match std::fs::read_dir(out) {
+        Err(_) => Some("exists and is not a folder"),
+        Ok(mut entries) => entries.next().is_some().then_some("the folder exists and is not empty"),
     }
 }
 

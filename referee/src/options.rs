@@ -11,9 +11,9 @@ use bao_supervise::ResourceLimits;
 /// Game options common to `match` and `tournament`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GameOptions {
-    /// The variant: kiswahili or kujifunza.
-    #[arg(long, default_value = "kiswahili", value_parser = parse_variant)]
-    pub variant: Variant,
+    /// The variant: kiswahili (default) or kujifunza; with --start, it must be the position's.
+    #[arg(long, value_parser = parse_variant)]
+    pub variant: Option<Variant>,
     /// Start from this position (notation of docs/rules.md) instead of the variant's start.
     #[arg(long, value_parser = parse_position)]
     pub start: Option<Position>,
@@ -21,10 +21,10 @@ pub struct GameOptions {
     #[arg(long, value_parser = parse_tc, conflicts_with = "move_time")]
     pub tc: Option<(Duration, Duration)>,
     /// A fixed time per move instead of a clock: seconds (0.2) or with a unit (200ms).
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     pub move_time: Option<Duration>,
     /// Time for a bot to start and answer the hello.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_positive_duration)]
     pub startup_time: Duration,
     /// Tolerance added to every deadline, for scheduling and pipes.
     #[arg(long, default_value = "100ms", value_parser = parse_duration)]
@@ -33,16 +33,16 @@ pub struct GameOptions {
     #[arg(long, default_value_t = 1000)]
     pub max_plies: u32,
     /// Limit each bot's memory (bytes, or with a unit: 512M, 2G).
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_positive_bytes)]
     pub max_memory: Option<u64>,
     /// Limit each bot's CPU time for the whole game, in seconds.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_DURATION.as_secs()))]
     pub max_cpu: Option<u64>,
     /// Limit the number of processes each bot may run (itself included).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_PROCESSES))]
     pub max_processes: Option<u64>,
     /// Limit the bytes each bot may write to stdout and stderr together (bytes, or 10M).
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_positive_bytes)]
     pub max_output: Option<u64>,
     /// Run each bot without network access (a new network namespace; Linux, needs privileges).
     #[arg(long)]
@@ -71,10 +71,25 @@ impl GameOptions {
         }
     }
 
-    /// The start position.
+    /// The variant: the start position's, else --variant's, else Kiswahili.
     #[must_use]
-    pub fn start_position(&self) -> Position {
-        self.start.unwrap_or_else(|| Position::start(self.variant))
+    pub fn variant(&self) -> Variant {
+        self.start.map_or_else(|| self.variant.unwrap_or(Variant::Kiswahili), |p| p.variant())
+    }
+
+    /// The start position.
+    ///
+    /// # Errors
+    /// When --variant names another variant than the --start position's.
+    pub fn start_position(&self) -> Result<Position, String> {
+        match (self.variant, self.start) {
+            (Some(variant), Some(start)) if start.variant() != variant => Err(format!(
+                "--variant {variant} conflicts with --start, a {} position: give one of them",
+                start.variant()
+            )),
+            (_, Some(start)) => Ok(start),
+            (variant, None) => Ok(Position::start(variant.unwrap_or(Variant::Kiswahili))),
+        }
     }
 
     /// The resource limits.
@@ -109,21 +124,53 @@ fn parse_position(s: &str) -> Result<Position, String> {
     s.parse::<Position>().map_err(|e| e.to_string())
 }
 
-/// Seconds as a decimal number (`0.5`), or a duration with a unit (`500ms`, `2s`, `1m`).
+/// The longest duration any option accepts (a time control, a startup time, a margin): one day.
+/// Longer is surely a typo, and a deadline that far away would overflow the clock.
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The most processes `--max-processes` accepts.
+pub const MAX_PROCESSES: u64 = 1 << 20;
+
+/// Seconds as a decimal number (`0.5`), or a duration with a unit (`500ms`, `2s`, `1m`), at
+/// most [`MAX_DURATION`].
 ///
 /// # Errors
-/// A message naming the text that is not a duration.
+/// A message naming the text that is not a duration, or is too long.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    if let Ok(secs) = s.parse::<f64>() {
-        return Duration::try_from_secs_f64(secs)
-            .map_err(|_| format!("{s:?} is not a non-negative number of seconds"));
+    let duration = match s.parse::<f64>() {
+        Ok(secs) => Duration::try_from_secs_f64(secs)
+            .map_err(|_| format!("{s:?} is not a non-negative number of seconds"))?,
+        Err(_) => humantime::parse_duration(s)
+            .map_err(|e| format!("{s:?} is not a duration (seconds like 0.5, or 500ms, 2s): {e}"))?,
+    };
+    if duration > MAX_DURATION {
+        return Err(format!("{s:?} is longer than the most allowed, one day (86400 seconds)"));
     }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("{s:?} is not a duration (seconds like 0.5, or 500ms, 2s): {e}"))
+    Ok(duration)
 }
 
-fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
-    let (base, inc) = s.split_once('+').unwrap_or((s, "0"));
+/// A duration as [`parse_duration`] reads it, more than zero.
+///
+/// # Errors
+/// As [`parse_duration`], and for zero.
+pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    let duration = parse_duration(s)?;
+    if duration.is_zero() {
+        return Err(format!("{s:?}: must be more than zero"));
+    }
+    Ok(duration)
+}
+
+/// `BASE+INC`: both are required (`10` alone is refused: it could mean 10+0 or a typo of 10+0.1).
+///
+/// # Errors
+/// A message naming the part that is wrong.
+pub fn parse_tc(s: &str) -> Result<(Duration, Duration), String> {
+    let Some((base, inc)) = s.split_once('+') else {
+        return Err(format!(
+            "{s:?} is not BASE+INC: give the increment too, e.g. {s}+0 (no increment) or {s}+0.1"
+        ));
+    };
     let base = parse_duration(base).map_err(|e| format!("time control base: {e}"))?;
     let inc = parse_duration(inc).map_err(|e| format!("time control increment: {e}"))?;
     if base.is_zero() {
@@ -150,6 +197,17 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size in bytes (e.g. 1048576, 512M, 2G)"))
 }
 
+/// A size as [`parse_bytes`] reads it, more than zero.
+///
+/// # Errors
+/// As [`parse_bytes`], and for zero.
+pub fn parse_positive_bytes(s: &str) -> Result<u64, String> {
+    match parse_bytes(s)? {
+        0 => Err(format!("{s:?}: must be more than zero (omit the option for no limit)")),
+        n => Ok(n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,8 +223,14 @@ mod tests {
     #[test]
     fn time_controls() {
         assert_eq!(parse_tc("10+0.1").unwrap(), (Duration::from_secs(10), Duration::from_millis(100)));
-        assert_eq!(parse_tc("60").unwrap(), (Duration::from_secs(60), Duration::ZERO));
+        assert!(parse_tc("60").unwrap_err().contains("60+0"));
         assert!(parse_tc("0+1").is_err());
+        assert!(parse_tc("1e19+0").unwrap_err().contains("one day"));
+        assert!(parse_tc("10+1e19").unwrap_err().contains("increment"));
+        assert!(parse_positive_duration("0").unwrap_err().contains("more than zero"));
+        assert!(parse_positive_duration("1e19").is_err());
+        assert!(parse_positive_duration("86401").is_err());
+        assert_eq!(parse_positive_duration("86400").unwrap(), MAX_DURATION);
         assert!(parse_tc("x+1").unwrap_err().contains("base"));
     }
 
@@ -176,5 +240,7 @@ mod tests {
         assert_eq!(parse_bytes("1024").unwrap(), 1024);
         assert!(parse_bytes("lots").is_err());
         assert!(parse_bytes("99999999999G").is_err());
+        assert!(parse_positive_bytes("0").is_err());
+        assert!(parse_positive_bytes("0M").is_err());
     }
 }

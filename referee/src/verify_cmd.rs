@@ -33,11 +33,11 @@ pub fn run(args: &VerifyArgs) -> u8 {
     };
     match verify_log(&text) {
         Ok(v) => {
-            println!("ok: {} plies, {}", v.plies, v.result);
+            crate::out::outln!("ok: {} plies, {}", v.plies, v.result);
             crate::exit::SUCCESS
         }
         Err(e) => {
-            eprintln!("{}: {e}", args.log.display());
+            eprintln!("error: {}: {e}", args.log.display());
             if e.malformed { crate::exit::MALFORMED } else { crate::exit::REJECTED }
         }
     }

@@ -12,9 +12,12 @@ use serde_json::Value;
 use crate::support::{bin, workspace_root};
 
 /// Every check, in the order the checker runs them.
-const ALL_CHECKS: [&str; 13] = [
+const ALL_CHECKS: [&str; 17] = [
     "handshake",
     "first-move",
+    "fischer-clock",
+    "move-time-clock",
+    "north-reply",
     "namua-midgame",
     "mtaji-kujifunza",
     "mtaji-kiswahili",
@@ -23,14 +26,19 @@ const ALL_CHECKS: [&str; 13] = [
     "safari-choice",
     "ids-increase",
     "game-over-quit",
+    "game-over-no-reply",
     "end-of-input",
     "unknown-fields",
     "long-game",
 ];
 
 /// The checks that ask the bot for a move.
-const MOVE_CHECKS: [&str; 10] = [
+const MOVE_CHECKS: [&str; 14] = [
     "first-move",
+    "fischer-clock",
+    "move-time-clock",
+    "north-reply",
+    "game-over-no-reply",
     "namua-midgame",
     "mtaji-kujifunza",
     "mtaji-kiswahili",
@@ -107,7 +115,7 @@ fn assert_all_pass(command: &str) {
     let report = check_json(command, &["--move-time", "1s"], 0);
     assert_eq!(with_status(&report, "pass"), set(&ALL_CHECKS), "{report:#}");
     assert_eq!(report["all_passed"], true);
-    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(13), Some(0)));
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(17), Some(0)));
     let names: Vec<&str> =
         report["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ALL_CHECKS, "the checks run in their documented order");
@@ -143,8 +151,8 @@ fn the_report_for_people_has_one_line_per_check() {
     for (line, name) in lines[1..].iter().zip(ALL_CHECKS) {
         assert_eq!(*line, format!("PASS {name}"));
     }
-    assert_eq!(lines.last(), Some(&"All 13 checks passed."));
-    assert_eq!(lines.len(), 15, "{text}");
+    assert_eq!(lines.last(), Some(&"All 17 checks passed."));
+    assert_eq!(lines.len(), 19, "{text}");
 }
 
 #[test]
@@ -172,7 +180,7 @@ fn an_illegal_move_fails_every_move_check_and_shows_the_line() {
         block.iter().any(|l| l.starts_with(r#"      -> {"type":"move_request","id":1,"ply":0"#)),
         "{block:#?}"
     );
-    assert!(text.trim_end().ends_with("3 of 13 checks passed; failed: first-move, namua-midgame, mtaji-kujifunza, mtaji-kiswahili, one-legal-move, takasia, safari-choice, ids-increase, unknown-fields, long-game."), "{text}");
+    assert!(text.trim_end().ends_with("3 of 17 checks passed; failed: first-move, fischer-clock, move-time-clock, north-reply, namua-midgame, mtaji-kujifunza, mtaji-kiswahili, one-legal-move, takasia, safari-choice, ids-increase, game-over-no-reply, unknown-fields, long-game."), "{text}");
     assert!(crate::hostile::processes_with(&tag).is_empty(), "processes left behind");
 }
 
@@ -204,10 +212,10 @@ fn a_bot_that_exits_at_once_fails_the_handshake_and_nothing_else_runs() {
     let command = format!("{} --mode exit-at-once", bin("bao-misbehave").display());
     let report = check_json(&command, &[], 1);
     assert_eq!(with_status(&report, "fail"), set(&["handshake"]));
-    assert_eq!(with_status(&report, "skip").len(), 12, "{report:#}");
+    assert_eq!(with_status(&report, "skip").len(), 16, "{report:#}");
     assert_eq!(
         (report["passed"].as_u64(), report["failed"].as_u64(), report["skipped"].as_u64()),
-        (Some(0), Some(1), Some(12))
+        (Some(0), Some(1), Some(16))
     );
     let why = check_named(&report, "handshake")["why"].as_str().unwrap();
     assert!(why.contains("exit code 3") && why.ends_with("(verdict: handshake_failed)"), "{why}");
@@ -217,7 +225,9 @@ fn a_bot_that_exits_at_once_fails_the_handshake_and_nothing_else_runs() {
 fn a_bot_that_answers_twice_fails_only_the_checks_with_several_requests() {
     let command = format!("{} --mode answer-twice", bin("bao-misbehave").display());
     let report = check_json(&command, &["--move-time", "1s"], 1);
-    assert_eq!(with_status(&report, "fail"), set(&["ids-increase", "long-game"]), "{report:#}");
+    // The second answer to the last request comes after game_over in game-over-no-reply.
+    let failed = set(&["ids-increase", "long-game", "game-over-no-reply"]);
+    assert_eq!(with_status(&report, "fail"), failed, "{report:#}");
     let ids = check_named(&report, "ids-increase");
     assert!(
         ids["why"].as_str().unwrap().starts_with("answered with id 1, but the request's id was 2"),
@@ -284,7 +294,8 @@ fn bad_arguments_exit_2() {
     for (command, args, message) in [
         ("no-such-bot-program-xyz", &[][..], "not found"),
         ("'unterminated", &[][..], "missing closing quote"),
-        ("true", &["--move-time", "0"][..], "--move-time must be more than zero"),
+        ("true", &["--move-time", "0"][..], "must be more than zero"),
+        ("true", &["--tc", "10"][..], "10+0"),
         ("true", &["--dir", "/no/such/directory"][..], "is not a directory"),
         ("true", &["--only", "no-such-check"][..], "no-such-check"),
     ] {

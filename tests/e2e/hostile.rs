@@ -60,6 +60,8 @@ fn hostile_match(mode: &str, south: impl FnOnce(&str, &str) -> String, extra: &[
         .arg(&log)
         .args(if extra.contains(&"--tc") { &[][..] } else { &["--tc", "0.5+0"][..] })
         .args(["--startup-time", "2s"])
+        // Bots that fail the handshake are played anyway, for their verdict.
+        .arg("--forfeit-unstartable")
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

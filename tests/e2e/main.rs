@@ -3,6 +3,8 @@
 //! One integration-test binary; each topic is a module.
 
 mod check;
+mod doc_examples;
+mod first_hour;
 mod hostile;
 mod ladder;
 mod matches;

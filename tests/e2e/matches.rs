@@ -120,7 +120,15 @@ fn bad_arguments_are_named_and_exit_2() {
 #[test]
 fn a_missing_program_loses_by_handshake_failure() {
     let log = temp_log("missing.jsonl");
-    let out = referee(&["match", "--json", "--south", "/nonexistent/bot", "--log", log.to_str().unwrap()]);
+    let out = referee(&[
+        "match",
+        "--json",
+        "--forfeit-unstartable",
+        "--south",
+        "/nonexistent/bot",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
     let result = json_result(&out);
     assert_eq!(result["reason"], "handshake_failed");
     assert_eq!(result["winner"], "N");

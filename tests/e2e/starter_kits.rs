@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::support::{bin, workspace_root};
 
 /// The number of checks `bao-referee check` runs.
-const CHECKS: u64 = 13;
+const CHECKS: u64 = 17;
 
 /// Whether `tool` can be run (`tool --version` succeeds).
 fn tool_found(tool: &str) -> bool {
@@ -41,10 +41,11 @@ fn toolchain(lang: &str, tool: &str) -> bool {
     false
 }
 
-/// A directory for this test process's files.
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bao-e2e-kits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create the temporary directory");
+/// Where the compiled C++ kit goes: Cargo's scratch folder for integration tests, inside
+/// `target/` (nothing is left in the system's temporary folder).
+fn build_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("starter-kits");
+    std::fs::create_dir_all(&dir).expect("create the build directory");
     dir
 }
 
@@ -52,7 +53,7 @@ fn temp_dir() -> PathBuf {
 fn cpp_bot() -> &'static PathBuf {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let exe = temp_dir().join("bot-cpp");
+        let exe = build_dir().join("bot-cpp");
         let output = Command::new("g++")
             .args(["-O2", "-std=c++17", "-Wall", "-Wextra", "-o"])
             .arg(&exe)
@@ -95,7 +96,7 @@ fn referee(args: &[&str]) -> Output {
         .expect("run bao-referee")
 }
 
-/// `bao-referee check --json COMMAND` exits 0, and its report says that all 13 checks
+/// `bao-referee check --json COMMAND` exits 0, and its report says that all 17 checks
 /// passed, run against the kit's own program (its `ready` carries `name`).
 fn assert_passes_every_check(lang: &str) {
     let Some((command, name)) = kit(lang, 7) else { return };
@@ -154,7 +155,7 @@ fn the_cpp_and_js_kits_play_a_match_whose_log_verifies() {
     let (Some((south, south_name)), Some((north, north_name))) = (kit("cpp", 1), kit("js", 2)) else {
         return;
     };
-    let log = temp_dir().join("cpp-vs-js.jsonl");
+    let log = crate::support::Scratch::new("kits", "cpp-vs-js.jsonl");
     let log_arg = log.to_str().expect("a UTF-8 temporary path");
     let output = referee(&[
         "match",

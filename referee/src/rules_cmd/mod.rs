@@ -63,10 +63,12 @@ pub enum RulesCommand {
 }
 
 /// The board drawing of `rules show`, for other subcommands (e.g. the end of
-/// a match): several lines separated by `\n`, without a final newline.
+/// a match): several lines separated by `\n`, without a final newline, and without the
+/// position's own `Result:` line (the caller prints the game's result, which a forfeit or an
+/// adjudication decides, not the position).
 #[must_use]
 pub fn render_board(position: &bao_rules::Position) -> String {
-    show::render(position)
+    show::render(position).lines().filter(|l| !l.starts_with("Result:")).collect::<Vec<_>>().join("\n")
 }
 
 /// Runs a `rules` subcommand; returns the exit code (see [`crate::exit`]).

@@ -26,7 +26,7 @@ pub struct TournamentArgs {
     #[arg(long, default_value_t = 1)]
     pub rounds: u32,
     /// Games played at once (default: the number of cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_concurrency)]
     pub concurrency: Option<usize>,
     /// Openings: start, random:PLIES (random legal plies from the start, seeded), or a file of
     /// positions (one per line, # comments), used in order and cycled.
@@ -62,6 +62,20 @@ pub struct TournamentArgs {
     /// Plain progress lines on stderr even on a terminal.
     #[arg(long)]
     pub plain: bool,
+    /// Score a bot that cannot start (or never answers ready) as losing every game by forfeit,
+    /// instead of stopping before the first game with exit 2.
+    #[arg(long)]
+    pub forfeit_unstartable: bool,
+}
+
+/// The most games `--concurrency` plays at once.
+pub const MAX_CONCURRENCY: usize = 1024;
+
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_CONCURRENCY).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?} is not a number of games from 1 to {MAX_CONCURRENCY}")),
+    }
 }
 
 /// The words of every `--bot` option, one list per occurrence:
@@ -95,8 +109,10 @@ impl clap::Args for BotWords {
                 .num_args(1..)
                 .action(clap::ArgAction::Append)
                 .help(
-                    "A bot: --bot name=NAME cmd=\"PROGRAM ARGS\" [arg=ARG]... [dir=DIR] (cmd is shell-quoted; \
-                     each arg= appends one argument). Repeat for every bot",
+                    "A bot: --bot name=NAME cmd=\"PROGRAM ARGS\" [arg=ARG]... [dir=DIR] [option.NAME=VALUE]... \
+                     [tc=BASE+INC | st=SECONDS] (cmd is shell-quoted; each arg= appends one argument, each \
+                     option.NAME=VALUE the two arguments --NAME VALUE; tc=/st= give this bot its own clock). \
+                     Repeat for every bot",
                 ),
         )
     }

@@ -61,7 +61,7 @@ pub fn run(args: TournamentArgs) -> u8 {
     match run_inner(&args) {
         Ok(code) => code,
         Err(failure) => {
-            eprintln!("error: {:#}", failure.error);
+            eprintln!("error: {}", crate::exit::describe(&failure.error));
             failure.code
         }
     }
@@ -70,8 +70,13 @@ pub fn run(args: TournamentArgs) -> u8 {
 fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     if args.dry_run {
         let plan = build_plan(args)?;
-        println!("{}", serde_json::to_string_pretty(&plan).map_err(internal)?);
+        crate::out::outln!("{}", serde_json::to_string_pretty(&plan).map_err(internal)?);
         return Ok(crate::exit::SUCCESS);
+    }
+    if args.resume && args.out.is_none() {
+        return Err(malformed(anyhow::anyhow!(
+            "--resume needs --out DIR: the folder of the tournament to continue"
+        )));
     }
     let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
     if args.resume && !out.plan().exists() {
@@ -83,6 +88,11 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     // Bad arguments are reported before anything is written.
     let described = if args.has_bots() || !out.plan().exists() { Some(build_plan(args)?) } else { None };
     refuse_foreign_folder(&out)?;
+    // A new tournament checks its bots before it creates its folder: a typo leaves nothing behind.
+    let fresh = !out.plan().exists();
+    if fresh && let Some(plan) = &described {
+        check_before_playing(plan, args)?;
+    }
     // The stored plan is read under the lock, so two referees never both start the same folder.
     let _lock = out.create_and_lock().map_err(malformed)?;
     let stored = stored_plan(&out)?;
@@ -99,6 +109,10 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             out.root().display()
         )));
     }
+    if !fresh {
+        check_before_playing(&plan, args)?;
+    }
+    let planned = plan.games_to_play().count();
     if stored.is_none() {
         plan.save(&out.plan())
             .with_context(|| format!("cannot write {}", out.plan().display()))
@@ -107,7 +121,6 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     let (journal, parsed) = Journal::open(&out.journal()).map_err(internal)?;
     check_entries(&plan, &parsed.entries).map_err(malformed)?;
 
-    let planned = plan.games_to_play().count();
     let done = journal::counted_by_game(&parsed.entries).0.len();
     if stored.is_some() || parsed.torn_bytes > 0 {
         eprintln!(
@@ -148,10 +161,10 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
         eprintln!("warning: {e}");
     }
     if args.json {
-        println!("{}", serde_json::to_string(&results).map_err(internal)?);
+        crate::out::outln!("{}", serde_json::to_string(&results).map_err(internal)?);
     } else {
-        print!("{}", results::render(&results));
-        println!("Folder: {}", out.root().display());
+        crate::out::text(&results::render(&results));
+        crate::out::outln!("Folder: {}", out.root().display());
     }
     if let Some(error) = report.error {
         return Err(internal(error));
@@ -170,6 +183,65 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
     } else {
         crate::exit::SUCCESS
     })
+}
+
+/// The replay warning and the preflight, for a plan with games to play.
+fn check_before_playing(plan: &Plan, args: &TournamentArgs) -> Result<(), Failure> {
+    if plan.games_to_play().next().is_none() {
+        return Ok(());
+    }
+    warn_if_replayed(plan);
+    preflight(plan, args.forfeit_unstartable)
+}
+
+/// Warns when the tournament would play the same game again and again: every game starts from
+/// one position and a pairing meets more than once with the same colours, so deterministic bots
+/// (most engines, and the sample bots with a fixed `--seed`) replay identical games and the
+/// statistics count copies.
+fn warn_if_replayed(plan: &Plan) {
+    let one_opening = plan.openings.windows(2).all(|w| w[0] == w[1]);
+    let per_colour = u64::from(plan.games_per_round) * u64::from(plan.rounds) / 2;
+    if one_opening && per_colour > 1 {
+        eprintln!(
+            "warning: every game starts from the same position and each pairing plays {per_colour} games \
+             with the same colours: deterministic bots will replay identical games, and the statistics \
+             would count copies. Use --openings random:6 (or a file of openings) for distinct games."
+        );
+    }
+}
+
+/// Starts each bot once before the first game: a bot that cannot start stops the run (exit 2),
+/// unless `forfeit` scores its games as losses.
+fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
+    let start = plan
+        .openings
+        .first()
+        .and_then(|o| o.parse::<bao_rules::Position>().ok())
+        .unwrap_or_else(|| bao_rules::Position::start(bao_rules::Variant::Kiswahili));
+    let with = crate::preflight::Preflight {
+        start: &start,
+        time: &plan.time_control,
+        limits: &plan.limits,
+        isolation: plan.isolation,
+    };
+    let runtime = bao_game::runtime::build().context("cannot start the async runtime").map_err(internal)?;
+    let specs: Vec<&bao_supervise::BotSpec> = plan.bots.iter().collect();
+    let unstartable = runtime.block_on(crate::preflight::check_all(&specs, &with));
+    if unstartable.is_empty() {
+        return Ok(());
+    }
+    let level = if forfeit { "warning" } else { "error" };
+    for bot in &unstartable {
+        eprintln!("{level}: {bot}");
+    }
+    if forfeit {
+        eprintln!("--forfeit-unstartable: the games of these bots are played and scored as their forfeits");
+        return Ok(());
+    }
+    Err(malformed(anyhow::anyhow!(
+        "no game was played: fix the bot's command (try `bao-referee check \"CMD\"`), or add \
+         --forfeit-unstartable to score its games as forfeits"
+    )))
 }
 
 /// The plan stored in the folder, if there is one.
@@ -232,7 +304,8 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     }
     let schedule = schedule::build(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
     let count = schedule::opening_count(args.rounds, args.games);
-    let openings = openings::make(&args.openings, count, args.seed, &args.game.start_position())
+    let start = args.game.start_position().map_err(|e| malformed(anyhow::Error::msg(e)))?;
+    let openings = openings::make(&args.openings, count, args.seed, &start)
         .map_err(malformed)?
         .iter()
         .map(ToString::to_string)
@@ -253,13 +326,21 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
             "--sprt cannot be combined with --shard: the test must see every game to decide when to stop"
         )));
     }
+    let time = args.game.time_control();
+    let bot_time_controls: Vec<Option<bao_game::TimeControl>> =
+        bots.iter().map(|b| b.clock.map(|c| c.time_control(time.startup, time.margin))).collect();
     Ok(Plan {
         plan_version: PLAN_VERSION,
         seed: args.seed,
         mode: args.mode,
         rounds: args.rounds,
         games_per_round: args.games,
-        bots,
+        bot_time_controls: if bot_time_controls.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            bot_time_controls
+        },
+        bots: bots.into_iter().map(|b| b.spec).collect(),
         time_control: args.game.time_control(),
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),

@@ -34,6 +34,9 @@ pub struct Plan {
     pub games_per_round: u32,
     /// The bots, in order (the gauntlet's first bot is the challenger).
     pub bots: Vec<BotSpec>,
+    /// Each bot's own time control (`--bot ... tc=`/`st=`), by bot; empty when no bot has one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bot_time_controls: Vec<Option<TimeControl>>,
     /// Clocks.
     pub time_control: TimeControl,
     /// Draw adjudication after this many plies.
@@ -102,6 +105,8 @@ impl Plan {
             GameConfig::new(self.bots[game.south].clone(), self.bots[game.north].clone(), opening.variant());
         config.start = opening;
         config.time = self.time_control;
+        let own = |bot: usize| self.bot_time_controls.get(bot).copied().flatten();
+        config.side_time = [own(game.south), own(game.north)];
         config.max_plies = self.max_plies;
         config.seed = self.seed;
         config.limits = self.limits;
@@ -123,6 +128,13 @@ impl Plan {
     pub fn check(&self) -> Result<(), String> {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
+        }
+        if !self.bot_time_controls.is_empty() && self.bot_time_controls.len() != self.bots.len() {
+            return Err(format!(
+                "{} bot time controls for {} bots",
+                self.bot_time_controls.len(),
+                self.bots.len()
+            ));
         }
         for i in 0..self.openings.len() {
             self.opening(u32::try_from(i).map_err(|_| "too many openings".to_owned())?)?;
@@ -239,6 +251,7 @@ pub(crate) mod tests {
             games_per_round: 4,
             bots: vec![bot("a"), bot("b"), bot("c")],
             time_control: TimeControl::default(),
+            bot_time_controls: Vec::new(),
             max_plies: Some(40),
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),

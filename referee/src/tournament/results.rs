@@ -194,18 +194,26 @@ pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option
     }
 }
 
-/// `+35.2 ± 80.1` (pentanomial figures when there are complete pairs), `-inf` and `+inf` at the edges.
+/// `+35.2 ± 80.1` (pentanomial figures when there are complete pairs) when both bounds of the
+/// 95% interval are finite; otherwise the bounds themselves, as in `+190.8 [+24.1, +inf]`
+/// (the same figures as results.json, where an infinite bound is `null`).
 pub(crate) fn elo_text(stats: &PairingSummary) -> String {
     let Some(figures) = stats.pentanomial_estimate.or(stats.trinomial) else { return "-".to_owned() };
+    // Adding 0.0 turns a negative zero into zero.
+    let number = |x: f64| format!("{:+.1}", x + 0.0);
     let estimate = match (figures.elo.estimate, stats.score) {
-        // Adding 0.0 turns a negative zero into zero.
-        (Some(elo), _) => format!("{:+.1}", elo + 0.0),
+        (Some(elo), _) => number(elo),
         (None, Some(score)) if score > 0.5 => "+inf".to_owned(),
         (None, _) => "-inf".to_owned(),
     };
-    match figures.elo.error {
-        Some(error) => format!("{estimate} ± {error:.1}"),
-        None => format!("{estimate} ± inf"),
+    let elo = figures.elo;
+    match (elo.lower, elo.upper, elo.error) {
+        (Some(_), Some(_), Some(error)) => format!("{estimate} ± {error:.1}"),
+        (lower, upper, _) => format!(
+            "{estimate} [{}, {}]",
+            lower.map_or_else(|| "-inf".to_owned(), number),
+            upper.map_or_else(|| "+inf".to_owned(), number)
+        ),
     }
 }
 
@@ -255,7 +263,7 @@ pub fn render(results: &Results) -> String {
     let width = results.bots.iter().map(String::len).max().unwrap_or(4).max(4);
     let _ = writeln!(
         out,
-        "\n{:<w$}   {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>18}  {:>6}  pairs [0, ½, 1, 1½, 2]",
+        "\n{:<w$}   {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>22}  {:>6}  pairs [0, ½, 1, 1½, 2]",
         "bot",
         "vs",
         "W",
@@ -272,7 +280,7 @@ pub fn render(results: &Results) -> String {
         let pairs = s.pentanomial.map_or_else(|| "-".to_owned(), |c| format!("{:?}", c.by_score()));
         let _ = writeln!(
             out,
-            "{:<w$} - {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>18}  {:>6}  {pairs}",
+            "{:<w$} - {:<w$}  {:>5} {:>5} {:>5}  {:>6}  {:>22}  {:>6}  {pairs}",
             p.first,
             p.second,
             s.wdl.wins,
@@ -289,7 +297,7 @@ pub fn render(results: &Results) -> String {
         for (rank, s) in results.standings.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{:>3}. {:<w$}  {:>6} / {:<5}  Elo {:>18}  LOS {}",
+                "{:>3}. {:<w$}  {:>6} / {:<5}  Elo {:>22}  LOS {}",
                 rank + 1,
                 s.name,
                 s.score,
@@ -332,6 +340,17 @@ pub fn render(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_infinite_bound_is_printed_as_a_bound() {
+        let lopsided = PairingSummary::new(WdlCounts::new(9, 1, 0), None, None);
+        let text = elo_text(&lopsided);
+        assert!(text.contains(", +inf]") && text.starts_with('+') && !text.contains('±'), "{text}");
+        let all_lost = PairingSummary::new(WdlCounts::new(0, 4, 0), None, None);
+        assert!(elo_text(&all_lost).starts_with("-inf [-inf, "), "{}", elo_text(&all_lost));
+        let even = PairingSummary::new(WdlCounts::new(5, 5, 2), None, None);
+        assert!(elo_text(&even).starts_with("+0.0 ± "), "{}", elo_text(&even));
+    }
     use crate::tournament::journal::tests::entry;
     use crate::tournament::plan::tests::sample_plan;
     use bao_game::Reason;
