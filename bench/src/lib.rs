@@ -29,6 +29,7 @@ pub mod ply_timer;
 pub mod referee_runs;
 pub mod report;
 pub mod setup;
+pub mod spawn_cost;
 pub mod stats;
 
 /// The command line of `bao-bench`.
@@ -139,6 +140,9 @@ pub enum BenchCommand {
     /// The real `bao-referee tournament` with two C instant bots, measured from outside:
     /// floor, ply cycle, referee CPU per ply and per game, games/s, fixed cost per game.
     Referee(referee_runs::RefereeArgs),
+    /// Experiment: ways of starting and ending a bot (stub, cgroup join, migration,
+    /// `clone3(CLONE_INTO_CGROUP)`) and of reading `cpu.stat`, timed by a C program.
+    Spawn(spawn_cost::SpawnArgs),
 }
 
 /// Runs `bao-bench bench`; returns the exit code.
@@ -147,6 +151,9 @@ pub fn run(args: &BenchArgs) -> u8 {
     if let BenchCommand::Referee(referee_args) = &args.command {
         // Runs other processes only: no runtime needed.
         return report_outcome(referee_runs::run(referee_args));
+    }
+    if let BenchCommand::Spawn(spawn_args) = &args.command {
+        return report_outcome(spawn_cost::run(spawn_args));
     }
     let runtime = match args.runtime.build() {
         Ok(runtime) => runtime,
@@ -159,6 +166,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         BenchCommand::Overhead(overhead_args) => overhead::run(overhead_args, args.runtime, &runtime),
         BenchCommand::Games(games_args) => games::run(games_args, args.runtime, &runtime),
         BenchCommand::Referee(referee_args) => referee_runs::run(referee_args),
+        BenchCommand::Spawn(spawn_args) => spawn_cost::run(spawn_args),
     };
     report_outcome(outcome)
 }
