@@ -22,6 +22,10 @@ pub struct ChildCost {
     pub own_cpu: Duration,
     /// Its CPU plus that of every descendant reaped (µs resolution).
     pub with_descendants_cpu: Duration,
+    /// Its main thread's CPU time (`/proc/PID/schedstat`, ns resolution).
+    pub main_thread_cpu: Duration,
+    /// How long its main thread was runnable but waiting for a CPU (`/proc/PID/schedstat`).
+    pub main_thread_run_delay: Duration,
 }
 
 /// Runs `command` to its end; fails unless it exits with status 0.
@@ -39,12 +43,22 @@ pub fn run(command: &mut Command) -> anyhow::Result<ChildCost> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .with_context(|| format!("cannot read /proc/{pid}/stat of the finished child"))?;
     let own_cpu = own_cpu(&stat).with_context(|| format!("unexpected /proc/{pid}/stat: {stat:?}"))?;
+    let schedstat = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+        .with_context(|| format!("cannot read /proc/{pid}/schedstat of the finished child"))?;
+    let (main_thread_cpu, main_thread_run_delay) = schedstat_times(&schedstat)
+        .with_context(|| format!("unexpected /proc/{pid}/schedstat: {schedstat:?}"))?;
     let status = child.wait().with_context(|| format!("reaping {command:?}"))?;
     let after = children_cpu()?;
     if !status.success() {
         anyhow::bail!("{command:?} ended with {status}");
     }
-    Ok(ChildCost { wall, own_cpu, with_descendants_cpu: after.saturating_sub(before) })
+    Ok(ChildCost {
+        wall,
+        own_cpu,
+        with_descendants_cpu: after.saturating_sub(before),
+        main_thread_cpu,
+        main_thread_run_delay,
+    })
 }
 
 /// User + system CPU of every reaped child of this process so far.
@@ -67,6 +81,14 @@ fn own_cpu(stat: &str) -> Option<Duration> {
     Some(Duration::from_millis(ticks * 1000 / USER_HZ))
 }
 
+/// The first two fields of `/proc/PID/schedstat`: time on a CPU and time waiting for one, ns.
+fn schedstat_times(schedstat: &str) -> Option<(Duration, Duration)> {
+    let mut fields = schedstat.split_ascii_whitespace().map(str::parse::<u64>);
+    let on_cpu = fields.next()?.ok()?;
+    let waiting = fields.next()?.ok()?;
+    Some((Duration::from_nanos(on_cpu), Duration::from_nanos(waiting)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +99,11 @@ mod tests {
         assert_eq!(own_cpu(stat), Some(Duration::from_millis(1750)));
         assert_eq!(own_cpu("4242 (short) Z 1 2"), None);
         assert_eq!(own_cpu("no parenthesis"), None);
+        assert_eq!(
+            schedstat_times("1500000 250000 42\n"),
+            Some((Duration::from_micros(1500), Duration::from_micros(250)))
+        );
+        assert_eq!(schedstat_times("12"), None);
     }
 
     #[test]

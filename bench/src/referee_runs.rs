@@ -78,6 +78,10 @@ pub struct Run {
     /// The bots' own CPU as they report it at exit (the re-exec stub's work before `exec`
     /// included), ms.
     pub bots_cpu_ms: f64,
+    /// The referee's main thread (where the games run): CPU time, ms (ns resolution).
+    pub main_thread_cpu_ms: f64,
+    /// The referee's main thread: time runnable but waiting for the CPU, ms.
+    pub main_thread_run_delay_ms: f64,
     /// The CPU of everything reaped, minus the referee's and the bots' reports, ms: extra
     /// stub processes (PID namespace init), the bots' exits after their report, tick rounding.
     pub other_cpu_ms: f64,
@@ -110,6 +114,10 @@ pub struct Length {
     pub bots_cpu_per_game_us: f64,
     /// Other CPU per game, µs.
     pub other_cpu_per_game_us: f64,
+    /// The referee's main thread's CPU per game, µs (ns resolution).
+    pub main_thread_cpu_per_game_us: f64,
+    /// The referee's main thread's wait for a CPU per game, µs: time lost to other load.
+    pub main_thread_run_delay_per_game_us: f64,
 }
 
 /// The table.
@@ -125,6 +133,10 @@ pub struct Table {
     pub referee_cpu_per_ply_us: f64,
     /// The referee's own CPU per game at zero plies (intercept), µs.
     pub referee_cpu_per_game_us: f64,
+    /// The referee's main thread's CPU per ply (slope; ns-resolution source), µs.
+    pub main_thread_cpu_per_ply_us: f64,
+    /// The referee's main thread's CPU per game at zero plies (intercept), µs.
+    pub main_thread_cpu_per_game_us: f64,
     /// Wall time per ply (slope of wall time per game over the lengths), µs.
     pub wall_per_ply_us: f64,
     /// The fixed cost per game: wall time per game at zero plies (intercept), µs.
@@ -256,6 +268,10 @@ fn measure(
         &lengths.iter().map(|l| (l.plies_per_game, l.referee_cpu_per_game_us)).collect::<Vec<_>>(),
     )
     .context("the lengths gave games of fewer than two different lengths")?;
+    let main_thread_fit = least_squares(
+        &lengths.iter().map(|l| (l.plies_per_game, l.main_thread_cpu_per_game_us)).collect::<Vec<_>>(),
+    )
+    .context("the lengths gave games of fewer than two different lengths")?;
     let longest =
         lengths.iter().max_by(|a, b| a.plies_per_game.total_cmp(&b.plies_per_game)).context("no lengths")?;
     let table = Table {
@@ -264,6 +280,8 @@ fn measure(
         ply_cycle_floors: round(ply_cycle.median_us / floor.median_us),
         referee_cpu_per_ply_us: round(referee_cpu_fit.slope),
         referee_cpu_per_game_us: round(referee_cpu_fit.intercept),
+        main_thread_cpu_per_ply_us: round(main_thread_fit.slope),
+        main_thread_cpu_per_game_us: round(main_thread_fit.intercept),
         wall_per_ply_us: round(wall_fit.slope),
         fixed_cost_per_game_us: round(wall_fit.intercept),
         fixed_cost_floors: round(wall_fit.intercept / floor.median_us),
@@ -375,6 +393,8 @@ fn run_of(max_plies: u32, repeat: u32, games: u32, cost: &ChildCost, bots: &[Bot
         wall_ms: ms(cost.wall),
         referee_cpu_ms,
         bots_cpu_ms,
+        main_thread_cpu_ms: ms(cost.main_thread_cpu),
+        main_thread_run_delay_ms: ms(cost.main_thread_run_delay),
         other_cpu_ms: round(ms(cost.with_descendants_cpu) - referee_cpu_ms - bots_cpu_ms),
     }
 }
@@ -402,6 +422,10 @@ fn medians_per_length(max_plies: &[u32], runs: &[Run]) -> anyhow::Result<Vec<Len
                 referee_cpu_per_game_us: round(median(&|r| r.per_game_us(r.referee_cpu_ms))),
                 bots_cpu_per_game_us: round(median(&|r| r.per_game_us(r.bots_cpu_ms))),
                 other_cpu_per_game_us: round(median(&|r| r.per_game_us(r.other_cpu_ms))),
+                main_thread_cpu_per_game_us: round(median(&|r| r.per_game_us(r.main_thread_cpu_ms))),
+                main_thread_run_delay_per_game_us: round(median(&|r| {
+                    r.per_game_us(r.main_thread_run_delay_ms)
+                })),
             })
         })
         .collect()
@@ -465,6 +489,10 @@ fn print_text(report: &RefereeReport) -> anyhow::Result<()> {
     );
     println!("    referee CPU per ply, marginal (slope)         {:>10.1} µs", t.referee_cpu_per_ply_us);
     println!("    referee CPU per game, fixed (intercept)       {:>10.1} µs", t.referee_cpu_per_game_us);
+    println!(
+        "    referee main thread CPU per ply / per game    {:>10.1} µs / {:.1} µs",
+        t.main_thread_cpu_per_ply_us, t.main_thread_cpu_per_game_us
+    );
     println!("    wall time per ply (slope)                     {:>10.1} µs", t.wall_per_ply_us);
     println!(
         "    games per second, concurrency {}              {:>10.1}   ({:.0}-ply games)",
@@ -490,6 +518,8 @@ mod tests {
             wall_ms,
             referee_cpu_ms: wall_ms / 2.0,
             bots_cpu_ms: 1.0,
+            main_thread_cpu_ms: wall_ms / 4.0,
+            main_thread_run_delay_ms: 0.0,
             other_cpu_ms: 0.0,
         }
     }
