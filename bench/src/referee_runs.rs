@@ -465,17 +465,21 @@ fn print_text(report: &RefereeReport) -> anyhow::Result<()> {
     );
     println!("{}", summary_row("ply cycle (½ interval between requests)", &report.ply_cycle));
     println!();
+    println!("  per length (medians; per game, µs):");
     println!(
-        "  per length (medians):  plies/game   wall/game µs   games/s   referee CPU/game µs   bots CPU/game µs   other CPU/game µs"
+        "    {:<17} {:>6} {:>9} {:>8} {:>12} {:>12} {:>12} {:>9} {:>9}",
+        "", "plies", "wall", "games/s", "referee CPU", "main thread", "CPU wait", "bots CPU", "other"
     );
     for l in &report.lengths {
         println!(
-            "    --max-plies {:<5} {:>11.1} {:>14.1} {:>9.1} {:>21.1} {:>18.1} {:>19.1}",
+            "    --max-plies {:<5} {:>6.1} {:>9.1} {:>8.1} {:>12.1} {:>12.1} {:>12.1} {:>9.1} {:>9.1}",
             l.max_plies,
             l.plies_per_game,
             l.wall_per_game_us,
             l.games_per_second,
             l.referee_cpu_per_game_us,
+            l.main_thread_cpu_per_game_us,
+            l.main_thread_run_delay_per_game_us,
             l.bots_cpu_per_game_us,
             l.other_cpu_per_game_us
         );
