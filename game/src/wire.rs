@@ -214,11 +214,19 @@ fn push_row(out: &mut String, row: &[u8; 8]) {
 }
 
 /// What `value` prints, as a quoted JSON string escaped as `serde_json` escapes it.
+///
+/// Printed straight into `out`, then checked: the rules' notation never needs escaping, so
+/// the escaping pass (which allocates) runs only for text that does.
 fn push_display_str(out: &mut String, value: impl std::fmt::Display) {
     use std::fmt::Write as _;
     out.push('"');
+    let start = out.len();
     // Writing into a String cannot fail, and the Display impls written here do not fail.
-    let _ = write!(JsonEscaped(out), "{value}");
+    let _ = write!(out, "{value}");
+    if out.as_bytes()[start..].iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        let raw = out.split_off(start);
+        let _ = JsonEscaped(out).write_str(&raw);
+    }
     out.push('"');
 }
 
