@@ -124,8 +124,9 @@ impl MoveRequestLine<'_> {
         push_int(out, self.id);
         out.push_str(r#","ply":"#);
         push_int(out, self.ply);
-        out.push_str(r#","position":{"notation":"#);
-        push_display_str(out, position);
+        out.push_str(r#","position":{"notation":""#);
+        push_notation(out, position);
+        out.push('"');
         out.push_str(r#","variant":"#);
         push_display_str(out, position.variant());
         out.push_str(r#","to_move":"#);
@@ -199,6 +200,51 @@ const fn bool_json(value: bool) -> &'static str {
 /// An integer in decimal.
 fn push_int(out: &mut String, value: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(value));
+}
+
+/// The position's notation (RULES.md section 11, as `Position`'s `Display` prints it), written
+/// without the formatting machinery: `kiswahili S 0,0,…/…/…/… 22,22 SN -`. Nothing in it needs
+/// escaping in JSON.
+fn push_notation(out: &mut String, position: &Position) {
+    out.push_str(position.variant().name());
+    out.push(' ');
+    out.push(position.side_to_move().letter());
+    out.push(' ');
+    let rows = [
+        position.front_row(Side::South),
+        position.back_row(Side::South),
+        position.front_row(Side::North),
+        position.back_row(Side::North),
+    ];
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        for (j, &seeds) in row.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            push_int(out, seeds);
+        }
+    }
+    out.push(' ');
+    push_int(out, position.hand(Side::South));
+    out.push(',');
+    push_int(out, position.hand(Side::North));
+    out.push_str(match (position.owns_nyumba(Side::South), position.owns_nyumba(Side::North)) {
+        (true, true) => " SN ",
+        (true, false) => " S- ",
+        (false, true) => " -N ",
+        (false, false) => " -- ",
+    });
+    match position.takasia() {
+        Some(pit) => {
+            use std::fmt::Write as _;
+            // Writing into a String cannot fail.
+            let _ = write!(out, "{pit}");
+        }
+        None => out.push('-'),
+    }
 }
 
 /// A row of seed counts as a JSON array.
