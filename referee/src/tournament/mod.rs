@@ -13,6 +13,7 @@ pub mod bots;
 pub mod execute;
 pub mod folder;
 pub mod journal;
+pub mod journal_stream;
 pub mod openings;
 pub mod plan;
 pub mod progress;
