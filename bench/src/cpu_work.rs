@@ -79,7 +79,8 @@ pub struct CpuWork {
     pub repetitions: u32,
     /// The rules: the endings, every legal move with the position it leads to.
     pub legal_moves: Summary,
-    /// Building the move request line: the legal moves in notation, the position's fields, JSON.
+    /// Building the move request line into a reused buffer, as the game loop does
+    /// ([`wire::MoveRequestLine::write`]).
     pub request_json: Summary,
     /// Judging the reply: parsing the JSON line, parsing the move, finding it among the
     /// legal moves.
@@ -95,6 +96,10 @@ pub struct CpuWork {
     pub referee_per_ply_logged: Summary,
     /// The sample bot's side, for comparison: parsing the request, answering.
     pub bot_per_ply: Summary,
+    /// For comparison, not in the totals: building the same request the way it was built
+    /// before issue 10 (`serde` from a `MoveRequest` with a vector of move strings, a new
+    /// line each ply), against [`CpuWork::request_json`] written into a reused buffer.
+    pub request_json_serde: Summary,
 }
 
 /// Measures [`CpuWork`] over `cases`, each timed `repetitions` times.
@@ -111,6 +116,8 @@ pub fn measure(cases: &[RequestCase], repetitions: u32, tc: &TimeControl) -> any
     let mut referee = Vec::with_capacity(samples);
     let mut referee_logged = Vec::with_capacity(samples);
     let mut bot = Vec::with_capacity(samples);
+    let mut request_serde = Vec::with_capacity(samples);
+    let mut line = String::new();
     let left = tc.base.or(tc.move_time).unwrap_or_default();
     let replies: Vec<String> = cases
         .iter()
@@ -127,17 +134,16 @@ pub fn measure(cases: &[RequestCase], repetitions: u32, tc: &TimeControl) -> any
             black_box(Side::ALL.into_iter().find(|&s| position.front_row_empty(s)));
             let successors = position.successors();
             let t1 = Instant::now();
-            let legal = successors.iter().map(|(m, _)| m.to_string()).collect();
-            let line = wire::move_request_line(
-                u64::from(case.ply / 2 + 1),
-                case.ply,
+            let fields = wire::MoveRequestLine {
+                id: u64::from(case.ply / 2 + 1),
+                ply: case.ply,
                 position,
-                legal,
-                case.last_move.as_deref(),
-                left,
-                left,
+                opponent_move: case.last_move.as_deref(),
+                you: left,
+                opponent: left,
                 tc,
-            );
+            };
+            fields.write(successors.iter().map(|(m, _)| m), &mut line);
             let t2 = Instant::now();
             let next = judge_reply(black_box(reply), &successors)
                 .with_context(|| format!("ply {}: the reply {reply:?} does not replay", case.ply + 1))?;
@@ -149,7 +155,23 @@ pub fn measure(cases: &[RequestCase], repetitions: u32, tc: &TimeControl) -> any
             black_box(encoded);
             let answer = bot_answer(black_box(&line));
             let t6 = Instant::now();
-            black_box((line, record, answer));
+            black_box((record, answer));
+            // For comparison, not in the totals: the request as it was built before (serde,
+            // a vector of move strings, a new line each ply).
+            let legal = successors.iter().map(|(m, _)| m.to_string()).collect();
+            let serde_line = wire::move_request_line(
+                fields.id,
+                fields.ply,
+                position,
+                legal,
+                fields.opponent_move,
+                left,
+                left,
+                tc,
+            );
+            let t7 = Instant::now();
+            black_box(serde_line);
+            request_serde.push(t7 - t6);
             rules.push(t1 - t0);
             request.push(t2 - t1);
             judge.push(t3 - t2);
@@ -174,6 +196,7 @@ pub fn measure(cases: &[RequestCase], repetitions: u32, tc: &TimeControl) -> any
         referee_per_ply: summary("referee work", &referee)?,
         referee_per_ply_logged: summary("referee work with a log", &referee_logged)?,
         bot_per_ply: summary("bot work", &bot)?,
+        request_json_serde: summary("serde request building", &request_serde)?,
     })
 }
 

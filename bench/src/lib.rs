@@ -1,6 +1,8 @@
 //! `bao-bench` (not part of the product binary): the referee's own overhead per ply against a raw pipe round trip
 //! (`bench overhead`), and complete games per second (`bench games`), both with two
-//! sample bots that answer at once. Results and how to read them: `docs/benchmarks/referee.md`.
+//! sample bots that answer at once; and the real `bao-referee` binary measured from outside
+//! with C instant bots (`bench referee`). Results and how to read them:
+//! `docs/benchmarks/referee.md`.
 //!
 //! The hidden `bao-bench bench-echo` ([`echo`]) is the far end of the pipe baseline; the
 //! hidden `sample-bot` and `__exec-bot` subcommands run the bots and the re-exec stub.
@@ -13,15 +15,21 @@ pub mod exit {
     pub const INTERNAL: u8 = 3;
 }
 
+pub mod child_run;
 pub mod cpu_work;
 pub mod echo;
+pub mod fit;
+pub mod floor;
 pub mod games;
+pub mod instant_bot;
 pub mod machine;
 pub mod overhead;
 pub mod pipe;
 pub mod ply_timer;
+pub mod referee_runs;
 pub mod report;
 pub mod setup;
+pub mod spawn_cost;
 pub mod stats;
 
 /// The command line of `bao-bench`.
@@ -131,11 +139,24 @@ pub enum BenchCommand {
     Overhead(overhead::OverheadArgs),
     /// Complete games per second, one after another, start-up and shutdown included.
     Games(games::GamesArgs),
+    /// The real `bao-referee tournament` with two C instant bots, measured from outside:
+    /// floor, ply cycle, referee CPU per ply and per game, games/s, fixed cost per game.
+    Referee(referee_runs::RefereeArgs),
+    /// Experiment: ways of starting and ending a bot (stub, cgroup join, migration,
+    /// `clone3(CLONE_INTO_CGROUP)`) and of reading `cpu.stat`, timed by a C program.
+    Spawn(spawn_cost::SpawnArgs),
 }
 
 /// Runs `bao-bench bench`; returns the exit code.
 #[must_use]
 pub fn run(args: &BenchArgs) -> u8 {
+    if let BenchCommand::Referee(referee_args) = &args.command {
+        // Runs other processes only: no runtime needed.
+        return report_outcome(referee_runs::run(referee_args));
+    }
+    if let BenchCommand::Spawn(spawn_args) = &args.command {
+        return report_outcome(spawn_cost::run(spawn_args));
+    }
     let runtime = match args.runtime.build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -146,7 +167,14 @@ pub fn run(args: &BenchArgs) -> u8 {
     let outcome = match &args.command {
         BenchCommand::Overhead(overhead_args) => overhead::run(overhead_args, args.runtime, &runtime),
         BenchCommand::Games(games_args) => games::run(games_args, args.runtime, &runtime),
+        BenchCommand::Referee(referee_args) => referee_runs::run(referee_args),
+        BenchCommand::Spawn(spawn_args) => spawn_cost::run(spawn_args),
     };
+    report_outcome(outcome)
+}
+
+/// The exit code of a benchmark's outcome (the error printed).
+fn report_outcome(outcome: anyhow::Result<()>) -> u8 {
     match outcome {
         Ok(()) => crate::exit::SUCCESS,
         Err(e) => {

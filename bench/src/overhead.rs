@@ -282,7 +282,8 @@ fn print_text(report: &OverheadReport) -> anyhow::Result<()> {
     println!("In-process work per ply ({} positions × {} repetitions):", cpu.cases, cpu.repetitions);
     for (label, summary) in [
         ("rules: endings, legal moves + results", &cpu.legal_moves),
-        ("move request line (moves as text, JSON)", &cpu.request_json),
+        ("move request line (written, reused buffer)", &cpu.request_json),
+        ("  same with serde, as before (not in total)", &cpu.request_json_serde),
         ("judge the reply (parse, find the move)", &cpu.judge_reply),
         ("build the ply record", &cpu.record_build),
         ("serialise the ply record (file log only)", &cpu.record_json),

@@ -28,6 +28,8 @@ struct Seat {
     clock: Clock,
     exit: String,
     stderr: Option<bao_supervise::StderrCapture>,
+    /// The buffer the move requests are written into, reused from ply to ply.
+    request: String,
 }
 
 impl Seat {
@@ -107,6 +109,7 @@ pub async fn play_game(
         clock: Clock::new(config.time_for(side)),
         exit: "not started".to_owned(),
         stderr: None,
+        request: String::new(),
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
@@ -410,20 +413,14 @@ async fn play_one(
     };
     let id = seat.next_id;
     seat.next_id += 1;
-    let legal = turn.successors.iter().map(|(m, _)| m.to_string()).collect();
-    let request = wire::move_request_line(
-        id,
-        turn.ply,
-        position,
-        legal,
-        turn.last_move,
-        seat.clock.left(),
-        opponent_left,
-        &config.time_for(side),
-    );
+    let (you, opponent, ply, tc) = (seat.clock.left(), opponent_left, turn.ply, &config.time_for(side));
+    let request =
+        wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
+    request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
     let cpu_before = process.cpu_time();
-    let answer = judge::ask_move(process, side, &request, id, allowed, config.lag.as_ref(), lines).await?;
+    let answer =
+        judge::ask_move(process, side, &seat.request, id, allowed, config.lag.as_ref(), lines).await?;
     let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
     let lag_excused = judge::charge(&mut seat.clock, side, &answer)?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;

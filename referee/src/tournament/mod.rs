@@ -14,6 +14,7 @@ pub mod execute;
 pub mod folder;
 pub mod index_page;
 pub mod journal;
+pub mod journal_stream;
 pub mod openings;
 pub mod plan;
 pub mod progress;

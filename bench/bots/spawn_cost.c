@@ -1,0 +1,229 @@
+/*
+ * spawn_cost: a bench-only experiment (issue 10) that times, from a single-threaded C
+ * parent, the ways of starting one bot, greeting it and ending it, to show what the
+ * referee's fixed cost per game could be. Each lifecycle: create the bot's cgroup (if the
+ * way uses one), start the C instant bot, write `hello`, read `ready`, write `quit`, wait
+ * for its exit (blocking waitpid: no polling), read cpu.stat once, remove the cgroup.
+ *
+ *   spawn_cost ROUNDS INSTANT STUB CGROUP_PARENT
+ *
+ * INSTANT is the instant bot, STUB the executable hosting `__exec-bot` (bao-referee),
+ * CGROUP_PARENT a writable cgroup v2 directory ("-" for none: the cgroup ways are skipped).
+ * The ways, interleaved round by round so that they see the same load:
+ *   direct          vfork + exec of the bot, no cgroup (the exec floor)
+ *   stub            vfork + exec of `STUB __exec-bot --parent-pid P -- INSTANT` (no cgroup)
+ *   stub+cgroup     as the referee does today: mkdir the cgroup, the stub joins it
+ *                   (writes cgroup.procs), then execs the bot
+ *   migrate         mkdir, vfork + exec of the bot, the parent writes the pid to cgroup.procs
+ *   clone3-cgroup   mkdir, clone3(CLONE_VFORK | CLONE_INTO_CGROUP) + exec of the bot: born
+ *                   inside its cgroup, no stub, no migration
+ * and, alone: cgroup-mkdir-rmdir (an empty cgroup made and removed), cpu.stat-open-read
+ * (open + read + close, the referee's per-ply read today) and cpu.stat-pread (one pread on
+ * a descriptor kept open). Prints one line per way: "NAME median_us p90_us" over ROUNDS.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+extern char **environ;
+
+enum way { DIRECT, STUB, STUB_CGROUP, MIGRATE, CLONE3_CGROUP, MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS };
+static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "migrate", "clone3-cgroup",
+                                  "cgroup-mkdir-rmdir", "cpu.stat-open-read", "cpu.stat-pread"};
+
+static const char HELLO[] = "{\"type\":\"hello\",\"protocol\":1,\"side\":\"S\"}\n";
+static const char QUIT[] = "{\"type\":\"quit\"}\n";
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what) {
+    fprintf(stderr, "spawn_cost: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static void write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, text, strlen(text)) < 0) die(path);
+    close(fd);
+}
+
+static void read_cpu_stat(const char *dir) {
+    char path[4096], buf[512];
+    snprintf(path, sizeof path, "%s/cpu.stat", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) die(path);
+    if (read(fd, buf, sizeof buf) < 0) die(path);
+    close(fd);
+}
+
+/* Starts argv with stdin/stdout on pipes; cgroup_fd >= 0 uses clone3 into that cgroup. */
+static pid_t start(char *const argv[], int to_child[2], int from_child[2], int cgroup_fd) {
+    if (pipe2(to_child, O_CLOEXEC) < 0 || pipe2(from_child, O_CLOEXEC) < 0) die("pipe2");
+    pid_t pid;
+    if (cgroup_fd >= 0) {
+        struct clone_args args;
+        memset(&args, 0, sizeof args);
+        args.flags = CLONE_VFORK | CLONE_INTO_CGROUP;
+        args.exit_signal = SIGCHLD;
+        args.cgroup = (uint64_t)cgroup_fd;
+        pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    } else {
+        pid = vfork();
+    }
+    if (pid < 0) die("clone");
+    if (pid == 0) {
+        dup2(to_child[0], 0);
+        dup2(from_child[1], 1);
+        execve(argv[0], argv, environ);
+        _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    return pid;
+}
+
+/* hello, ready, quit, exit. */
+static void converse(pid_t pid, int to_child[2], int from_child[2]) {
+    char buf[4096];
+    if (write(to_child[1], HELLO, sizeof HELLO - 1) < 0) die("write hello");
+    ssize_t n = read(from_child[0], buf, sizeof buf);
+    if (n <= 0 || strstr(buf, "ready") == NULL) {
+        errno = EPROTO;
+        die("no ready from the bot");
+    }
+    if (write(to_child[1], QUIT, sizeof QUIT - 1) < 0) die("write quit");
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        errno = ECHILD;
+        die("the bot did not exit with 0");
+    }
+    close(to_child[1]);
+    close(from_child[0]);
+}
+
+static uint64_t lifecycle(enum way way, const char *instant, const char *stub, const char *parent, int round) {
+    char dir[2048], procs[4096], pidtext[32], ppid[32];
+    snprintf(dir, sizeof dir, "%s/spawn-cost-%d-%d", parent, (int)getpid(), round);
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+    snprintf(ppid, sizeof ppid, "%d", (int)getpid());
+    char *direct[] = {(char *)instant, NULL};
+    char *via_stub[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--", (char *)instant, NULL};
+    char *via_stub_cgroup[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--cgroup", dir, "--",
+                               (char *)instant, NULL};
+    int to_child[2], from_child[2];
+    uint64_t t0 = now_ns();
+    pid_t pid;
+    switch (way) {
+    case DIRECT:
+        pid = start(direct, to_child, from_child, -1);
+        converse(pid, to_child, from_child);
+        return now_ns() - t0;
+    case STUB:
+        pid = start(via_stub, to_child, from_child, -1);
+        converse(pid, to_child, from_child);
+        return now_ns() - t0;
+    case MKDIR_RMDIR:
+        if (mkdir(dir, 0755) < 0) die(dir);
+        if (rmdir(dir) < 0) die(dir);
+        return now_ns() - t0;
+    default:
+        break;
+    }
+    if (mkdir(dir, 0755) < 0) die(dir);
+    if (way == STAT_OPEN || way == STAT_PREAD) {
+        char path[4096], buf[512];
+        snprintf(path, sizeof path, "%s/cpu.stat", dir);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) die(path);
+        uint64_t start_ns = now_ns();
+        for (int i = 0; i < 100; i++) {
+            if (way == STAT_OPEN) {
+                read_cpu_stat(dir);
+            } else if (pread(fd, buf, sizeof buf, 0) < 0) {
+                die("pread");
+            }
+        }
+        uint64_t elapsed = (now_ns() - start_ns) / 100;
+        close(fd);
+        if (rmdir(dir) < 0) die(dir);
+        return elapsed;
+    }
+    if (way == STUB_CGROUP) {
+        pid = start(via_stub_cgroup, to_child, from_child, -1);
+    } else if (way == MIGRATE) {
+        pid = start(direct, to_child, from_child, -1);
+        snprintf(pidtext, sizeof pidtext, "%d", (int)pid);
+        write_file(procs, pidtext);
+    } else {
+        int cgroup_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (cgroup_fd < 0) die(dir);
+        pid = start(direct, to_child, from_child, cgroup_fd);
+        close(cgroup_fd);
+    }
+    converse(pid, to_child, from_child);
+    read_cpu_stat(dir);
+    /* The exited bot leaves the cgroup at once in the kernel; rmdir may still see it busy
+       for a moment, which is part of the cost measured. */
+    while (rmdir(dir) < 0) {
+        if (errno != EBUSY) die(dir);
+        sched_yield();
+    }
+    return now_ns() - t0;
+}
+
+static int compare(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: spawn_cost ROUNDS INSTANT STUB CGROUP_PARENT|-\n");
+        return 2;
+    }
+    int rounds = atoi(argv[1]);
+    if (rounds < 1) {
+        fprintf(stderr, "spawn_cost: ROUNDS must be at least 1\n");
+        return 2;
+    }
+    const char *parent = strcmp(argv[4], "-") == 0 ? NULL : argv[4];
+    uint64_t *samples[WAYS];
+    for (int w = 0; w < WAYS; w++) {
+        samples[w] = calloc((size_t)rounds, sizeof(uint64_t));
+        if (samples[w] == NULL) die("calloc");
+    }
+    for (int r = -1; r < rounds; r++) { /* round -1 warms up */
+        for (int w = 0; w < WAYS; w++) {
+            if (parent == NULL && w != DIRECT && w != STUB) continue;
+            uint64_t ns = lifecycle((enum way)w, argv[2], argv[3], parent, r + 1);
+            if (r >= 0) samples[w][r] = ns;
+        }
+    }
+    for (int w = 0; w < WAYS; w++) {
+        if (parent == NULL && w != DIRECT && w != STUB) continue;
+        qsort(samples[w], (size_t)rounds, sizeof(uint64_t), compare);
+        printf("%s %.1f %.1f\n", NAMES[w], samples[w][rounds / 2] / 1000.0, samples[w][(rounds * 9) / 10] / 1000.0);
+    }
+    return 0;
+}
