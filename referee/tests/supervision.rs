@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use bao_supervise::{
-    BotFault, BotProcess, BotSpec, EndedBy, Isolation, ResourceLimits, SpawnOptions, StubChoice,
+    BotFault, BotProcess, BotSpec, EndedBy, Isolation, IsolationLevel, ResourceLimits, SpawnOptions,
+    StubChoice,
 };
 use tokio::time::Instant;
 
@@ -95,7 +96,7 @@ async fn the_bot_starts_with_a_clean_signal_state() {
     let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
     for options in [with_stub(), SpawnOptions { stub: StubChoice::Never, ..SpawnOptions::default() }] {
         let pid_namespace = SpawnOptions {
-            isolation: Isolation { pid_namespace: true, no_network: false },
+            isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
             ..options.clone()
         };
         for options in [options, pid_namespace] {
@@ -185,7 +186,7 @@ async fn one_huge_allocation_fails_inside_the_bot_under_the_rlimit_backstop() {
 #[tokio::test]
 async fn no_network_leaves_only_a_loopback_interface() {
     let options =
-        SpawnOptions { isolation: Isolation { no_network: true, pid_namespace: false }, ..with_stub() };
+        SpawnOptions { isolation: Isolation { level: IsolationLevel::Pid, no_network: true }, ..with_stub() };
     let code = "print(' '.join(sorted(l.split(':')[0].strip() for l in open('/proc/self/net/dev').readlines()[2:])))";
     let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
     assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "lo", "stderr: {}", bot.stderr().text());
@@ -196,8 +197,10 @@ async fn no_network_leaves_only_a_loopback_interface() {
 /// pid read from the host's `/proc/self`) dies with it.
 #[tokio::test]
 async fn a_pid_namespace_takes_every_process_down_with_the_bot() {
-    let options =
-        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
+        ..with_stub()
+    };
     let code = r#"
 import os, signal, sys, time
 print(os.getpid(), flush=True)
@@ -232,8 +235,10 @@ time.sleep(60)
 /// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
 #[tokio::test]
 async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
-    let options =
-        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
+        ..with_stub()
+    };
     let code = "import signal, sys, time\n\
                 signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n\
                 print('ready', flush=True)\n\

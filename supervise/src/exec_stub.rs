@@ -13,17 +13,23 @@
 //! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
-//! 4. creates the namespaces asked for (`--no-network`, `--pid-namespace`; plus a user
-//!    namespace when not root); on failure it warns on stderr and goes on without them;
-//! 5. with a PID namespace, blocks SIGTERM (so that it reaches only the bot), starts itself
-//!    once more as the namespace's init (which does steps 6–7, so the bot is pid 1), waits
-//!    for it and exits the same way;
+//! 4. with `--isolation pid|full`, creates the namespaces ([`crate::sandbox`]: user, PID,
+//!    mount, IPC, and network with `--no-network`); if the kernel refuses, it says why on
+//!    stderr and exits with 125 (the referee checked beforehand, see `isolation_probe`);
+//! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the
+//!    namespace's init (`--ns-init`), waits for it and exits the same way. The init asks for
+//!    SIGKILL when this stub dies, mounts its own `/proc`, hides the cgroup file system,
+//!    locks the mounts or switches to the separate uid (`--uid`, `--gid`), and goes on with
+//!    steps 6–7, so the bot is pid 1 of its namespace;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
-//!    `--nproc-allowance`);
+//!    `--nproc-allowance`, counted before `/proc` is replaced);
 //! 7. `exec`s the program (std's `CommandExt::exec`: `execvp` with SIGPIPE back to its
 //!    default); if that fails it prints why and exits with 127 (not found) or 126 (other
 //!    errors), like a shell.
+//!
+//! With `--probe` it does everything but step 7 and exits with 0: the referee's check that
+//! the kernel allows the isolation asked for.
 //!
 //! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
@@ -32,10 +38,12 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 
-use nix::sched::CloneFlags;
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
 use nix::unistd::{Pid, getppid};
+
+use crate::options::IsolationLevel;
+use crate::sandbox::{self, BotUser};
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -50,24 +58,44 @@ pub struct ExecBotArgs {
     /// applied only when not root, since root is exempt from it).
     #[arg(long, value_name = "TASKS")]
     pub nproc_allowance: Option<u64>,
+    /// `RLIMIT_NPROC` itself (what the stub outside the namespace computed for the init).
+    #[arg(long, value_name = "TASKS", hide = true)]
+    pub nproc_limit: Option<u64>,
     /// The referee's pid: exit at once if the parent is no longer this process.
     #[arg(long, value_name = "PID")]
     pub parent_pid: Option<i32>,
     /// A cgroup v2 directory to move into before anything else.
     #[arg(long, value_name = "DIR")]
     pub cgroup: Option<PathBuf>,
+    /// The isolation level: none, pid or full.
+    #[arg(long, value_enum, default_value = "none")]
+    pub isolation: IsolationLevel,
     /// Run the bot in a new network namespace (no network).
     #[arg(long)]
     pub no_network: bool,
-    /// Run the bot as init of a new PID namespace.
+    /// Run the bot under this uid (the referee runs as root; with `--gid`).
+    #[arg(long, requires = "gid")]
+    pub uid: Option<u32>,
+    /// Run the bot under this gid (with `--uid`).
+    #[arg(long, requires = "uid")]
+    pub gid: Option<u32>,
+    /// Check that the isolation can be set up, then exit with 0 instead of running a program.
     #[arg(long)]
-    pub pid_namespace: bool,
+    pub probe: bool,
+    /// This process is the init of the bot's PID namespace (started by the stub itself).
+    #[arg(long, hide = true)]
+    pub ns_init: bool,
+    /// With `--ns-init`: the pid of the stub outside the namespace (seen from outside).
+    #[arg(long, hide = true)]
+    pub outer_pid: Option<u32>,
     /// The program and its arguments.
-    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    #[arg(last = true, required_unless_present = "probe", value_name = "PROGRAM")]
     pub command: Vec<OsString>,
 }
 
 const NAME: &str = "__exec-bot";
+/// The exit code when the stub could not set up the bot's isolation.
+const ISOLATION_FAILED: u8 = 125;
 
 /// Set by [`run_if_requested`]: this executable's `main` hosts the stub.
 static HOSTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -110,52 +138,81 @@ pub fn run(args: ExecBotArgs) -> u8 {
     // The bot starts with no blocked signals, whatever the referee had blocked.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
+    if args.ns_init {
+        return run_init(&args);
+    }
     if let Some(cgroup) = &args.cgroup {
         let procs = cgroup.join("cgroup.procs");
         if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
             eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
         }
     }
+    if !follow_the_referee(args.parent_pid) {
+        return ISOLATION_FAILED;
+    }
+    if args.isolation == IsolationLevel::None && !args.no_network {
+        if args.probe {
+            return 0;
+        }
+        set_rlimits(&args, None);
+        return exec(&args.command);
+    }
+    // Counted here, while /proc still shows every process of the user.
+    let nproc_limit = args.nproc_allowance.map(|allowance| {
+        let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
+        user_tasks(uid).saturating_add(allowance)
+    });
+    if let Err(e) = sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args))
+    {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
+    }
+    // The credentials changed: ask again to follow the referee.
+    if !follow_the_referee(args.parent_pid) {
+        return ISOLATION_FAILED;
+    }
+    run_as_namespace_init(&args, nproc_limit)
+}
+
+/// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
+fn follow_the_referee(expected: Option<i32>) -> bool {
     if let Err(e) = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
         eprintln!("{NAME}: warning: cannot set the parent-death signal: {e}");
     }
-    if let Some(parent) = args.parent_pid
-        && getppid() != Pid::from_raw(parent)
-    {
-        return 125; // The referee died before we could ask to follow it.
-    }
-    let in_pid_namespace = (args.pid_namespace || args.no_network) && enter_namespaces(&args);
-    if in_pid_namespace {
-        return run_as_namespace_init(&args);
-    }
-    set_rlimits(&args);
-    exec(&args.command)
+    expected.is_none_or(|parent| getppid() == Pid::from_raw(parent))
 }
 
-/// Unshares the namespaces asked for; returns whether a PID namespace was created.
-fn enter_namespaces(args: &ExecBotArgs) -> bool {
-    let mut flags = CloneFlags::empty();
-    if args.no_network {
-        flags |= CloneFlags::CLONE_NEWNET;
+fn bot_user(args: &ExecBotArgs) -> Option<BotUser> {
+    Some(BotUser { uid: args.uid?, gid: args.gid? })
+}
+
+/// The init of the bot's PID namespace: follows the outer stub, sets up the mounts and the
+/// user, then runs the bot (or, with `--probe`, exits with 0).
+fn run_init(args: &ExecBotArgs) -> u8 {
+    // Opened before /proc is replaced: reading it fails once the outer stub is gone.
+    let outer = args.outer_pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok());
+    if let Err(e) = sandbox::prepare_init(bot_user(args)) {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
     }
-    if args.pid_namespace {
-        flags |= CloneFlags::CLONE_NEWPID;
-    }
-    if !nix::unistd::geteuid().is_root() {
-        flags |= CloneFlags::CLONE_NEWUSER;
-    }
-    match nix::sched::unshare(flags) {
-        Ok(()) => args.pid_namespace,
-        Err(e) => {
-            eprintln!("{NAME}: warning: cannot create namespaces ({e}); running the bot without isolation");
-            false
+    // After every change of credentials, which clears the parent-death signal.
+    let _ = follow_the_referee(None);
+    if let Some(mut outer) = outer {
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut outer, &mut text).is_err() {
+            return ISOLATION_FAILED; // The outer stub died before we could follow it.
         }
     }
+    if args.probe {
+        return 0;
+    }
+    set_rlimits(args, args.nproc_limit);
+    exec(&args.command)
 }
 
 /// Starts the stub again (its first child becomes init of the new PID namespace), waits
 /// for it, and reports its exit the same way: same code, or death by the same signal.
-fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
+fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -172,15 +229,22 @@ fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
         eprintln!("{NAME}: warning: cannot block SIGTERM: {e}");
     }
     let mut command = std::process::Command::new(exe);
-    command.arg(crate::EXEC_STUB_SUBCOMMAND);
+    command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
+    command.arg("--outer-pid").arg(std::process::id().to_string());
     if let Some(bytes) = args.rlimit_data {
         command.arg("--rlimit-data").arg(bytes.to_string());
     }
     if let Some(seconds) = args.rlimit_cpu {
         command.arg("--rlimit-cpu").arg(seconds.to_string());
     }
-    if let Some(tasks) = args.nproc_allowance {
-        command.arg("--nproc-allowance").arg(tasks.to_string());
+    if let Some(tasks) = nproc_limit {
+        command.arg("--nproc-limit").arg(tasks.to_string());
+    }
+    if let Some(user) = bot_user(args) {
+        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
+    }
+    if args.probe {
+        command.arg("--probe");
     }
     command.arg("--").args(&args.command);
     let status = match command.status() {
@@ -200,7 +264,8 @@ fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
     u8::try_from((128 + signal) & 0xff).unwrap_or(1)
 }
 
-fn set_rlimits(args: &ExecBotArgs) {
+/// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC` when already computed.
+fn set_rlimits(args: &ExecBotArgs, nproc_limit: Option<u64>) {
     if let Some(bytes) = args.rlimit_data
         && let Err(e) = setrlimit(Resource::RLIMIT_DATA, bytes, bytes)
     {
@@ -211,14 +276,14 @@ fn set_rlimits(args: &ExecBotArgs) {
     {
         eprintln!("{NAME}: warning: cannot set RLIMIT_CPU: {e}");
     }
-    if let Some(allowance) = args.nproc_allowance {
-        let uid = nix::unistd::getuid();
-        if !uid.is_root() {
-            let tasks = user_tasks(uid.as_raw()).saturating_add(allowance);
-            if let Err(e) = setrlimit(Resource::RLIMIT_NPROC, tasks, tasks) {
-                eprintln!("{NAME}: warning: cannot set RLIMIT_NPROC: {e}");
-            }
-        }
+    let uid = nix::unistd::getuid();
+    let limit = nproc_limit
+        .or_else(|| args.nproc_allowance.map(|allowance| user_tasks(uid.as_raw()).saturating_add(allowance)));
+    if let Some(tasks) = limit
+        && !uid.is_root()
+        && let Err(e) = setrlimit(Resource::RLIMIT_NPROC, tasks, tasks)
+    {
+        eprintln!("{NAME}: warning: cannot set RLIMIT_NPROC: {e}");
     }
 }
 

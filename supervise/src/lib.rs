@@ -23,14 +23,18 @@
 //!
 //! Linux only.
 
+mod bot_user;
 mod cgroup;
 pub mod exec_stub;
 mod fault;
+mod isolation_probe;
 pub mod lines;
 mod options;
+mod private_tmp;
 mod process;
 mod procfs;
 mod pump;
+mod sandbox;
 pub mod spec;
 mod stderr;
 mod tree;
@@ -39,7 +43,7 @@ mod tree;
 mod tests;
 
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
-pub use options::{Isolation, SpawnOptions, StubChoice};
+pub use options::{Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use spec::{BotSpec, ResourceLimits};
 pub use stderr::StderrCapture;
