@@ -2,7 +2,7 @@
 //!
 //! Exit codes ([`crate::exit`]): 0 when every check passed, 1 when one failed, 2 for bad
 //! arguments (including a bot program that cannot be started), 3 when the checker itself
-//! failed, 130 when interrupted.
+//! failed, 130 when interrupted (SIGINT, SIGTERM or SIGHUP, see [`crate::signals`]).
 
 use bao_check::{CheckResult, Settings, Status, report, suite};
 
@@ -44,19 +44,19 @@ pub fn run(args: &CheckArgs) -> u8 {
                 println!("{}", report::human(result));
             }
         };
-        let interrupted = async {
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        };
+        let stop = tokio_util::sync::CancellationToken::new();
+        if let Err(e) = crate::signals::install(stop.clone()) {
+            return Some(Err(format!("cannot install the signal handlers: {e}")));
+        }
+        // On a signal the suite is dropped, and with it the bot: its whole tree is SIGKILLed.
         tokio::select! {
-            results = suite::run(&settings, &checks, &mut print) => Some(results),
-            () = interrupted => None,
+            results = suite::run(&settings, &checks, &mut print) => Some(results.map_err(|e| e.to_string())),
+            () = stop.cancelled() => None,
         }
     });
     match outcome {
         None => {
-            eprintln!("interrupted");
+            eprintln!("{}", crate::signals::stopped_message());
             crate::exit::INTERRUPTED
         }
         Some(Err(e)) => {

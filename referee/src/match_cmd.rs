@@ -128,24 +128,20 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let outcome = runtime.block_on(async {
-        let mut log = GameLog::create(&log_path)?;
         let cancel = CancellationToken::new();
-        let on_signal = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.cancel();
-            }
-        });
+        crate::signals::install(cancel.clone()).context("cannot install the signal handlers")?;
+        let mut log = GameLog::create(&log_path)?;
         let mut console = Console { quiet: args.json };
         // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
         let mut config = config;
         config.lag = Some(bao_game::lag::LagMonitor::start());
-        play_game(&config, &mut log, &mut console, &cancel).await
+        anyhow::Ok(play_game(&config, &mut log, &mut console, &cancel).await?)
     });
     match outcome {
         Ok(result) => {
             report(&args, &result, &log_path);
             if result.reason == bao_game::Reason::Aborted {
+                eprintln!("{}", crate::signals::stopped_message());
                 crate::exit::INTERRUPTED
             } else {
                 crate::exit::SUCCESS

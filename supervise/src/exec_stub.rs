@@ -247,21 +247,39 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
         command.arg("--probe");
     }
     command.arg("--").args(&args.command);
-    let status = match command.status() {
-        Ok(status) => status,
+    let mut init = match command.spawn() {
+        Ok(init) => init,
         Err(e) => {
             eprintln!("{NAME}: cannot start the namespace's init: {e}");
             return 126;
         }
+    };
+    // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
+    release_stdio();
+    let status = match init.wait() {
+        Ok(status) => status,
+        Err(_) => return 126,
     };
     if let Some(code) = status.code() {
         return u8::try_from(code & 0xff).unwrap_or(1);
     }
     let signal = status.signal().unwrap_or(0);
     if let Ok(signal) = Signal::try_from(signal) {
+        // Twice: std's handler for SIGSEGV and SIGBUS (stack overflow reports) takes the
+        // first one and restores the default action.
+        let _ = nix::sys::signal::raise(signal);
         let _ = nix::sys::signal::raise(signal);
     }
     u8::try_from((128 + signal) & 0xff).unwrap_or(1)
+}
+
+/// Points this process's stdin, stdout and stderr at `/dev/null`.
+fn release_stdio() {
+    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdin(&null);
+        let _ = nix::unistd::dup2_stdout(&null);
+        let _ = nix::unistd::dup2_stderr(&null);
+    }
 }
 
 /// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC` when already computed.
