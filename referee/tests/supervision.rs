@@ -1,7 +1,6 @@
 //! Bot supervision through the re-exec stub (`bao-referee __exec-bot`): rlimits, the cgroup,
 //! limit verdicts, namespaces, exit reporting, and the parent-death signal.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use bao_supervise::{
@@ -30,10 +29,6 @@ fn after(ms: u64) -> Instant {
 
 async fn start(spec: &BotSpec, limits: &ResourceLimits, options: &SpawnOptions) -> BotProcess {
     BotProcess::spawn_with(spec, limits, options).await.expect("the bot starts")
-}
-
-fn exists(pid: i32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 #[tokio::test]
@@ -193,46 +188,57 @@ async fn no_network_leaves_only_a_loopback_interface() {
     bot.shutdown(Duration::from_millis(100)).await;
 }
 
-/// In a PID namespace: the bot is pid 1 there; a `setsid` daemon it leaves behind (its real
-/// pid read from the host's `/proc/self`) dies with it.
+/// Processes whose command line contains `tag` (seen from the host's `/proc`).
+fn processes_with(tag: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(tag))
+        })
+        .collect()
+}
+
+/// In a PID namespace: the bot is pid 2 there (under the stub's init), sees only its own
+/// processes in its `/proc`, and a `setsid` daemon it leaves behind dies with it.
 #[tokio::test]
 async fn a_pid_namespace_takes_every_process_down_with_the_bot() {
     let options = SpawnOptions {
         isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
         ..with_stub()
     };
+    let tag = format!("pidns-daemon-{}", std::process::id());
     let code = r#"
-import os, signal, sys, time
+import os, signal, subprocess, sys, time
 print(os.getpid(), flush=True)
-print(os.readlink('/proc/self'), flush=True)
-r, w = os.pipe()
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        os.write(w, os.readlink('/proc/self').encode() + b"\n")
-        time.sleep(60)
-    os._exit(0)
-print(os.read(r, 100).decode().strip(), flush=True)
+print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()), flush=True)
+subprocess.Popen(['setsid', 'sh', '-c', 'trap "" TERM; exec sleep 60 # ' + sys.argv[1]])
+time.sleep(0.3)
+print('daemon started', flush=True)
 sys.stdin.read()
 time.sleep(60)
 "#;
-    let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
-    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "1", "stderr: {}", bot.stderr().text());
-    let mut host_pids = HashSet::new();
-    for _ in 0..2 {
-        let pid: i32 = bot.recv_line(after(5000)).await.unwrap().parse().unwrap();
-        assert!(exists(pid));
-        host_pids.insert(pid);
-    }
+    let spec = BotSpec {
+        name: None,
+        program: "python3".into(),
+        args: vec!["-c".into(), code.into(), tag.clone()],
+        dir: None,
+    };
+    let mut bot = start(&spec, &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "2", "stderr: {}", bot.stderr().text());
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "[1, 2]", "only the init and the bot are visible");
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "daemon started");
+    assert!(!processes_with(&tag).is_empty(), "the daemon runs");
     let report = bot.shutdown(Duration::from_millis(200)).await;
-    // The bot ignores SIGTERM (the outer stub blocks it), so SIGKILL ends everything.
-    assert_eq!((report.signal, report.ended_by), (Some(9), EndedBy::Kill), "{report}");
-    let left: Vec<i32> = host_pids.into_iter().filter(|&p| exists(p)).collect();
+    // The bot sleeps on after its stdin closed; SIGTERM ends it.
+    assert_eq!((report.signal, report.ended_by), (Some(15), EndedBy::Terminate), "{report}");
+    let left = processes_with(&tag);
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
+/// In a PID namespace the bot is not pid 1 (the stub's init is): SIGTERM reaches its handler.
 #[tokio::test]
 async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
     let options = SpawnOptions {
@@ -245,10 +251,11 @@ async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
                 time.sleep(60)";
     let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
     assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "ready");
-    let report = bot.shutdown(Duration::from_millis(100)).await;
-    assert_eq!((report.code, report.ended_by), (Some(7), EndedBy::Terminate), "{report}");
+    let (report, stderr) = bot.shutdown_with_stderr(Duration::from_millis(100)).await;
+    assert_eq!((report.code, report.ended_by), (Some(7), EndedBy::Terminate), "{report}: {}", stderr.text());
 }
 
+/// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
 #[tokio::test]
 async fn a_bot_dies_with_its_referee() {
     // The orphaned bot must become this process's child, to be reaped below (not init's).

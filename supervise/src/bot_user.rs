@@ -78,7 +78,8 @@ mod tests {
 
     #[test]
     fn a_private_directory_is_out_of_reach() {
-        let dir = tempfile::tempdir().unwrap(); // mode 700
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
         let program = dir.path().join("bot");
         std::fs::write(&program, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -2,6 +2,11 @@
 //! it), `cgroup.kill`, tree CPU time from `cpu.stat`, and — when the memory and pids
 //! controllers are available to us — `memory.max` and `pids.max`.
 //!
+//! Two levels: the limits are set on `bao-bot-PID-N/`, and the bot runs in its child
+//! `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace and mounts the cgroup file
+//! system sees only the leaf as its root, so it cannot raise its own limits, which live one
+//! level up, out of its sight.
+//!
 //! The cgroup is created as a child of the referee's own cgroup (`/proc/self/cgroup`, line
 //! `0::PATH`) under the cgroup2 mount found in `/proc/self/mountinfo`. Anything that fails
 //! (no cgroup2 mount, not writable, no `cgroup.kill`) makes [`BotCgroup::create`] return an
@@ -18,12 +23,19 @@ use super::ResourceLimits;
 /// One bot's cgroup; removed by [`BotCgroup::remove`] once empty.
 #[derive(Debug)]
 pub(crate) struct BotCgroup {
+    /// `bao-bot-PID-N/`: the limits, `cgroup.kill`, the counters of the whole tree.
     path: PathBuf,
+    /// `bao-bot-PID-N/bot/`: where the bot's processes are.
+    leaf: PathBuf,
     memory_limited: bool,
     pids_limited: bool,
 }
 
 const PREFIX: &str = "bao-bot-";
+/// The leaf's name.
+const LEAF: &str = "bot";
+/// How long the cleanup of a dead referee's cgroup waits for its processes to die.
+const STALE_KILL_WAIT: Duration = Duration::from_secs(2);
 
 impl BotCgroup {
     /// Creates a cgroup for one bot and sets the limits it can enforce. `task_backstop` is the
@@ -36,10 +48,16 @@ impl BotCgroup {
         let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let mut cgroup = Self { path, memory_limited: false, pids_limited: false };
+        let leaf = path.join(LEAF);
+        let mut cgroup = Self { path, leaf, memory_limited: false, pids_limited: false };
         if !cgroup.path.join("cgroup.kill").exists() {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
+        }
+        if let Err(e) = std::fs::create_dir(&cgroup.leaf) {
+            let message = format!("cannot create {}: {e}", cgroup.leaf.display());
+            cgroup.remove();
+            return Err(message);
         }
         if let Some(bytes) = limits.max_memory_bytes {
             enable_controller(parent, "memory");
@@ -57,8 +75,9 @@ impl BotCgroup {
         Ok(cgroup)
     }
 
+    /// The cgroup the bot's processes are in (the leaf).
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        &self.leaf
     }
 
     /// Whether the kernel enforces the memory limit (`memory.max` was set).
@@ -73,12 +92,12 @@ impl BotCgroup {
 
     /// Moves a process into this cgroup.
     pub(crate) fn add(&self, pid: u32) -> io::Result<()> {
-        self.write("cgroup.procs", &pid.to_string())
+        std::fs::write(self.leaf.join("cgroup.procs"), pid.to_string())
     }
 
     /// The live processes in the cgroup.
     pub(crate) fn procs(&self) -> Vec<i32> {
-        std::fs::read_to_string(self.path.join("cgroup.procs"))
+        std::fs::read_to_string(self.leaf.join("cgroup.procs"))
             .map(|t| t.split_whitespace().filter_map(|p| p.parse().ok()).collect())
             .unwrap_or_default()
     }
@@ -108,10 +127,14 @@ impl BotCgroup {
         self.write("cgroup.kill", "1").is_ok()
     }
 
-    /// Removes the (empty) cgroup directory; a failure is only logged.
+    /// Removes the (empty) cgroup directories; a failure is only logged.
     pub(crate) fn remove(&self) {
-        if let Err(e) = std::fs::remove_dir(&self.path) {
-            tracing::debug!("could not remove cgroup {}: {e}", self.path.display());
+        for dir in [&self.leaf, &self.path] {
+            if let Err(e) = std::fs::remove_dir(dir)
+                && e.kind() != io::ErrorKind::NotFound
+            {
+                tracing::debug!("could not remove cgroup {}: {e}", dir.display());
+            }
         }
     }
 
@@ -170,15 +193,41 @@ fn enable_controller(parent: &Path, controller: &str) {
     }
 }
 
-/// Removes empty bot cgroups left by referee processes that no longer exist.
+/// Ends what referee processes that no longer exist (killed by SIGKILL, say) left behind:
+/// SIGKILLs every process still in their bots' cgroups (`cgroup.kill`), waits for them to
+/// die, and removes the cgroups.
 fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
-        let Some(owner) = rest.split('-').next() else { continue };
-        if !Path::new("/proc").join(owner).exists() {
-            let _ = std::fs::remove_dir(entry.path());
+        let Some(owner) =
+            rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if Path::new("/proc").join(owner).exists() {
+            continue;
+        }
+        let dir = entry.path();
+        let populated = |dir: &Path| {
+            std::fs::read_to_string(dir.join("cgroup.events"))
+                .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+        };
+        if populated(&dir) {
+            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+            let until = std::time::Instant::now() + STALE_KILL_WAIT;
+            while populated(&dir) && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            tracing::warn!(
+                "killed the processes left in {} by referee process {owner}, which no longer exists",
+                dir.display()
+            );
+        }
+        let _ = std::fs::remove_dir(dir.join(LEAF));
+        if let Err(e) = std::fs::remove_dir(&dir) {
+            tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
         }
     }
 }

@@ -40,6 +40,7 @@ use std::path::PathBuf;
 
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
+use nix::sys::wait::WaitStatus;
 use nix::unistd::{Pid, getppid};
 
 use crate::options::IsolationLevel;
@@ -186,11 +187,24 @@ fn bot_user(args: &ExecBotArgs) -> Option<BotUser> {
     Some(BotUser { uid: args.uid?, gid: args.gid? })
 }
 
-/// The init of the bot's PID namespace: follows the outer stub, sets up the mounts and the
-/// user, then runs the bot (or, with `--probe`, exits with 0).
+/// The init of the bot's PID namespace (pid 1 there): follows the outer stub, sets up the
+/// mounts and the user, starts the bot as its child (so the bot keeps ordinary signal
+/// semantics, which pid 1 does not have), reaps every orphan of the namespace, and when the
+/// bot ends reports how on its stdin (the status pipe, see [`run_as_namespace_init`]) and
+/// exits, which makes the kernel kill whatever is left in the namespace.
 fn run_init(args: &ExecBotArgs) -> u8 {
-    // Opened before /proc is replaced: reading it fails once the outer stub is gone.
+    let mut status = StatusPipe;
+    // Opened while /proc is still the host's: the outer stub's stdin is the bot's, and
+    // reading the outer stub's stat fails once it has died.
     let outer = args.outer_pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok());
+    let bot_stdin = match args.outer_pid.map(|pid| std::fs::File::open(format!("/proc/{pid}/fd/0"))) {
+        Some(Ok(file)) => Some(file),
+        Some(Err(e)) => {
+            eprintln!("{NAME}: cannot open the bot's stdin: {e}");
+            return ISOLATION_FAILED;
+        }
+        None => None,
+    };
     if let Err(e) = sandbox::prepare_init(bot_user(args)) {
         eprintln!("{NAME}: cannot isolate the bot: {e}");
         return ISOLATION_FAILED;
@@ -207,11 +221,77 @@ fn run_init(args: &ExecBotArgs) -> u8 {
         return 0;
     }
     set_rlimits(args, args.nproc_limit);
-    exec(&args.command)
+    let Some((program, program_args)) = args.command.split_first() else {
+        eprintln!("{NAME}: no program given");
+        return 126;
+    };
+    let mut command = std::process::Command::new(program);
+    command.args(program_args);
+    if let Some(stdin) = bot_stdin {
+        command.stdin(stdin);
+    }
+    let bot = match command.spawn() {
+        Ok(bot) => bot,
+        Err(error) => {
+            eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
+            let code = if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+            status.send(&format!("exit {code}"));
+            return code;
+        }
+    };
+    drop(command);
+    status.send("started");
+    release_stdio_but_stdin();
+    let bot_pid = Pid::from_raw(i32::try_from(bot.id()).unwrap_or(i32::MAX));
+    loop {
+        match nix::sys::wait::waitpid(None::<Pid>, None) {
+            Ok(WaitStatus::Exited(pid, code)) if pid == bot_pid => {
+                status.send(&format!("exit {code}"));
+                return u8::try_from(code & 0xff).unwrap_or(1);
+            }
+            Ok(WaitStatus::Signaled(pid, signal, core)) if pid == bot_pid => {
+                status.send(&format!("signal {} {}", signal as i32, u8::from(core)));
+                return u8::try_from((128 + signal as i32) & 0xff).unwrap_or(1);
+            }
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return 126,
+        }
+    }
 }
 
-/// Starts the stub again (its first child becomes init of the new PID namespace), waits
-/// for it, and reports its exit the same way: same code, or death by the same signal.
+/// The init's end of the status pipe: its stdin.
+struct StatusPipe;
+
+impl StatusPipe {
+    fn send(&mut self, line: &str) {
+        use std::os::fd::AsFd;
+        let text = format!("{line}\n");
+        let _ = nix::unistd::write(std::io::stdin().as_fd(), text.as_bytes());
+    }
+}
+
+/// How the bot ended, as the init reported it on the status pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BotEnd {
+    Exit(i32),
+    Signal(i32),
+}
+
+fn parse_status(line: &str) -> Option<BotEnd> {
+    let mut words = line.split_whitespace();
+    match (words.next()?, words.next()?.parse().ok()?) {
+        ("exit", code) => Some(BotEnd::Exit(code)),
+        ("signal", signal) => Some(BotEnd::Signal(signal)),
+        _ => None,
+    }
+}
+
+/// Starts the stub again as the init of the new PID namespace (its first child), waits for
+/// it, and ends the way the bot ended: same exit code, or death by the same signal.
+///
+/// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
+/// process lets go of the bot's stdin, which the init opened through `/proc`), and
+/// `exit CODE` or `signal NUMBER CORE` when the bot has ended.
 fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
@@ -220,14 +300,21 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
             return 126;
         }
     };
-    // SIGTERM to the bot's process group must reach the bot (pid 1 of the namespace, which
-    // decides with its own handler), not end this process, whose death SIGKILLs the bot
-    // through the parent-death signal. Blocked here; the child starts with an empty mask.
+    // SIGTERM to the bot's process group must reach the bot, not end this process or the
+    // init, whose death SIGKILLs the bot. Blocked here and in the init; the bot starts with
+    // an empty mask.
     let mut term = nix::sys::signal::SigSet::empty();
     term.add(Signal::SIGTERM);
     if let Err(e) = term.thread_block() {
         eprintln!("{NAME}: warning: cannot block SIGTERM: {e}");
     }
+    let (status_read, status_write) = match nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC) {
+        Ok(pipe) => pipe,
+        Err(e) => {
+            eprintln!("{NAME}: cannot create the status pipe: {e}");
+            return 126;
+        }
+    };
     let mut command = std::process::Command::new(exe);
     command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
     command.arg("--outer-pid").arg(std::process::id().to_string());
@@ -247,6 +334,7 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
         command.arg("--probe");
     }
     command.arg("--").args(&args.command);
+    command.stdin(std::process::Stdio::from(status_write));
     let mut init = match command.spawn() {
         Ok(init) => init,
         Err(e) => {
@@ -254,31 +342,60 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
             return 126;
         }
     };
+    drop(command); // Our copy of the status pipe's write end.
     // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
-    release_stdio();
+    release_stdio_but_stdin();
+    let mut end = None;
+    let mut lines = std::io::BufReader::new(std::fs::File::from(status_read));
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut lines, &mut line).is_ok_and(|n| n > 0) {
+        if line.trim() == "started" {
+            release_stdin();
+        } else if let Some(status) = parse_status(&line) {
+            end = Some(status);
+        }
+        line.clear();
+    }
     let status = match init.wait() {
         Ok(status) => status,
         Err(_) => return 126,
     };
-    if let Some(code) = status.code() {
-        return u8::try_from(code & 0xff).unwrap_or(1);
-    }
-    let signal = status.signal().unwrap_or(0);
+    let signal = match end {
+        Some(BotEnd::Exit(code)) => return u8::try_from(code & 0xff).unwrap_or(1),
+        Some(BotEnd::Signal(signal)) => signal,
+        None => match (status.code(), status.signal()) {
+            (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
+            (None, signal) => signal.unwrap_or(0),
+        },
+    };
     if let Ok(signal) = Signal::try_from(signal) {
-        // Twice: std's handler for SIGSEGV and SIGBUS (stack overflow reports) takes the
-        // first one and restores the default action.
+        // Blocked signals (SIGTERM) first unblocked; twice, because std's handler for SIGSEGV
+        // and SIGBUS (stack overflow reports) takes the first one and restores the default.
+        let mut set = nix::sys::signal::SigSet::empty();
+        set.add(signal);
+        let _ = set.thread_unblock();
         let _ = nix::sys::signal::raise(signal);
         let _ = nix::sys::signal::raise(signal);
     }
     u8::try_from((128 + signal) & 0xff).unwrap_or(1)
 }
 
-/// Points this process's stdin, stdout and stderr at `/dev/null`.
-fn release_stdio() {
-    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
-        let _ = nix::unistd::dup2_stdin(&null);
+fn null() -> Option<std::fs::File> {
+    std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").ok()
+}
+
+/// Points this process's stdout and stderr at `/dev/null`.
+fn release_stdio_but_stdin() {
+    if let Some(null) = null() {
         let _ = nix::unistd::dup2_stdout(&null);
         let _ = nix::unistd::dup2_stderr(&null);
+    }
+}
+
+/// Points this process's stdin at `/dev/null`.
+fn release_stdin() {
+    if let Some(null) = null() {
+        let _ = nix::unistd::dup2_stdin(&null);
     }
 }
 

@@ -3,6 +3,7 @@
 //! directories of referee processes that no longer exist (killed with SIGKILL) are removed
 //! by the next bot's referee.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -22,8 +23,10 @@ impl PrivateTmp {
         let base = std::env::temp_dir();
         static CLEAN_STALE: Once = Once::new();
         CLEAN_STALE.call_once(|| remove_stale(&base));
-        let dir =
-            tempfile::Builder::new().prefix(&format!("{PREFIX}{}-", std::process::id())).tempdir_in(&base)?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(&base)?;
         if let Some(user) = user {
             nix::unistd::chown(
                 dir.path(),

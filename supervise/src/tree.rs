@@ -228,7 +228,9 @@ impl ProcessTree {
         }
         groups.remove(&self.referee_pgid);
         groups.remove(&0);
-        for m in &live {
+        // Each process once: a bot that handles SIGTERM by exiting must not get a second one
+        // while it exits (an interpreter restores the default action as it shuts down).
+        for m in live.iter().filter(|m| !groups.contains(&m.pgid)) {
             let _ = kill(Pid::from_raw(m.pid), signal);
         }
         for g in groups {
