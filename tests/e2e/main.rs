@@ -7,5 +7,6 @@ mod hostile;
 mod matches;
 mod rules_cli;
 mod smoke;
+mod stopping;
 mod support;
 mod tournament;
