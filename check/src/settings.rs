@@ -25,6 +25,8 @@ pub struct Settings {
     pub spec: BotSpec,
     /// The time control announced in `hello` and enforced: a fixed time per move.
     pub time: TimeControl,
+    /// How the bot is isolated (default: [`bao_supervise::IsolationLevel::Pid`]).
+    pub isolation: bao_supervise::Isolation,
 }
 
 impl Settings {
@@ -39,7 +41,7 @@ impl Settings {
             startup,
             margin: MARGIN,
         };
-        Settings { spec, time }
+        Settings { spec, time, isolation: bao_supervise::Isolation::default() }
     }
 
     /// The time a move may take before it is late: the move time plus the margin.

@@ -13,7 +13,9 @@ fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
     anyhow::ensure!(!args.move_time.is_zero(), "--move-time must be more than zero");
     anyhow::ensure!(!args.startup_time.is_zero(), "--startup-time must be more than zero");
     let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
-    Ok(Settings::new(spec, args.move_time, args.startup_time))
+    let mut settings = Settings::new(spec, args.move_time, args.startup_time);
+    settings.isolation = bao_supervise::Isolation { level: args.isolation, no_network: false };
+    Ok(settings)
 }
 
 /// Runs `bao-referee check`; returns the exit code.
