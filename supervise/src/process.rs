@@ -255,6 +255,28 @@ impl BotProcess {
         })
     }
 
+    /// Checks, without starting it, that the bot can be started with these options: its
+    /// program and working directory exist, and it can run under the isolation asked for (a
+    /// bot whose separate user under `--isolation full` could not reach its program is an
+    /// error naming why). Runs the one-time isolation check of this machine.
+    ///
+    /// # Errors
+    /// What would make [`BotProcess::spawn_with`] fail before the bot runs.
+    pub fn preflight(spec: &BotSpec, options: &SpawnOptions) -> Result<Isolation, SpawnError> {
+        let dir = match &spec.dir {
+            Some(dir) => std::fs::canonicalize(dir)
+                .ok()
+                .filter(|d| d.is_dir())
+                .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?,
+            None => std::env::current_dir()
+                .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
+        };
+        let program = resolve_program(&spec.program, &dir)?;
+        let stub = options.stub.resolve();
+        decide_isolation(options.isolation, stub.as_deref(), &program, &dir, spec)
+            .map(|(isolation, _)| if stub.is_some() { isolation } else { Isolation::NONE })
+    }
+
     /// The process id of the bot's main process (the stub's, in PID-namespace mode); it is
     /// also the id of the bot's process group.
     #[must_use]

@@ -4,6 +4,7 @@
 
 mod check;
 mod hostile;
+mod isolation;
 mod matches;
 mod rules_cli;
 mod smoke;
