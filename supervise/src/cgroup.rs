@@ -24,7 +24,7 @@ use super::ResourceLimits;
 #[derive(Debug)]
 pub(crate) struct BotCgroup {
     /// `bao-bot-PID-N/`: the limits, `cgroup.kill`, the counters of the whole tree.
-    path: PathBuf,
+    dir: PathBuf,
     /// `bao-bot-PID-N/bot/`: where the bot's processes are.
     leaf: PathBuf,
     memory_limited: bool,
@@ -49,8 +49,8 @@ impl BotCgroup {
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let leaf = path.join(LEAF);
-        let mut cgroup = Self { path, leaf, memory_limited: false, pids_limited: false };
-        if !cgroup.path.join("cgroup.kill").exists() {
+        let mut cgroup = Self { dir: path, leaf, memory_limited: false, pids_limited: false };
+        if !cgroup.dir.join("cgroup.kill").exists() {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
         }
@@ -104,13 +104,13 @@ impl BotCgroup {
 
     /// CPU time used by every process that ever ran in the cgroup (`cpu.stat` `usage_usec`).
     pub(crate) fn cpu_usage(&self) -> Option<Duration> {
-        let text = std::fs::read_to_string(self.path.join("cpu.stat")).ok()?;
+        let text = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
         keyed_value(&text, "usage_usec").map(Duration::from_micros)
     }
 
     /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`).
     pub(crate) fn oom_killed(&self) -> bool {
-        std::fs::read_to_string(self.path.join("memory.events")).is_ok_and(|text| {
+        std::fs::read_to_string(self.dir.join("memory.events")).is_ok_and(|text| {
             keyed_value(&text, "oom_kill").unwrap_or(0) > 0
                 || keyed_value(&text, "oom_group_kill").unwrap_or(0) > 0
         })
@@ -118,7 +118,7 @@ impl BotCgroup {
 
     /// Whether any process is still in the cgroup (`cgroup.events` `populated`).
     pub(crate) fn populated(&self) -> bool {
-        std::fs::read_to_string(self.path.join("cgroup.events"))
+        std::fs::read_to_string(self.dir.join("cgroup.events"))
             .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
     }
 
@@ -129,7 +129,7 @@ impl BotCgroup {
 
     /// Removes the (empty) cgroup directories; a failure is only logged.
     pub(crate) fn remove(&self) {
-        for dir in [&self.leaf, &self.path] {
+        for dir in [&self.leaf, &self.dir] {
             if let Err(e) = std::fs::remove_dir(dir)
                 && e.kind() != io::ErrorKind::NotFound
             {
@@ -139,7 +139,7 @@ impl BotCgroup {
     }
 
     fn write(&self, file: &str, value: &str) -> io::Result<()> {
-        std::fs::write(self.path.join(file), value)
+        std::fs::write(self.dir.join(file), value)
     }
 }
 

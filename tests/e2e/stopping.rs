@@ -188,7 +188,7 @@ fn a_dead_referee_s_leftovers_are_killed_by_the_next_run_with_a_cgroup() {
     let cgroup = cgroup_of(*child).unwrap_or_default();
     if !cgroup.contains(&format!("/bao-bot-{referee_pid}-")) {
         let why = format!("skipped: no cgroup v2 for the bots here (the bot's child is in {cgroup:?})");
-        drop(stop(referee, Signal::SIGTERM, &tag));
+        let _ = stop(referee, Signal::SIGTERM, &tag);
         assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
         eprintln!("a_dead_referee_s_leftovers_are_killed_by_the_next_run_with_a_cgroup: {why}");
         return;
