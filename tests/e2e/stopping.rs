@@ -206,3 +206,29 @@ fn a_dead_referee_s_leftovers_are_killed_by_the_next_run_with_a_cgroup() {
     let left = processes_with(&tag);
     assert!(left.is_empty(), "the next run left the dead referee's bot processes running: {left:?}");
 }
+
+fn a_signal_stops_check(signal: Signal) {
+    if !isolation_available("a_signal_stops_check") {
+        return;
+    }
+    let tag = tag(&format!("check-{}", signal.as_str()));
+    let mut referee = Command::new(bin("bao-referee"))
+        .args(["check", "--move-time", "30s", &forker(&tag)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_the_fork(&tag, &mut referee);
+    assert_eq!(stop(referee, signal, &tag), Some(130), "exit code after {signal}");
+}
+
+#[test]
+fn sigterm_stops_check_and_ends_every_bot_process() {
+    a_signal_stops_check(Signal::SIGTERM);
+}
+
+#[test]
+fn sighup_stops_check_and_ends_every_bot_process() {
+    a_signal_stops_check(Signal::SIGHUP);
+}
