@@ -289,3 +289,20 @@ async fn a_missing_program_is_a_spawn_error_even_with_the_stub() {
     let err = BotProcess::spawn_with(&spec, &limits, &with_stub()).await.unwrap_err();
     assert!(err.to_string().starts_with("bot program `no-such-bot-xyz` not found"), "{err}");
 }
+
+/// Under the default isolation the stub and the namespace's init are not the bot's processes:
+/// `--max-processes 3` allows the bot and two children, and not a third.
+#[tokio::test]
+async fn the_process_limit_counts_only_the_bot_s_processes_in_a_pid_namespace() {
+    let options = SpawnOptions { isolation: Isolation::default(), ..with_stub() };
+    let limits = ResourceLimits { max_processes: Some(3), ..ResourceLimits::default() };
+    let mut bot =
+        start(&sh("sleep 30 & sleep 30 & echo two; read x; sleep 30 & wait"), &limits, &options).await;
+    assert_eq!(bot.supervision().isolation.level, IsolationLevel::Pid, "{}", bot.supervision());
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "two");
+    // Several watchdog ticks with three processes: no verdict.
+    assert_eq!(bot.recv_line(after(400)).await, Err(BotFault::Timeout));
+    bot.send_line("go", after(1000)).await.unwrap();
+    assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::ProcessLimit));
+    bot.shutdown(Duration::from_millis(100)).await;
+}

@@ -233,7 +233,8 @@ impl BotProcess {
             limits: *limits,
             sample_memory: !kernel_memory_limit,
             count_processes: limits.max_processes.is_some(),
-            helper_processes: u64::from(supervision.stub && supervision.isolation.pid_namespace()),
+            // The outer stub and the namespace's init.
+            helper_processes: if supervision.stub && supervision.isolation.pid_namespace() { 2 } else { 0 },
             max_line: options.max_line_bytes,
         };
         let pump = Pump::new(child, sender, Arc::clone(&shared), watch).ok_or_else(|| SpawnError::Spawn {

@@ -250,9 +250,14 @@ impl ProcessTree {
         }
     }
 
-    /// Counts the live processes and, with `memory`, their memory.
+    /// Counts the live processes and, with `memory`, their memory. Without `memory` and with
+    /// a cgroup this is one read of `cgroup.procs`, not a walk of the tree's `/proc` entries.
     pub(crate) fn sample(&mut self, memory: bool) -> TreeSample {
         let mut sample = TreeSample::default();
+        if !memory && let Some(cgroup) = &self.cgroup {
+            sample.processes = cgroup.procs().len() as u64;
+            return sample;
+        }
         for m in self.members().iter().filter(|m| !m.is_zombie()) {
             sample.processes += 1;
             if memory {

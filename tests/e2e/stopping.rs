@@ -92,6 +92,8 @@ fn a_signal_aborts_the_match(signal: Signal) {
     assert_eq!(stop(referee, signal, &tag), Some(130), "exit code after {signal}");
     let last = last_record(&log);
     assert_eq!((&last["type"], &last["reason"]), (&"result".into(), &"aborted".into()), "{last}");
+    let verify = Command::new(bin("bao-referee")).arg("verify").arg(&*log).output().unwrap();
+    assert!(verify.status.success(), "the log is complete: {}", String::from_utf8_lossy(&verify.stdout));
 }
 
 #[test]
