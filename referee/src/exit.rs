@@ -6,7 +6,7 @@
 //! | 1 | an illegal move (`rules`), a log that does not verify (`verify`), a failed check (`check`) |
 //! | 2 | malformed input: a bad argument, position, move or file |
 //! | 3 | the referee itself failed (I/O error, could not start a bot when no verdict applies) |
-//! | 130 | interrupted (Ctrl-C) before finishing |
+//! | 130 | interrupted (SIGINT, SIGTERM or SIGHUP, see [`crate::signals`]) before finishing |
 
 /// Success.
 pub const SUCCESS: u8 = 0;
