@@ -13,7 +13,7 @@
 //! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
-//! 4. with `--isolation pid|full`, creates the namespaces ([`crate::sandbox`]: user, PID,
+//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID,
 //!    mount, IPC, and network with `--no-network`); if the kernel refuses, it says why on
 //!    stderr and exits with 125 (the referee checked beforehand, see `isolation_probe`);
 //! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the

@@ -6,7 +6,11 @@
 //!
 //! [`BotProcess::spawn`] starts the bot in its own process group (through the re-exec stub,
 //! `bao-referee __exec-bot`, when there are rlimits, a cgroup to join or namespaces to
-//! create), and hands the child to one background task (the pump) that:
+//! create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
+//! IPC namespaces with its own `/proc`, under a small init, so that it can neither see nor
+//! signal nor trace any process outside its own tree, and with a private `TMPDIR`; where the
+//! kernel allows no namespaces this is said once and the bot runs with process-group
+//! isolation. The child is handed to one background task (the pump) that:
 //! - always drains stdout into a bounded channel of lines (at most
 //!   [`bao_protocol::MAX_LINE_BYTES`] each; longer is [`BotFault::LineTooLong`] after reading
 //!   about that many bytes, never a big allocation), stopping to read only when the channel is
