@@ -341,3 +341,27 @@ async fn the_process_limit_counts_only_the_bot_s_processes_in_a_pid_namespace() 
     assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::ProcessLimit));
     bot.shutdown(Duration::from_millis(100)).await;
 }
+
+/// A bot that dies on an allocation before it says anything (issue 14): where the kernel
+/// enforces the limit (cgroup v2 `memory.max`, or the v1 memory controller on a hybrid
+/// hierarchy) its OOM kill is read back and the fault is `MemoryLimit`, not an exit.
+#[tokio::test]
+async fn an_allocation_at_startup_beyond_the_limit_is_a_memory_limit_with_a_cgroup() {
+    let limits = ResourceLimits { max_memory_bytes: Some(20 << 20), ..ResourceLimits::default() };
+    let code = "x = bytearray(50_000_000)\nfor i in range(0, len(x), 4096): x[i] = 1\nprint('allocated')";
+    let mut bot = start(&python(code), &limits, &with_stub()).await;
+    if !bot.supervision().kernel_memory_limit {
+        let why = format!(
+            "an_allocation_at_startup_beyond_the_limit_is_a_memory_limit_with_a_cgroup: skipped: no cgroup \
+             memory controller here ({})",
+            bot.supervision()
+        );
+        bot.shutdown(Duration::from_millis(100)).await;
+        assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+        eprintln!("{why}");
+        return;
+    }
+    assert!(bot.supervision().cgroup.is_some(), "{}", bot.supervision());
+    assert_eq!(bot.recv_line(after(10_000)).await, Err(BotFault::MemoryLimit));
+    bot.shutdown(Duration::from_millis(100)).await;
+}

@@ -19,6 +19,7 @@ use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use super::ResourceLimits;
+use super::memory_v1::MemoryV1;
 
 /// One bot's cgroup; removed by [`BotCgroup::remove`] once empty.
 #[derive(Debug)]
@@ -27,6 +28,8 @@ pub(crate) struct BotCgroup {
     dir: PathBuf,
     /// `bao-bot-PID-N/bot/`: where the bot's processes are.
     leaf: PathBuf,
+    /// The memory limit in the v1 hierarchy, where v2 has no memory controller.
+    memory_v1: Option<MemoryV1>,
     memory_limited: bool,
     pids_limited: bool,
 }
@@ -49,7 +52,8 @@ impl BotCgroup {
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let leaf = path.join(LEAF);
-        let mut cgroup = Self { dir: path, leaf, memory_limited: false, pids_limited: false };
+        let mut cgroup =
+            Self { dir: path, leaf, memory_v1: None, memory_limited: false, pids_limited: false };
         if !cgroup.dir.join("cgroup.kill").exists() {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
@@ -66,6 +70,16 @@ impl BotCgroup {
                 // No escape into swap, and an OOM kill takes the whole bot, not one helper.
                 let _ = cgroup.write("memory.swap.max", "0");
                 let _ = cgroup.write("memory.oom.group", "1");
+            }
+        }
+        if let (false, Some(bytes)) = (cgroup.memory_limited, limits.max_memory_bytes) {
+            let name = cgroup.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            match MemoryV1::create(&name, bytes) {
+                Ok(v1) => {
+                    cgroup.memory_v1 = Some(v1);
+                    cgroup.memory_limited = true;
+                }
+                Err(reason) => tracing::debug!("no kernel memory limit for the bot: {reason}"),
             }
         }
         if let Some(tasks) = task_backstop {
@@ -90,8 +104,19 @@ impl BotCgroup {
         self.pids_limited
     }
 
+    /// Every cgroup directory the bot's processes must join (the v2 leaf, and the v1 memory
+    /// cgroup if there is one).
+    pub(crate) fn join_paths(&self) -> Vec<PathBuf> {
+        std::iter::once(self.leaf.clone())
+            .chain(self.memory_v1.as_ref().map(|v1| v1.path().to_path_buf()))
+            .collect()
+    }
+
     /// Moves a process into this cgroup.
     pub(crate) fn add(&self, pid: u32) -> io::Result<()> {
+        if let Some(v1) = &self.memory_v1 {
+            v1.add(pid)?;
+        }
         std::fs::write(self.leaf.join("cgroup.procs"), pid.to_string())
     }
 
@@ -108,8 +133,12 @@ impl BotCgroup {
         keyed_value(&text, "usage_usec").map(Duration::from_micros)
     }
 
-    /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`).
+    /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`, or the v1
+    /// `memory.oom_control`).
     pub(crate) fn oom_killed(&self) -> bool {
+        if self.memory_v1.as_ref().is_some_and(MemoryV1::oom_killed) {
+            return true;
+        }
         std::fs::read_to_string(self.dir.join("memory.events")).is_ok_and(|text| {
             keyed_value(&text, "oom_kill").unwrap_or(0) > 0
                 || keyed_value(&text, "oom_group_kill").unwrap_or(0) > 0
@@ -129,6 +158,9 @@ impl BotCgroup {
 
     /// Removes the (empty) cgroup directories; a failure is only logged.
     pub(crate) fn remove(&self) {
+        if let Some(v1) = &self.memory_v1 {
+            v1.remove();
+        }
         for dir in [&self.leaf, &self.dir] {
             if let Err(e) = std::fs::remove_dir(dir)
                 && e.kind() != io::ErrorKind::NotFound
@@ -228,6 +260,9 @@ fn remove_stale(parent: &Path) {
         let _ = std::fs::remove_dir(dir.join(LEAF));
         if let Err(e) = std::fs::remove_dir(&dir) {
             tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
+        }
+        if let Some(v1) = crate::memory_v1::own_memory_dir() {
+            let _ = std::fs::remove_dir(v1.join(&name));
         }
     }
 }

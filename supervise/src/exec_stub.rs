@@ -65,9 +65,10 @@ pub struct ExecBotArgs {
     /// The referee's pid: exit at once if the parent is no longer this process.
     #[arg(long, value_name = "PID")]
     pub parent_pid: Option<i32>,
-    /// A cgroup v2 directory to move into before anything else.
+    /// A cgroup directory to move into before anything else (repeated: the v2 cgroup and a
+    /// v1 memory cgroup).
     #[arg(long, value_name = "DIR")]
-    pub cgroup: Option<PathBuf>,
+    pub cgroup: Vec<PathBuf>,
     /// The isolation level: none, pid or full.
     #[arg(long, value_enum, default_value = "none")]
     pub isolation: IsolationLevel,
@@ -142,7 +143,7 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if args.ns_init {
         return run_init(&args);
     }
-    if let Some(cgroup) = &args.cgroup {
+    for cgroup in &args.cgroup {
         let procs = cgroup.join("cgroup.procs");
         if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
             eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());

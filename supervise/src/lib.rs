@@ -33,6 +33,7 @@ pub mod exec_stub;
 mod fault;
 mod isolation_probe;
 pub mod lines;
+mod memory_v1;
 mod options;
 mod private_tmp;
 mod process;

@@ -143,9 +143,15 @@ impl BotProcess {
         let stub_path = options.stub.resolve();
         let (isolation, user) =
             decide_isolation(options.isolation, stub_path.as_deref(), &program, &dir, spec)?;
-        let tmp = PrivateTmp::create(user).map_err(|source| SpawnError::Isolation {
+        let tmp = PrivateTmp::create(user).map_err(|source| SpawnError::Spawn {
             program: spec.program.clone(),
-            reason: format!("cannot create its private temporary directory: {source}"),
+            source: std::io::Error::new(
+                source.kind(),
+                format!(
+                    "cannot create its private temporary directory in {}: {source}",
+                    std::env::temp_dir().display()
+                ),
+            ),
         })?;
         let stub_args = StubArgs {
             rlimit_data: if kernel_memory_limit {
@@ -156,7 +162,7 @@ impl BotProcess {
             // A backstop one second later than the tree-wide check, which decides.
             rlimit_cpu: limits.max_cpu_secs.map(|secs| secs.saturating_add(1)),
             nproc_allowance: limits.max_processes.map(task_backstop),
-            cgroup: cgroup.as_ref().map(|c| c.path().to_path_buf()),
+            cgroups: cgroup.as_ref().map(BotCgroup::join_paths).unwrap_or_default(),
             isolation,
             user,
         };
@@ -481,14 +487,14 @@ struct StubArgs {
     rlimit_data: Option<u64>,
     rlimit_cpu: Option<u64>,
     nproc_allowance: Option<u64>,
-    cgroup: Option<PathBuf>,
+    cgroups: Vec<PathBuf>,
     isolation: Isolation,
     user: Option<BotUser>,
 }
 
 impl StubArgs {
     fn is_needed(&self) -> bool {
-        self.cgroup.is_some() || self.wants_stub_only_features()
+        !self.cgroups.is_empty() || self.wants_stub_only_features()
     }
 
     fn wants_stub_only_features(&self) -> bool {
@@ -511,7 +517,7 @@ impl StubArgs {
         number("--rlimit-cpu", self.rlimit_cpu);
         number("--nproc-allowance", self.nproc_allowance);
         number("--parent-pid", Some(u64::from(std::process::id())));
-        if let Some(cgroup) = &self.cgroup {
+        for cgroup in &self.cgroups {
             args.push("--cgroup".into());
             args.push(cgroup.into());
         }
