@@ -66,3 +66,25 @@ fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), Str
         reason.to_owned()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// A stub that refuses as a kernel without namespaces would: the reason is its last line.
+    #[test]
+    fn a_refusing_stub_gives_its_reason_and_the_answer_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let stub = dir.path().join("stub");
+        let script = "#!/bin/sh\necho \"__exec-bot: cannot isolate the bot: unshare: Operation not permitted\" >&2\nexit 125\n";
+        std::fs::write(&stub, script).unwrap();
+        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let asked = Isolation::default();
+        let reason = check(&stub, asked, false).unwrap_err();
+        assert_eq!(reason, "cannot isolate the bot: unshare: Operation not permitted");
+        std::fs::remove_file(&stub).unwrap();
+        assert_eq!(check(&stub, asked, false).unwrap_err(), reason, "asked once per process");
+    }
+}

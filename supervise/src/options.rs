@@ -126,3 +126,21 @@ impl StubChoice {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_the_pid_level_and_old_plans_still_read() {
+        assert_eq!(Isolation::default().level, IsolationLevel::Pid);
+        assert!(Isolation::default().pid_namespace() && !Isolation::default().no_network());
+        assert!(!Isolation::NONE.pid_namespace());
+        assert!(Isolation { level: IsolationLevel::Full, no_network: false }.no_network());
+        // What plans written before the levels hold.
+        let old: Isolation = serde_json::from_str(r#"{"no_network":true,"pid_namespace":false}"#).unwrap();
+        assert_eq!(old, Isolation { level: IsolationLevel::Pid, no_network: true });
+        let none: Isolation = serde_json::from_str(r#"{"level":"none"}"#).unwrap();
+        assert_eq!(none, Isolation::NONE);
+    }
+}
