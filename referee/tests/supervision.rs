@@ -365,3 +365,21 @@ async fn an_allocation_at_startup_beyond_the_limit_is_a_memory_limit_with_a_cgro
     assert_eq!(bot.recv_line(after(10_000)).await, Err(BotFault::MemoryLimit));
     bot.shutdown(Duration::from_millis(100)).await;
 }
+
+/// `--isolation none --no-network`: only the network namespace, the bot keeps its pid.
+#[tokio::test]
+async fn no_network_without_isolation_only_removes_the_network() {
+    if !namespaces_available("no_network_without_isolation_only_removes_the_network") {
+        return;
+    }
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::None, no_network: true },
+        ..with_stub()
+    };
+    let mut bot = start(&sh("echo $$; exec ip -o link"), &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), bot.pid().to_string(), "{}", bot.stderr().text());
+    let link = bot.recv_line(after(5000)).await.unwrap();
+    assert!(link.contains("lo:"), "{link}");
+    assert_eq!(bot.recv_line(after(2000)).await.map_err(|_| ()), Err(()), "only the loopback interface");
+    bot.shutdown(Duration::from_millis(100)).await;
+}

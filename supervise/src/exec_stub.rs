@@ -152,7 +152,13 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if !follow_the_referee(args.parent_pid) {
         return ISOLATION_FAILED;
     }
-    if args.isolation == IsolationLevel::None && !args.no_network {
+    if args.isolation == IsolationLevel::None {
+        if args.no_network
+            && let Err(e) = sandbox::enter_network_namespace()
+        {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
         if args.probe {
             return 0;
         }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::options::{Isolation, IsolationLevel};
+use crate::options::Isolation;
 use crate::sandbox::BotUser;
 
 /// The outcome of the probe for one stub and isolation: `Err` holds why it failed.
@@ -39,10 +39,7 @@ pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> R
 fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), String> {
     let mut command = std::process::Command::new(stub);
     command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--probe");
-    command.arg("--isolation").arg(match isolation.level {
-        IsolationLevel::None => "pid",
-        level => level.name(),
-    });
+    command.arg("--isolation").arg(isolation.level.name());
     if isolation.no_network() {
         command.arg("--no-network");
     }

@@ -48,6 +48,22 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), Strin
     Ok(())
 }
 
+/// Only a network namespace (`--isolation none --no-network`), with a user namespace when
+/// not root (an unprivileged process may create one only from inside a user namespace).
+pub(crate) fn enter_network_namespace() -> Result<(), String> {
+    let uid = geteuid();
+    let gid = getegid();
+    let mut flags = CloneFlags::CLONE_NEWNET;
+    if !uid.is_root() {
+        flags |= CloneFlags::CLONE_NEWUSER;
+    }
+    unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
+    if !uid.is_root() {
+        map_ids(uid, gid)?;
+    }
+    Ok(())
+}
+
 /// Step 2, in the namespace's init: private mounts, its own `/proc`, no cgroup file system,
 /// then the separate uid or a locking user namespace.
 pub(crate) fn prepare_init(user: Option<BotUser>) -> Result<(), String> {
