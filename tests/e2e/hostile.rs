@@ -490,3 +490,16 @@ fn without_isolation_the_reader_sees_the_referee() {
     let report = logged_stderr(&o.log, "S");
     assert!(!outsiders(&report).is_empty(), "under --isolation none the referee is visible: {report}");
 }
+
+/// The same attacker without isolation stops the referee itself for 2 s (so the test above
+/// can fail); what the referee makes of the stall is the lag rules' business, not asserted.
+#[test]
+fn without_isolation_the_parent_it_stops_is_the_referee() {
+    let o = hostile_match(
+        "stop-parent-none",
+        plain("stop-parent"),
+        &["--move-time", "0.2", "--isolation", "none"],
+    );
+    let report = logged_stderr(&o.log, "S");
+    assert!(!outsiders(&report).is_empty(), "under --isolation none its parent is the referee: {report}");
+}
