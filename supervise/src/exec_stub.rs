@@ -162,14 +162,19 @@ pub fn run(args: ExecBotArgs) -> u8 {
         if args.probe {
             return 0;
         }
-        set_rlimits(&args, None);
+        let uid = nix::unistd::getuid();
+        let nproc = args
+            .nproc_allowance
+            .filter(|_| !uid.is_root())
+            .map(|allowance| user_tasks(uid.as_raw()).saturating_add(allowance));
+        set_rlimits(&args, nproc);
         return exec(&args.command);
     }
-    // Counted here, while /proc still shows every process of the user.
-    let nproc_limit = args.nproc_allowance.map(|allowance| {
-        let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
-        user_tasks(uid).saturating_add(allowance)
-    });
+    // Counted here, while /proc still shows every process of the user (root is exempt from
+    // RLIMIT_NPROC; a bot's separate user is not).
+    let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
+    let nproc_limit =
+        args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance));
     if let Err(e) = sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args))
     {
         eprintln!("{NAME}: cannot isolate the bot: {e}");
@@ -180,6 +185,26 @@ pub fn run(args: ExecBotArgs) -> u8 {
         return ISOLATION_FAILED;
     }
     run_as_namespace_init(&args, nproc_limit)
+}
+
+/// The arguments the outer stub hands on to the init.
+fn add_init_args(command: &mut std::process::Command, args: &ExecBotArgs, nproc_limit: Option<u64>) {
+    if let Some(bytes) = args.rlimit_data {
+        command.arg("--rlimit-data").arg(bytes.to_string());
+    }
+    if let Some(seconds) = args.rlimit_cpu {
+        command.arg("--rlimit-cpu").arg(seconds.to_string());
+    }
+    if let Some(tasks) = nproc_limit {
+        command.arg("--nproc-limit").arg(tasks.to_string());
+    }
+    if let Some(user) = bot_user(args) {
+        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
+    }
+    if args.probe {
+        command.arg("--probe");
+    }
+    command.arg("--").args(&args.command);
 }
 
 /// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
@@ -325,22 +350,7 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
     let mut command = std::process::Command::new(exe);
     command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
     command.arg("--outer-pid").arg(std::process::id().to_string());
-    if let Some(bytes) = args.rlimit_data {
-        command.arg("--rlimit-data").arg(bytes.to_string());
-    }
-    if let Some(seconds) = args.rlimit_cpu {
-        command.arg("--rlimit-cpu").arg(seconds.to_string());
-    }
-    if let Some(tasks) = nproc_limit {
-        command.arg("--nproc-limit").arg(tasks.to_string());
-    }
-    if let Some(user) = bot_user(args) {
-        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
-    }
-    if args.probe {
-        command.arg("--probe");
-    }
-    command.arg("--").args(&args.command);
+    add_init_args(&mut command, args, nproc_limit);
     command.stdin(std::process::Stdio::from(status_write));
     let mut init = match command.spawn() {
         Ok(init) => init,
@@ -406,7 +416,7 @@ fn release_stdin() {
     }
 }
 
-/// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC` when already computed.
+/// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC`, if one applies.
 fn set_rlimits(args: &ExecBotArgs, nproc_limit: Option<u64>) {
     if let Some(bytes) = args.rlimit_data
         && let Err(e) = setrlimit(Resource::RLIMIT_DATA, bytes, bytes)
@@ -418,11 +428,7 @@ fn set_rlimits(args: &ExecBotArgs, nproc_limit: Option<u64>) {
     {
         eprintln!("{NAME}: warning: cannot set RLIMIT_CPU: {e}");
     }
-    let uid = nix::unistd::getuid();
-    let limit = nproc_limit
-        .or_else(|| args.nproc_allowance.map(|allowance| user_tasks(uid.as_raw()).saturating_add(allowance)));
-    if let Some(tasks) = limit
-        && !uid.is_root()
+    if let Some(tasks) = nproc_limit
         && let Err(e) = setrlimit(Resource::RLIMIT_NPROC, tasks, tasks)
     {
         eprintln!("{NAME}: warning: cannot set RLIMIT_NPROC: {e}");

@@ -3,8 +3,8 @@
 //!
 //! In two steps:
 //! 1. [`enter`], in the stub before it forks the namespace's init: a new user namespace (the
-//!    stub's uid and gid mapped to themselves, so a bot run by root keeps root's access to
-//!    root's files but holds no capability outside its namespaces), PID namespace,
+//!    stub's uid and gid mapped to root inside, so that the init may mount; the bot gets its
+//!    own ids back in step 2, and holds no capability outside its namespaces), PID namespace,
 //!    mount namespace, and with `no_network` a network namespace. When the referee is root
 //!    and the bot is to run under a separate uid, no user namespace is made: the init drops
 //!    to that uid instead.
@@ -43,7 +43,9 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), Strin
     }
     unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
     if user_namespace {
-        map_ids(uid, gid)?;
+        // Root inside: the init keeps its capabilities in the namespace across its `exec`, to
+        // mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
+        map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
     }
     Ok(())
 }
@@ -59,7 +61,7 @@ pub(crate) fn enter_network_namespace() -> Result<(), String> {
     }
     unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
     if !uid.is_root() {
-        map_ids(uid, gid)?;
+        map_ids((uid, uid), (gid, gid))?;
     }
     Ok(())
 }
@@ -102,19 +104,33 @@ fn switch_user(user: BotUser) -> Result<(), String> {
 
 /// A second user and mount namespace: the kernel locks every mount inherited from a more
 /// privileged mount namespace, so the bot can neither unmount its `/proc` nor the tmpfs over
-/// the cgroup file system, even as root of its namespace.
+/// the cgroup file system, even as root of its namespace. In it the bot has its own uid and
+/// gid again (those of the referee), mapped to root of the first namespace.
 fn lock_mounts() -> Result<(), String> {
+    let (host_uid, host_gid) = (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?);
     let uid = geteuid();
     let gid = getegid();
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
         .map_err(|e| format!("cannot create the locking user namespace: {e}"))?;
-    map_ids(uid, gid)
+    map_ids((Uid::from_raw(host_uid), uid), (Gid::from_raw(host_gid), gid))
 }
 
-/// Writes the id maps of a user namespace just created: `uid` and `gid` mapped to themselves
-/// (the only map a process may write for itself once inside; the kernel requires `setgroups`
-/// to be denied first). Files of other users appear as owned by the overflow id `nobody`.
-fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
+/// The id outside the current user namespace that its id 0 stands for (from a one-line
+/// `/proc/self/uid_map` or `gid_map`: `0 OUTSIDE 1`).
+fn outside_id(map: &str) -> Result<u32, String> {
+    let text = std::fs::read_to_string(map).map_err(|e| format!("cannot read {map}: {e}"))?;
+    let mut fields = text.split_whitespace();
+    match (fields.next(), fields.next()) {
+        (Some("0"), Some(outside)) => outside.parse().map_err(|_| format!("{map} is {text:?}")),
+        _ => Err(format!("{map} does not map id 0: {text:?}")),
+    }
+}
+
+/// Writes the id maps of a user namespace just created: one id inside for the process's own
+/// id outside, as `(inside, outside)` pairs (the only map a process may write for itself once
+/// inside; the kernel requires `setgroups` to be denied first). Files of other users appear
+/// as owned by the overflow id `nobody`.
+fn map_ids((uid, outside_uid): (Uid, Uid), (gid, outside_gid): (Gid, Gid)) -> Result<(), String> {
     let write = |file: &str, text: String| {
         std::fs::write(file, &text).map_err(|e| format!("cannot write {text:?} to {file}: {e}"))
     };
@@ -124,6 +140,6 @@ fn map_ids(uid: Uid, gid: Gid) -> Result<(), String> {
         }
         _ => {}
     }
-    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+    write("/proc/self/uid_map", format!("{uid} {outside_uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {outside_gid} 1"))
 }

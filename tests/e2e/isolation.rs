@@ -180,3 +180,40 @@ fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// A referee that does not run as root (here: root's tests drop to `nobody` with `setpriv`)
+/// isolates its bots too, through user namespaces: no warning, the bot sees only its own
+/// processes and keeps the referee's uid.
+#[test]
+fn an_unprivileged_referee_isolates_its_bots() {
+    let test = "an_unprivileged_referee_isolates_its_bots";
+    if !isolation_available(test) || !have("/usr/bin/python3", test) || !have("setpriv", test) {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        let why = format!("{test}: skipped: dropping to another user needs root");
+        assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+        eprintln!("{why}");
+        return;
+    }
+    let dir = Scratch::dir("isolation-nobody");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    std::fs::write(dir.join("bot.py"), PYTHON_BOT).unwrap();
+    let python = format!("/usr/bin/python3 {}", dir.join("bot.py").display());
+    let log = dir.join("game.jsonl");
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin("bao-referee"))
+        .args(["match", "--json", "--max-plies", "20", "--south", &python, "--log"])
+        .arg(&log)
+        .current_dir(&*dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("cannot be isolated"), "{stderr}");
+    let report = stderr_of(&log, "S");
+    let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
+    assert!(report.contains("pids=[1, 2]") && report.contains("uid=65534"), "{report}");
+}
