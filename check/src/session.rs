@@ -52,7 +52,12 @@ impl Session {
     /// # Errors
     /// Why the program could not be started.
     pub async fn start(settings: &Settings) -> Result<Session, SpawnError> {
-        let process = BotProcess::spawn(&settings.spec, &ResourceLimits::default(), STDERR_KEPT).await?;
+        let options = bao_supervise::SpawnOptions {
+            stderr_cap: STDERR_KEPT,
+            isolation: settings.isolation,
+            ..bao_supervise::SpawnOptions::default()
+        };
+        let process = BotProcess::spawn_with(&settings.spec, &ResourceLimits::default(), &options).await?;
         Ok(Session {
             process: Some(process),
             transcript: Transcript::default(),

@@ -33,6 +33,8 @@ pub struct Settings {
     /// The time control announced in `hello` and enforced: a Fischer clock (the default of
     /// `bao-referee match`) or a fixed time per move.
     pub time: TimeControl,
+    /// How the bot is isolated (default: [`bao_supervise::IsolationLevel::Pid`]).
+    pub isolation: bao_supervise::Isolation,
 }
 
 impl Settings {
@@ -40,14 +42,22 @@ impl Settings {
     /// The caller checks that neither is zero.
     #[must_use]
     pub fn new(spec: BotSpec, move_time: Duration, startup: Duration) -> Settings {
-        Settings { spec, time: move_time_control(move_time, startup) }
+        Settings {
+            spec,
+            time: move_time_control(move_time, startup),
+            isolation: bao_supervise::Isolation::default(),
+        }
     }
 
     /// Settings for `spec` with a Fischer clock of `base` plus `increment` per move (plus
     /// [`MARGIN`]) and a startup time. The caller checks that `base` and `startup` are not zero.
     #[must_use]
     pub fn fischer(spec: BotSpec, base: Duration, increment: Duration, startup: Duration) -> Settings {
-        Settings { spec, time: fischer_control(base, increment, startup) }
+        Settings {
+            spec,
+            time: fischer_control(base, increment, startup),
+            isolation: bao_supervise::Isolation::default(),
+        }
     }
 
     /// The settings `kind` runs with: those of the run, except for the two clock checks, which
@@ -64,7 +74,7 @@ impl Settings {
             }
             _ => self.time,
         };
-        Settings { spec: self.spec.clone(), time }
+        Settings { spec: self.spec.clone(), time, isolation: self.isolation }
     }
 
     /// The time a move may take before it is late: the time on the clock plus the margin.

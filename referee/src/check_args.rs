@@ -31,6 +31,9 @@ pub struct CheckArgs {
     /// Print one JSON object with every check instead of the report for people.
     #[arg(long)]
     pub json: bool,
+    /// How the bot is isolated: none, pid (the default) or full (docs/supervision.md).
+    #[arg(long, value_enum, default_value = "pid")]
+    pub isolation: bao_supervise::IsolationLevel,
 }
 
 impl CheckArgs {

@@ -2,7 +2,7 @@
 //!
 //! Exit codes ([`crate::exit`]): 0 when every check passed, 1 when one failed, 2 for bad
 //! arguments (including a bot program that cannot be started), 3 when the checker itself
-//! failed, 130 when interrupted.
+//! failed, 130 when interrupted (SIGINT, SIGTERM or SIGHUP, see [`crate::signals`]).
 
 use bao_check::{CheckResult, Settings, Status, report, suite};
 
@@ -12,7 +12,7 @@ use crate::check_args::CheckArgs;
 fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
     let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
     let default = bao_game::TimeControl::default();
-    Ok(match (args.move_time, args.tc) {
+    let mut settings = match (args.move_time, args.tc) {
         (Some(move_time), _) => Settings::new(spec, move_time, args.startup_time),
         (None, Some((base, increment))) => Settings::fischer(spec, base, increment, args.startup_time),
         (None, None) => Settings::fischer(
@@ -21,7 +21,9 @@ fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
             default.increment,
             args.startup_time,
         ),
-    })
+    };
+    settings.isolation = bao_supervise::Isolation { level: args.isolation, no_network: false };
+    Ok(settings)
 }
 
 /// Runs `bao-referee check`; returns the exit code.
@@ -52,19 +54,19 @@ pub fn run(args: &CheckArgs) -> u8 {
                 crate::out::outln!("{}", report::human(result));
             }
         };
-        let interrupted = async {
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        };
+        let stop = tokio_util::sync::CancellationToken::new();
+        if let Err(e) = crate::signals::install(stop.clone()) {
+            return Some(Err(format!("cannot install the signal handlers: {e}")));
+        }
+        // On a signal the suite is dropped, and with it the bot: its whole tree is SIGKILLed.
         tokio::select! {
-            results = suite::run(&settings, &checks, &mut print) => Some(results),
-            () = interrupted => None,
+            results = suite::run(&settings, &checks, &mut print) => Some(results.map_err(|e| e.to_string())),
+            () = stop.cancelled() => None,
         }
     });
     match outcome {
         None => {
-            eprintln!("interrupted");
+            eprintln!("{}", crate::signals::stopped_message());
             crate::exit::INTERRUPTED
         }
         Some(Err(e)) => {

@@ -6,7 +6,7 @@
 //! | 1 | rejected: an illegal move (`rules`), a log that does not verify (`verify`, `tournament`), a failed check (`check`), missing or duplicate games (`merge`) |
 //! | 2 | the operator's error: a bad argument, position, move or file; a bot that cannot start (`match`, `tournament`, `check`) or never answers ready (`match`, `tournament`); an `--out` folder that is taken |
 //! | 3 | the referee itself failed (an I/O error writing a log or a folder, no runtime) |
-//! | 130 | interrupted (Ctrl-C) before finishing |
+//! | 130 | interrupted (SIGINT, SIGTERM or SIGHUP, see [`crate::signals`]) before finishing |
 
 /// Success.
 pub const SUCCESS: u8 = 0;

@@ -18,6 +18,7 @@ pub mod record_cmd;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
 pub mod show_cmd;
+pub mod signals;
 pub mod tournament;
 pub mod trace;
 pub mod verify_cmd;

@@ -173,12 +173,10 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let cancel = CancellationToken::new();
-    let on_signal = cancel.clone();
-    runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_signal.cancel();
-        }
-    });
+    if let Err(e) = runtime.block_on(async { crate::signals::install(cancel.clone()) }) {
+        eprintln!("error: cannot install the signal handlers: {e}");
+        return crate::exit::INTERNAL;
+    }
     // Interrupted during the preflight: the game starts cancelled and is logged as aborted.
     let unstartable = runtime.block_on(async {
         tokio::select! {
@@ -225,6 +223,7 @@ pub fn run(args: MatchArgs) -> u8 {
         Ok(result) => {
             report(&args, &result, &log_path, seed);
             if result.reason == bao_game::Reason::Aborted {
+                eprintln!("{}", crate::signals::stopped_message());
                 crate::exit::INTERRUPTED
             } else {
                 crate::exit::SUCCESS
@@ -278,7 +277,25 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
     config.seed = seed;
     config.limits = args.game.limits();
     config.isolation = args.game.isolation();
+    isolation_preflight(&[&config.south, &config.north], config.isolation)?;
     Ok(config)
+}
+
+/// A bot that cannot run under the isolation asked for is an error before the game, not a
+/// forfeit (other start-up failures stay the bot's fault: `handshake_failed`).
+///
+/// # Errors
+/// Naming the bot and why it cannot be isolated.
+pub fn isolation_preflight(bots: &[&BotSpec], isolation: bao_supervise::Isolation) -> anyhow::Result<()> {
+    let options = bao_supervise::SpawnOptions { isolation, ..Default::default() };
+    for bot in bots {
+        if let Err(e @ bao_supervise::SpawnError::Isolation { .. }) =
+            bao_supervise::BotProcess::preflight(bot, &options)
+        {
+            anyhow::bail!("cannot start the bot {}: {e}", bot.display_name());
+        }
+    }
+    Ok(())
 }
 
 fn default_log_path() -> PathBuf {

@@ -47,9 +47,11 @@ pub struct GameOptions {
     /// Run each bot without network access (a new network namespace; Linux, needs privileges).
     #[arg(long)]
     pub no_network: bool,
-    /// Run each bot in its own PID namespace, so that every process it starts ends with it.
-    #[arg(long)]
-    pub pid_namespace: bool,
+    /// How far each bot is kept from the referee, its opponent and other games: none (process
+    /// group only), pid (own user, PID and mount namespaces and /proc; the default) or full
+    /// (pid, no network, and a separate uid per bot when run as root). See docs/supervision.md.
+    #[arg(long, value_enum, default_value = "pid")]
+    pub isolation: bao_supervise::IsolationLevel,
 }
 
 impl GameOptions {
@@ -106,7 +108,7 @@ impl GameOptions {
     /// The isolation asked for.
     #[must_use]
     pub fn isolation(&self) -> bao_supervise::Isolation {
-        bao_supervise::Isolation { no_network: self.no_network, pid_namespace: self.pid_namespace }
+        bao_supervise::Isolation { level: self.isolation, no_network: self.no_network }
     }
 
     /// The ply limit, `None` for 0.

@@ -1,11 +1,11 @@
 //! Bot supervision through the re-exec stub (`bao-referee __exec-bot`): rlimits, the cgroup,
 //! limit verdicts, namespaces, exit reporting, and the parent-death signal.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use bao_supervise::{
-    BotFault, BotProcess, BotSpec, EndedBy, Isolation, ResourceLimits, SpawnOptions, StubChoice,
+    BotFault, BotProcess, BotSpec, EndedBy, Isolation, IsolationLevel, ResourceLimits, SpawnOptions,
+    StubChoice,
 };
 use tokio::time::Instant;
 
@@ -23,16 +23,32 @@ fn with_stub() -> SpawnOptions {
     SpawnOptions { stub: StubChoice::Path(REFEREE.into()), ..SpawnOptions::default() }
 }
 
+/// Whether this machine lets the stub create the bot's namespaces; otherwise says that the
+/// test is skipped and why (a failure under `BAO_REQUIRE_ALL=1`).
+fn namespaces_available(test: &str) -> bool {
+    let probe = std::process::Command::new(REFEREE)
+        .args(["__exec-bot", "--isolation", "pid", "--probe"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    if probe.status.success() {
+        return true;
+    }
+    let why = format!(
+        "{test}: skipped: no user, PID and mount namespaces here: {}",
+        String::from_utf8_lossy(&probe.stderr).trim()
+    );
+    assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+    eprintln!("{why}");
+    false
+}
+
 fn after(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)
 }
 
 async fn start(spec: &BotSpec, limits: &ResourceLimits, options: &SpawnOptions) -> BotProcess {
     BotProcess::spawn_with(spec, limits, options).await.expect("the bot starts")
-}
-
-fn exists(pid: i32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
 #[tokio::test]
@@ -92,10 +108,13 @@ fn signal_set(line: &str, name: &str) -> u64 {
 /// programs, like the stub, start with SIGPIPE ignored, and `exec` keeps ignored signals).
 #[tokio::test]
 async fn the_bot_starts_with_a_clean_signal_state() {
+    if !namespaces_available("the_bot_starts_with_a_clean_signal_state") {
+        return;
+    }
     let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
     for options in [with_stub(), SpawnOptions { stub: StubChoice::Never, ..SpawnOptions::default() }] {
         let pid_namespace = SpawnOptions {
-            isolation: Isolation { pid_namespace: true, no_network: false },
+            isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
             ..options.clone()
         };
         for options in [options, pid_namespace] {
@@ -184,66 +203,91 @@ async fn one_huge_allocation_fails_inside_the_bot_under_the_rlimit_backstop() {
 
 #[tokio::test]
 async fn no_network_leaves_only_a_loopback_interface() {
+    if !namespaces_available("no_network_leaves_only_a_loopback_interface") {
+        return;
+    }
     let options =
-        SpawnOptions { isolation: Isolation { no_network: true, pid_namespace: false }, ..with_stub() };
+        SpawnOptions { isolation: Isolation { level: IsolationLevel::Pid, no_network: true }, ..with_stub() };
     let code = "print(' '.join(sorted(l.split(':')[0].strip() for l in open('/proc/self/net/dev').readlines()[2:])))";
     let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
     assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "lo", "stderr: {}", bot.stderr().text());
     bot.shutdown(Duration::from_millis(100)).await;
 }
 
-/// In a PID namespace: the bot is pid 1 there; a `setsid` daemon it leaves behind (its real
-/// pid read from the host's `/proc/self`) dies with it.
+/// Processes whose command line contains `tag` (seen from the host's `/proc`).
+fn processes_with(tag: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(tag))
+        })
+        .collect()
+}
+
+/// In a PID namespace: the bot is pid 2 there (under the stub's init), sees only its own
+/// processes in its `/proc`, and a `setsid` daemon it leaves behind dies with it.
 #[tokio::test]
 async fn a_pid_namespace_takes_every_process_down_with_the_bot() {
-    let options =
-        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    if !namespaces_available("a_pid_namespace_takes_every_process_down_with_the_bot") {
+        return;
+    }
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
+        ..with_stub()
+    };
+    let tag = format!("pidns-daemon-{}", std::process::id());
     let code = r#"
-import os, signal, sys, time
+import os, signal, subprocess, sys, time
 print(os.getpid(), flush=True)
-print(os.readlink('/proc/self'), flush=True)
-r, w = os.pipe()
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        os.write(w, os.readlink('/proc/self').encode() + b"\n")
-        time.sleep(60)
-    os._exit(0)
-print(os.read(r, 100).decode().strip(), flush=True)
+print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()), flush=True)
+subprocess.Popen(['setsid', 'sh', '-c', 'trap "" TERM; exec sleep 60 # ' + sys.argv[1]])
+time.sleep(0.3)
+print('daemon started', flush=True)
 sys.stdin.read()
 time.sleep(60)
 "#;
-    let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
-    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "1", "stderr: {}", bot.stderr().text());
-    let mut host_pids = HashSet::new();
-    for _ in 0..2 {
-        let pid: i32 = bot.recv_line(after(5000)).await.unwrap().parse().unwrap();
-        assert!(exists(pid));
-        host_pids.insert(pid);
-    }
+    let spec = BotSpec {
+        name: None,
+        program: "python3".into(),
+        args: vec!["-c".into(), code.into(), tag.clone()],
+        dir: None,
+    };
+    let mut bot = start(&spec, &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "2", "stderr: {}", bot.stderr().text());
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "[1, 2]", "only the init and the bot are visible");
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "daemon started");
+    assert!(!processes_with(&tag).is_empty(), "the daemon runs");
     let report = bot.shutdown(Duration::from_millis(200)).await;
-    // The bot ignores SIGTERM (the outer stub blocks it), so SIGKILL ends everything.
-    assert_eq!((report.signal, report.ended_by), (Some(9), EndedBy::Kill), "{report}");
-    let left: Vec<i32> = host_pids.into_iter().filter(|&p| exists(p)).collect();
+    // The bot sleeps on after its stdin closed; SIGTERM ends it.
+    assert_eq!((report.signal, report.ended_by), (Some(15), EndedBy::Terminate), "{report}");
+    let left = processes_with(&tag);
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
+/// In a PID namespace the bot is not pid 1 (the stub's init is): SIGTERM reaches its handler.
 #[tokio::test]
 async fn in_a_pid_namespace_sigterm_reaches_the_bot_s_handler() {
-    let options =
-        SpawnOptions { isolation: Isolation { no_network: false, pid_namespace: true }, ..with_stub() };
+    if !namespaces_available("in_a_pid_namespace_sigterm_reaches_the_bot_s_handler") {
+        return;
+    }
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
+        ..with_stub()
+    };
     let code = "import signal, sys, time\n\
                 signal.signal(signal.SIGTERM, lambda *a: sys.exit(7))\n\
                 print('ready', flush=True)\n\
                 time.sleep(60)";
     let mut bot = start(&python(code), &ResourceLimits::default(), &options).await;
     assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "ready");
-    let report = bot.shutdown(Duration::from_millis(100)).await;
-    assert_eq!((report.code, report.ended_by), (Some(7), EndedBy::Terminate), "{report}");
+    let (report, stderr) = bot.shutdown_with_stderr(Duration::from_millis(1000)).await;
+    assert_eq!((report.code, report.ended_by), (Some(7), EndedBy::Terminate), "{report}: {}", stderr.text());
 }
 
+/// The stub asks for SIGKILL when its parent dies: a bot whose referee is killed goes too.
 #[tokio::test]
 async fn a_bot_dies_with_its_referee() {
     // The orphaned bot must become this process's child, to be reaped below (not init's).
@@ -276,4 +320,66 @@ async fn a_missing_program_is_a_spawn_error_even_with_the_stub() {
     let limits = ResourceLimits { max_cpu_secs: Some(1), ..ResourceLimits::default() };
     let err = BotProcess::spawn_with(&spec, &limits, &with_stub()).await.unwrap_err();
     assert!(err.to_string().starts_with("bot program `no-such-bot-xyz` not found"), "{err}");
+}
+
+/// Under the default isolation the stub and the namespace's init are not the bot's processes:
+/// `--max-processes 3` allows the bot and two children, and not a third.
+#[tokio::test]
+async fn the_process_limit_counts_only_the_bot_s_processes_in_a_pid_namespace() {
+    if !namespaces_available("the_process_limit_counts_only_the_bot_s_processes_in_a_pid_namespace") {
+        return;
+    }
+    let options = SpawnOptions { isolation: Isolation::default(), ..with_stub() };
+    let limits = ResourceLimits { max_processes: Some(3), ..ResourceLimits::default() };
+    let mut bot =
+        start(&sh("sleep 30 & sleep 30 & echo two; read x; sleep 30 & wait"), &limits, &options).await;
+    assert_eq!(bot.supervision().isolation.level, IsolationLevel::Pid, "{}", bot.supervision());
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "two");
+    // Several watchdog ticks with three processes: no verdict.
+    assert_eq!(bot.recv_line(after(400)).await, Err(BotFault::Timeout));
+    bot.send_line("go", after(1000)).await.unwrap();
+    assert_eq!(bot.recv_line(after(5000)).await, Err(BotFault::ProcessLimit));
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+/// A bot that dies on an allocation before it says anything (issue 14): where the kernel
+/// enforces the limit (cgroup v2 `memory.max`, or the v1 memory controller on a hybrid
+/// hierarchy) its OOM kill is read back and the fault is `MemoryLimit`, not an exit.
+#[tokio::test]
+async fn an_allocation_at_startup_beyond_the_limit_is_a_memory_limit_with_a_cgroup() {
+    let limits = ResourceLimits { max_memory_bytes: Some(20 << 20), ..ResourceLimits::default() };
+    let code = "x = bytearray(50_000_000)\nfor i in range(0, len(x), 4096): x[i] = 1\nprint('allocated')";
+    let mut bot = start(&python(code), &limits, &with_stub()).await;
+    if !bot.supervision().kernel_memory_limit {
+        let why = format!(
+            "an_allocation_at_startup_beyond_the_limit_is_a_memory_limit_with_a_cgroup: skipped: no cgroup \
+             memory controller here ({})",
+            bot.supervision()
+        );
+        bot.shutdown(Duration::from_millis(100)).await;
+        assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+        eprintln!("{why}");
+        return;
+    }
+    assert!(bot.supervision().cgroup.is_some(), "{}", bot.supervision());
+    assert_eq!(bot.recv_line(after(10_000)).await, Err(BotFault::MemoryLimit));
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+/// `--isolation none --no-network`: only the network namespace, the bot keeps its pid.
+#[tokio::test]
+async fn no_network_without_isolation_only_removes_the_network() {
+    if !namespaces_available("no_network_without_isolation_only_removes_the_network") {
+        return;
+    }
+    let options = SpawnOptions {
+        isolation: Isolation { level: IsolationLevel::None, no_network: true },
+        ..with_stub()
+    };
+    let mut bot = start(&sh("echo $$; exec ip -o link"), &ResourceLimits::default(), &options).await;
+    assert_eq!(bot.recv_line(after(5000)).await.unwrap(), bot.pid().to_string(), "{}", bot.stderr().text());
+    let link = bot.recv_line(after(5000)).await.unwrap();
+    assert!(link.contains("lo:"), "{link}");
+    assert_eq!(bot.recv_line(after(2000)).await.map_err(|_| ()), Err(()), "only the loopback interface");
+    bot.shutdown(Duration::from_millis(100)).await;
 }

@@ -2,6 +2,11 @@
 //! it), `cgroup.kill`, tree CPU time from `cpu.stat`, and — when the memory and pids
 //! controllers are available to us — `memory.max` and `pids.max`.
 //!
+//! Two levels: the limits are set on `bao-bot-PID-N/`, and the bot runs in its child
+//! `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace and mounts the cgroup file
+//! system sees only the leaf as its root, so it cannot raise its own limits, which live one
+//! level up, out of its sight.
+//!
 //! The cgroup is created as a child of the referee's own cgroup (`/proc/self/cgroup`, line
 //! `0::PATH`) under the cgroup2 mount found in `/proc/self/mountinfo`. Anything that fails
 //! (no cgroup2 mount, not writable, no `cgroup.kill`) makes [`BotCgroup::create`] return an
@@ -14,16 +19,26 @@ use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use super::ResourceLimits;
+use super::memory_v1::MemoryV1;
 
 /// One bot's cgroup; removed by [`BotCgroup::remove`] once empty.
 #[derive(Debug)]
 pub(crate) struct BotCgroup {
-    path: PathBuf,
+    /// `bao-bot-PID-N/`: the limits, `cgroup.kill`, the counters of the whole tree.
+    dir: PathBuf,
+    /// `bao-bot-PID-N/bot/`: where the bot's processes are.
+    leaf: PathBuf,
+    /// The memory limit in the v1 hierarchy, where v2 has no memory controller.
+    memory_v1: Option<MemoryV1>,
     memory_limited: bool,
     pids_limited: bool,
 }
 
 const PREFIX: &str = "bao-bot-";
+/// The leaf's name.
+const LEAF: &str = "bot";
+/// How long the cleanup of a dead referee's cgroup waits for its processes to die.
+const STALE_KILL_WAIT: Duration = Duration::from_secs(2);
 
 impl BotCgroup {
     /// Creates a cgroup for one bot and sets the limits it can enforce. `task_backstop` is the
@@ -36,10 +51,17 @@ impl BotCgroup {
         let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let mut cgroup = Self { path, memory_limited: false, pids_limited: false };
-        if !cgroup.path.join("cgroup.kill").exists() {
+        let leaf = path.join(LEAF);
+        let mut cgroup =
+            Self { dir: path, leaf, memory_v1: None, memory_limited: false, pids_limited: false };
+        if !cgroup.dir.join("cgroup.kill").exists() {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
+        }
+        if let Err(e) = std::fs::create_dir(&cgroup.leaf) {
+            let message = format!("cannot create {}: {e}", cgroup.leaf.display());
+            cgroup.remove();
+            return Err(message);
         }
         if let Some(bytes) = limits.max_memory_bytes {
             enable_controller(parent, "memory");
@@ -50,6 +72,16 @@ impl BotCgroup {
                 let _ = cgroup.write("memory.oom.group", "1");
             }
         }
+        if let (false, Some(bytes)) = (cgroup.memory_limited, limits.max_memory_bytes) {
+            let name = cgroup.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            match MemoryV1::create(&name, bytes) {
+                Ok(v1) => {
+                    cgroup.memory_v1 = Some(v1);
+                    cgroup.memory_limited = true;
+                }
+                Err(reason) => tracing::debug!("no kernel memory limit for the bot: {reason}"),
+            }
+        }
         if let Some(tasks) = task_backstop {
             enable_controller(parent, "pids");
             cgroup.pids_limited = cgroup.write("pids.max", &tasks.to_string()).is_ok();
@@ -57,8 +89,9 @@ impl BotCgroup {
         Ok(cgroup)
     }
 
+    /// The cgroup the bot's processes are in (the leaf).
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        &self.leaf
     }
 
     /// Whether the kernel enforces the memory limit (`memory.max` was set).
@@ -71,27 +104,42 @@ impl BotCgroup {
         self.pids_limited
     }
 
+    /// Every cgroup directory the bot's processes must join (the v2 leaf, and the v1 memory
+    /// cgroup if there is one).
+    pub(crate) fn join_paths(&self) -> Vec<PathBuf> {
+        std::iter::once(self.leaf.clone())
+            .chain(self.memory_v1.as_ref().map(|v1| v1.path().to_path_buf()))
+            .collect()
+    }
+
     /// Moves a process into this cgroup.
     pub(crate) fn add(&self, pid: u32) -> io::Result<()> {
-        self.write("cgroup.procs", &pid.to_string())
+        if let Some(v1) = &self.memory_v1 {
+            v1.add(pid)?;
+        }
+        std::fs::write(self.leaf.join("cgroup.procs"), pid.to_string())
     }
 
     /// The live processes in the cgroup.
     pub(crate) fn procs(&self) -> Vec<i32> {
-        std::fs::read_to_string(self.path.join("cgroup.procs"))
+        std::fs::read_to_string(self.leaf.join("cgroup.procs"))
             .map(|t| t.split_whitespace().filter_map(|p| p.parse().ok()).collect())
             .unwrap_or_default()
     }
 
     /// CPU time used by every process that ever ran in the cgroup (`cpu.stat` `usage_usec`).
     pub(crate) fn cpu_usage(&self) -> Option<Duration> {
-        let text = std::fs::read_to_string(self.path.join("cpu.stat")).ok()?;
+        let text = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
         keyed_value(&text, "usage_usec").map(Duration::from_micros)
     }
 
-    /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`).
+    /// Whether the kernel's OOM killer acted in this cgroup (`memory.events`, or the v1
+    /// `memory.oom_control`).
     pub(crate) fn oom_killed(&self) -> bool {
-        std::fs::read_to_string(self.path.join("memory.events")).is_ok_and(|text| {
+        if self.memory_v1.as_ref().is_some_and(MemoryV1::oom_killed) {
+            return true;
+        }
+        std::fs::read_to_string(self.dir.join("memory.events")).is_ok_and(|text| {
             keyed_value(&text, "oom_kill").unwrap_or(0) > 0
                 || keyed_value(&text, "oom_group_kill").unwrap_or(0) > 0
         })
@@ -99,7 +147,7 @@ impl BotCgroup {
 
     /// Whether any process is still in the cgroup (`cgroup.events` `populated`).
     pub(crate) fn populated(&self) -> bool {
-        std::fs::read_to_string(self.path.join("cgroup.events"))
+        std::fs::read_to_string(self.dir.join("cgroup.events"))
             .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
     }
 
@@ -108,15 +156,22 @@ impl BotCgroup {
         self.write("cgroup.kill", "1").is_ok()
     }
 
-    /// Removes the (empty) cgroup directory; a failure is only logged.
+    /// Removes the (empty) cgroup directories; a failure is only logged.
     pub(crate) fn remove(&self) {
-        if let Err(e) = std::fs::remove_dir(&self.path) {
-            tracing::debug!("could not remove cgroup {}: {e}", self.path.display());
+        if let Some(v1) = &self.memory_v1 {
+            v1.remove();
+        }
+        for dir in [&self.leaf, &self.dir] {
+            if let Err(e) = std::fs::remove_dir(dir)
+                && e.kind() != io::ErrorKind::NotFound
+            {
+                tracing::debug!("could not remove cgroup {}: {e}", dir.display());
+            }
         }
     }
 
     fn write(&self, file: &str, value: &str) -> io::Result<()> {
-        std::fs::write(self.path.join(file), value)
+        std::fs::write(self.dir.join(file), value)
     }
 }
 
@@ -170,15 +225,44 @@ fn enable_controller(parent: &Path, controller: &str) {
     }
 }
 
-/// Removes empty bot cgroups left by referee processes that no longer exist.
+/// Ends what referee processes that no longer exist (killed by SIGKILL, say) left behind:
+/// SIGKILLs every process still in their bots' cgroups (`cgroup.kill`), waits for them to
+/// die, and removes the cgroups.
 fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
-        let Some(owner) = rest.split('-').next() else { continue };
-        if !Path::new("/proc").join(owner).exists() {
-            let _ = std::fs::remove_dir(entry.path());
+        let Some(owner) =
+            rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if Path::new("/proc").join(owner).exists() {
+            continue;
+        }
+        let dir = entry.path();
+        let populated = |dir: &Path| {
+            std::fs::read_to_string(dir.join("cgroup.events"))
+                .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+        };
+        if populated(&dir) {
+            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+            let until = std::time::Instant::now() + STALE_KILL_WAIT;
+            while populated(&dir) && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            tracing::warn!(
+                "killed the processes left in {} by referee process {owner}, which no longer exists",
+                dir.display()
+            );
+        }
+        let _ = std::fs::remove_dir(dir.join(LEAF));
+        if let Err(e) = std::fs::remove_dir(&dir) {
+            tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
+        }
+        if let Some(v1) = crate::memory_v1::own_memory_dir() {
+            let _ = std::fs::remove_dir(v1.join(&name));
         }
     }
 }

@@ -13,17 +13,23 @@
 //! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
-//! 4. creates the namespaces asked for (`--no-network`, `--pid-namespace`; plus a user
-//!    namespace when not root); on failure it warns on stderr and goes on without them;
-//! 5. with a PID namespace, blocks SIGTERM (so that it reaches only the bot), starts itself
-//!    once more as the namespace's init (which does steps 6–7, so the bot is pid 1), waits
-//!    for it and exits the same way;
+//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID,
+//!    mount, IPC, and network with `--no-network`); if the kernel refuses, it says why on
+//!    stderr and exits with 125 (the referee checked beforehand, see `isolation_probe`);
+//! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the
+//!    namespace's init (`--ns-init`), waits for it and exits the same way. The init asks for
+//!    SIGKILL when this stub dies, mounts its own `/proc`, hides the cgroup file system,
+//!    locks the mounts or switches to the separate uid (`--uid`, `--gid`), and goes on with
+//!    steps 6–7, so the bot is pid 1 of its namespace;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
-//!    `--nproc-allowance`);
+//!    `--nproc-allowance`, counted before `/proc` is replaced);
 //! 7. `exec`s the program (std's `CommandExt::exec`: `execvp` with SIGPIPE back to its
 //!    default); if that fails it prints why and exits with 127 (not found) or 126 (other
 //!    errors), like a shell.
+//!
+//! With `--probe` it does everything but step 7 and exits with 0: the referee's check that
+//! the kernel allows the isolation asked for.
 //!
 //! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
@@ -32,10 +38,13 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 
-use nix::sched::CloneFlags;
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
+use nix::sys::wait::WaitStatus;
 use nix::unistd::{Pid, getppid};
+
+use crate::options::IsolationLevel;
+use crate::sandbox::{self, BotUser};
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -50,24 +59,45 @@ pub struct ExecBotArgs {
     /// applied only when not root, since root is exempt from it).
     #[arg(long, value_name = "TASKS")]
     pub nproc_allowance: Option<u64>,
+    /// `RLIMIT_NPROC` itself (what the stub outside the namespace computed for the init).
+    #[arg(long, value_name = "TASKS", hide = true)]
+    pub nproc_limit: Option<u64>,
     /// The referee's pid: exit at once if the parent is no longer this process.
     #[arg(long, value_name = "PID")]
     pub parent_pid: Option<i32>,
-    /// A cgroup v2 directory to move into before anything else.
+    /// A cgroup directory to move into before anything else (repeated: the v2 cgroup and a
+    /// v1 memory cgroup).
     #[arg(long, value_name = "DIR")]
-    pub cgroup: Option<PathBuf>,
+    pub cgroup: Vec<PathBuf>,
+    /// The isolation level: none, pid or full.
+    #[arg(long, value_enum, default_value = "none")]
+    pub isolation: IsolationLevel,
     /// Run the bot in a new network namespace (no network).
     #[arg(long)]
     pub no_network: bool,
-    /// Run the bot as init of a new PID namespace.
+    /// Run the bot under this uid (the referee runs as root; with `--gid`).
+    #[arg(long, requires = "gid")]
+    pub uid: Option<u32>,
+    /// Run the bot under this gid (with `--uid`).
+    #[arg(long, requires = "uid")]
+    pub gid: Option<u32>,
+    /// Check that the isolation can be set up, then exit with 0 instead of running a program.
     #[arg(long)]
-    pub pid_namespace: bool,
+    pub probe: bool,
+    /// This process is the init of the bot's PID namespace (started by the stub itself).
+    #[arg(long, hide = true)]
+    pub ns_init: bool,
+    /// With `--ns-init`: the pid of the stub outside the namespace (seen from outside).
+    #[arg(long, hide = true)]
+    pub outer_pid: Option<u32>,
     /// The program and its arguments.
-    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    #[arg(last = true, required_unless_present = "probe", value_name = "PROGRAM")]
     pub command: Vec<OsString>,
 }
 
 const NAME: &str = "__exec-bot";
+/// The exit code when the stub could not set up the bot's isolation.
+const ISOLATION_FAILED: u8 = 125;
 
 /// Set by [`run_if_requested`]: this executable's `main` hosts the stub.
 static HOSTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -110,52 +140,191 @@ pub fn run(args: ExecBotArgs) -> u8 {
     // The bot starts with no blocked signals, whatever the referee had blocked.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
-    if let Some(cgroup) = &args.cgroup {
+    if args.ns_init {
+        return run_init(&args);
+    }
+    for cgroup in &args.cgroup {
         let procs = cgroup.join("cgroup.procs");
         if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
             eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
         }
     }
+    if !follow_the_referee(args.parent_pid) {
+        return ISOLATION_FAILED;
+    }
+    if args.isolation == IsolationLevel::None {
+        if args.no_network
+            && let Err(e) = sandbox::enter_network_namespace()
+        {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+        if args.probe {
+            return 0;
+        }
+        let uid = nix::unistd::getuid();
+        let nproc = args
+            .nproc_allowance
+            .filter(|_| !uid.is_root())
+            .map(|allowance| user_tasks(uid.as_raw()).saturating_add(allowance));
+        set_rlimits(&args, nproc);
+        return exec(&args.command);
+    }
+    // Counted here, while /proc still shows every process of the user (root is exempt from
+    // RLIMIT_NPROC; a bot's separate user is not).
+    let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
+    let nproc_limit =
+        args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance));
+    if let Err(e) = sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args))
+    {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
+    }
+    // The credentials changed: ask again to follow the referee.
+    if !follow_the_referee(args.parent_pid) {
+        return ISOLATION_FAILED;
+    }
+    run_as_namespace_init(&args, nproc_limit)
+}
+
+/// The arguments the outer stub hands on to the init.
+fn add_init_args(command: &mut std::process::Command, args: &ExecBotArgs, nproc_limit: Option<u64>) {
+    if let Some(bytes) = args.rlimit_data {
+        command.arg("--rlimit-data").arg(bytes.to_string());
+    }
+    if let Some(seconds) = args.rlimit_cpu {
+        command.arg("--rlimit-cpu").arg(seconds.to_string());
+    }
+    if let Some(tasks) = nproc_limit {
+        command.arg("--nproc-limit").arg(tasks.to_string());
+    }
+    if let Some(user) = bot_user(args) {
+        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
+    }
+    if args.probe {
+        command.arg("--probe");
+    }
+    command.arg("--").args(&args.command);
+}
+
+/// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
+fn follow_the_referee(expected: Option<i32>) -> bool {
     if let Err(e) = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
         eprintln!("{NAME}: warning: cannot set the parent-death signal: {e}");
     }
-    if let Some(parent) = args.parent_pid
-        && getppid() != Pid::from_raw(parent)
-    {
-        return 125; // The referee died before we could ask to follow it.
-    }
-    let in_pid_namespace = (args.pid_namespace || args.no_network) && enter_namespaces(&args);
-    if in_pid_namespace {
-        return run_as_namespace_init(&args);
-    }
-    set_rlimits(&args);
-    exec(&args.command)
+    expected.is_none_or(|parent| getppid() == Pid::from_raw(parent))
 }
 
-/// Unshares the namespaces asked for; returns whether a PID namespace was created.
-fn enter_namespaces(args: &ExecBotArgs) -> bool {
-    let mut flags = CloneFlags::empty();
-    if args.no_network {
-        flags |= CloneFlags::CLONE_NEWNET;
+fn bot_user(args: &ExecBotArgs) -> Option<BotUser> {
+    Some(BotUser { uid: args.uid?, gid: args.gid? })
+}
+
+/// The init of the bot's PID namespace (pid 1 there): follows the outer stub, sets up the
+/// mounts and the user, starts the bot as its child (so the bot keeps ordinary signal
+/// semantics, which pid 1 does not have), reaps every orphan of the namespace, and when the
+/// bot ends reports how on its stdin (the status pipe, see [`run_as_namespace_init`]) and
+/// exits, which makes the kernel kill whatever is left in the namespace.
+fn run_init(args: &ExecBotArgs) -> u8 {
+    let mut status = StatusPipe;
+    // Opened while /proc is still the host's: the outer stub's stdin is the bot's, and
+    // reading the outer stub's stat fails once it has died.
+    let outer = args.outer_pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok());
+    let bot_stdin = match args.outer_pid.map(|pid| std::fs::File::open(format!("/proc/{pid}/fd/0"))) {
+        Some(Ok(file)) => Some(file),
+        Some(Err(e)) => {
+            eprintln!("{NAME}: cannot open the bot's stdin: {e}");
+            return ISOLATION_FAILED;
+        }
+        None => None,
+    };
+    if let Err(e) = sandbox::prepare_init(bot_user(args)) {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
     }
-    if args.pid_namespace {
-        flags |= CloneFlags::CLONE_NEWPID;
+    // After every change of credentials, which clears the parent-death signal.
+    let _ = follow_the_referee(None);
+    if let Some(mut outer) = outer {
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut outer, &mut text).is_err() {
+            return ISOLATION_FAILED; // The outer stub died before we could follow it.
+        }
     }
-    if !nix::unistd::geteuid().is_root() {
-        flags |= CloneFlags::CLONE_NEWUSER;
+    if args.probe {
+        return 0;
     }
-    match nix::sched::unshare(flags) {
-        Ok(()) => args.pid_namespace,
-        Err(e) => {
-            eprintln!("{NAME}: warning: cannot create namespaces ({e}); running the bot without isolation");
-            false
+    set_rlimits(args, args.nproc_limit);
+    let Some((program, program_args)) = args.command.split_first() else {
+        eprintln!("{NAME}: no program given");
+        return 126;
+    };
+    let mut command = std::process::Command::new(program);
+    command.args(program_args);
+    if let Some(stdin) = bot_stdin {
+        command.stdin(stdin);
+    }
+    let bot = match command.spawn() {
+        Ok(bot) => bot,
+        Err(error) => {
+            eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
+            let code = if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+            status.send(&format!("exit {code}"));
+            return code;
+        }
+    };
+    drop(command);
+    status.send("started");
+    release_stdio_but_stdin();
+    let bot_pid = Pid::from_raw(i32::try_from(bot.id()).unwrap_or(i32::MAX));
+    loop {
+        match nix::sys::wait::waitpid(None::<Pid>, None) {
+            Ok(WaitStatus::Exited(pid, code)) if pid == bot_pid => {
+                status.send(&format!("exit {code}"));
+                return u8::try_from(code & 0xff).unwrap_or(1);
+            }
+            Ok(WaitStatus::Signaled(pid, signal, core)) if pid == bot_pid => {
+                status.send(&format!("signal {} {}", signal as i32, u8::from(core)));
+                return u8::try_from((128 + signal as i32) & 0xff).unwrap_or(1);
+            }
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return 126,
         }
     }
 }
 
-/// Starts the stub again (its first child becomes init of the new PID namespace), waits
-/// for it, and reports its exit the same way: same code, or death by the same signal.
-fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
+/// The init's end of the status pipe: its stdin.
+struct StatusPipe;
+
+impl StatusPipe {
+    fn send(&mut self, line: &str) {
+        use std::os::fd::AsFd;
+        let text = format!("{line}\n");
+        let _ = nix::unistd::write(std::io::stdin().as_fd(), text.as_bytes());
+    }
+}
+
+/// How the bot ended, as the init reported it on the status pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BotEnd {
+    Exit(i32),
+    Signal(i32),
+}
+
+fn parse_status(line: &str) -> Option<BotEnd> {
+    let mut words = line.split_whitespace();
+    match (words.next()?, words.next()?.parse().ok()?) {
+        ("exit", code) => Some(BotEnd::Exit(code)),
+        ("signal", signal) => Some(BotEnd::Signal(signal)),
+        _ => None,
+    }
+}
+
+/// Starts the stub again as the init of the new PID namespace (its first child), waits for
+/// it, and ends the way the bot ended: same exit code, or death by the same signal.
+///
+/// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
+/// process lets go of the bot's stdin, which the init opened through `/proc`), and
+/// `exit CODE` or `signal NUMBER CORE` when the bot has ended.
+fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -163,44 +332,92 @@ fn run_as_namespace_init(args: &ExecBotArgs) -> u8 {
             return 126;
         }
     };
-    // SIGTERM to the bot's process group must reach the bot (pid 1 of the namespace, which
-    // decides with its own handler), not end this process, whose death SIGKILLs the bot
-    // through the parent-death signal. Blocked here; the child starts with an empty mask.
+    // SIGTERM to the bot's process group must reach the bot, not end this process or the
+    // init, whose death SIGKILLs the bot. Blocked here and in the init; the bot starts with
+    // an empty mask.
     let mut term = nix::sys::signal::SigSet::empty();
     term.add(Signal::SIGTERM);
     if let Err(e) = term.thread_block() {
         eprintln!("{NAME}: warning: cannot block SIGTERM: {e}");
     }
+    let (status_read, status_write) = match nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC) {
+        Ok(pipe) => pipe,
+        Err(e) => {
+            eprintln!("{NAME}: cannot create the status pipe: {e}");
+            return 126;
+        }
+    };
     let mut command = std::process::Command::new(exe);
-    command.arg(crate::EXEC_STUB_SUBCOMMAND);
-    if let Some(bytes) = args.rlimit_data {
-        command.arg("--rlimit-data").arg(bytes.to_string());
-    }
-    if let Some(seconds) = args.rlimit_cpu {
-        command.arg("--rlimit-cpu").arg(seconds.to_string());
-    }
-    if let Some(tasks) = args.nproc_allowance {
-        command.arg("--nproc-allowance").arg(tasks.to_string());
-    }
-    command.arg("--").args(&args.command);
-    let status = match command.status() {
-        Ok(status) => status,
+    command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
+    command.arg("--outer-pid").arg(std::process::id().to_string());
+    add_init_args(&mut command, args, nproc_limit);
+    command.stdin(std::process::Stdio::from(status_write));
+    let mut init = match command.spawn() {
+        Ok(init) => init,
         Err(e) => {
             eprintln!("{NAME}: cannot start the namespace's init: {e}");
             return 126;
         }
     };
-    if let Some(code) = status.code() {
-        return u8::try_from(code & 0xff).unwrap_or(1);
+    drop(command); // Our copy of the status pipe's write end.
+    // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
+    release_stdio_but_stdin();
+    let mut end = None;
+    let mut lines = std::io::BufReader::new(std::fs::File::from(status_read));
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut lines, &mut line).is_ok_and(|n| n > 0) {
+        if line.trim() == "started" {
+            release_stdin();
+        } else if let Some(status) = parse_status(&line) {
+            end = Some(status);
+        }
+        line.clear();
     }
-    let signal = status.signal().unwrap_or(0);
+    let status = match init.wait() {
+        Ok(status) => status,
+        Err(_) => return 126,
+    };
+    let signal = match end {
+        Some(BotEnd::Exit(code)) => return u8::try_from(code & 0xff).unwrap_or(1),
+        Some(BotEnd::Signal(signal)) => signal,
+        None => match (status.code(), status.signal()) {
+            (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
+            (None, signal) => signal.unwrap_or(0),
+        },
+    };
     if let Ok(signal) = Signal::try_from(signal) {
+        // Blocked signals (SIGTERM) first unblocked; twice, because std's handler for SIGSEGV
+        // and SIGBUS (stack overflow reports) takes the first one and restores the default.
+        let mut set = nix::sys::signal::SigSet::empty();
+        set.add(signal);
+        let _ = set.thread_unblock();
+        let _ = nix::sys::signal::raise(signal);
         let _ = nix::sys::signal::raise(signal);
     }
     u8::try_from((128 + signal) & 0xff).unwrap_or(1)
 }
 
-fn set_rlimits(args: &ExecBotArgs) {
+fn null() -> Option<std::fs::File> {
+    std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").ok()
+}
+
+/// Points this process's stdout and stderr at `/dev/null`.
+fn release_stdio_but_stdin() {
+    if let Some(null) = null() {
+        let _ = nix::unistd::dup2_stdout(&null);
+        let _ = nix::unistd::dup2_stderr(&null);
+    }
+}
+
+/// Points this process's stdin at `/dev/null`.
+fn release_stdin() {
+    if let Some(null) = null() {
+        let _ = nix::unistd::dup2_stdin(&null);
+    }
+}
+
+/// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC`, if one applies.
+fn set_rlimits(args: &ExecBotArgs, nproc_limit: Option<u64>) {
     if let Some(bytes) = args.rlimit_data
         && let Err(e) = setrlimit(Resource::RLIMIT_DATA, bytes, bytes)
     {
@@ -211,14 +428,10 @@ fn set_rlimits(args: &ExecBotArgs) {
     {
         eprintln!("{NAME}: warning: cannot set RLIMIT_CPU: {e}");
     }
-    if let Some(allowance) = args.nproc_allowance {
-        let uid = nix::unistd::getuid();
-        if !uid.is_root() {
-            let tasks = user_tasks(uid.as_raw()).saturating_add(allowance);
-            if let Err(e) = setrlimit(Resource::RLIMIT_NPROC, tasks, tasks) {
-                eprintln!("{NAME}: warning: cannot set RLIMIT_NPROC: {e}");
-            }
-        }
+    if let Some(tasks) = nproc_limit
+        && let Err(e) = setrlimit(Resource::RLIMIT_NPROC, tasks, tasks)
+    {
+        eprintln!("{NAME}: warning: cannot set RLIMIT_NPROC: {e}");
     }
 }
 

@@ -151,6 +151,14 @@ pub enum SpawnError {
         /// The directory as given.
         dir: PathBuf,
     },
+    /// The bot cannot run under the isolation asked for.
+    #[error("bot program `{program}` cannot be isolated: {reason}")]
+    Isolation {
+        /// The program as given.
+        program: String,
+        /// Why.
+        reason: String,
+    },
     /// The operating system refused to start the process.
     #[error("could not start bot program `{program}`: {source}")]
     Spawn {

@@ -6,7 +6,11 @@
 //!
 //! [`BotProcess::spawn`] starts the bot in its own process group (through the re-exec stub,
 //! `bao-referee __exec-bot`, when there are rlimits, a cgroup to join or namespaces to
-//! create), and hands the child to one background task (the pump) that:
+//! create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
+//! IPC namespaces with its own `/proc`, under a small init, so that it can neither see nor
+//! signal nor trace any process outside its own tree, and with a private `TMPDIR`; where the
+//! kernel allows no namespaces this is said once and the bot runs with process-group
+//! isolation. The child is handed to one background task (the pump) that:
 //! - always drains stdout into a bounded channel of lines (at most
 //!   [`bao_protocol::MAX_LINE_BYTES`] each; longer is [`BotFault::LineTooLong`] after reading
 //!   about that many bytes, never a big allocation), stopping to read only when the channel is
@@ -23,14 +27,19 @@
 //!
 //! Linux only.
 
+mod bot_user;
 mod cgroup;
 pub mod exec_stub;
 mod fault;
+mod isolation_probe;
 pub mod lines;
+mod memory_v1;
 mod options;
+mod private_tmp;
 mod process;
 mod procfs;
 mod pump;
+mod sandbox;
 pub mod spec;
 mod stderr;
 mod tree;
@@ -39,7 +48,7 @@ mod tree;
 mod tests;
 
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
-pub use options::{Isolation, SpawnOptions, StubChoice};
+pub use options::{Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use spec::{BotSpec, ResourceLimits};
 pub use stderr::StderrCapture;

@@ -19,19 +19,68 @@ pub enum StubChoice {
     Never,
 }
 
-/// Optional isolation of the bot (Linux namespaces, created by the stub).
+/// How far a bot is kept from everything else on the machine (see `docs/supervision.md`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum IsolationLevel {
+    /// Only a process group (and a cgroup where one can be made): the bot runs beside the
+    /// referee and can signal, trace and read every process of the same user.
+    None,
+    /// The default: a user namespace, a PID namespace with the bot as init and its own `/proc`
+    /// (a mount namespace, mounts made private first), and the cgroup file system hidden. The
+    /// bot can address no process outside its own tree; everything it started dies with it.
+    #[default]
+    Pid,
+    /// [`IsolationLevel::Pid`], no network, and, when the referee runs as root, a separate
+    /// unprivileged uid and gid for every bot (so the bots cannot touch each other's files).
+    Full,
+}
+
+impl IsolationLevel {
+    /// The name used on the command line and in logs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Pid => "pid",
+            Self::Full => "full",
+        }
+    }
+}
+
+/// Isolation of the bot (Linux namespaces, created by the stub).
 ///
-/// When a namespace cannot be created, the stub writes a warning to the bot's stderr and runs
-/// the bot without it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// Where the kernel allows no namespaces, the supervisor says so once (a warning) and runs
+/// the bots with process-group isolation only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Isolation {
+    /// The level.
+    pub level: IsolationLevel,
     /// A new, empty network namespace: the bot has no network (not even a working loopback).
+    /// Implied by [`IsolationLevel::Full`].
     pub no_network: bool,
-    /// A new PID namespace with the bot as its init: when the bot's main process ends, the
-    /// kernel kills every process it left behind, wherever they moved (`setsid` included).
-    /// Note that an init process ignores SIGTERM unless it installs a handler; shutdown then
-    /// escalates to SIGKILL after the grace period as usual.
-    pub pid_namespace: bool,
+}
+
+impl Isolation {
+    /// Today's process-group supervision, without namespaces.
+    pub const NONE: Self = Self { level: IsolationLevel::None, no_network: false };
+
+    /// Whether the bot gets its own PID namespace (and `/proc`). Note that an init process
+    /// ignores SIGTERM unless it installs a handler; shutdown then escalates to SIGKILL after
+    /// the grace period as usual.
+    #[must_use]
+    pub fn pid_namespace(&self) -> bool {
+        self.level != IsolationLevel::None
+    }
+
+    /// Whether the bot gets an empty network namespace.
+    #[must_use]
+    pub fn no_network(&self) -> bool {
+        self.no_network || self.level == IsolationLevel::Full
+    }
 }
 
 /// Everything about starting a bot besides what to run and its limits.
@@ -75,5 +124,23 @@ impl StubChoice {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_the_pid_level_and_old_plans_still_read() {
+        assert_eq!(Isolation::default().level, IsolationLevel::Pid);
+        assert!(Isolation::default().pid_namespace() && !Isolation::default().no_network());
+        assert!(!Isolation::NONE.pid_namespace());
+        assert!(Isolation { level: IsolationLevel::Full, no_network: false }.no_network());
+        // What plans written before the levels hold.
+        let old: Isolation = serde_json::from_str(r#"{"no_network":true,"pid_namespace":false}"#).unwrap();
+        assert_eq!(old, Isolation { level: IsolationLevel::Pid, no_network: true });
+        let none: Isolation = serde_json::from_str(r#"{"level":"none"}"#).unwrap();
+        assert_eq!(none, Isolation::NONE);
     }
 }

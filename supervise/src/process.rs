@@ -15,8 +15,10 @@ use tokio::time::Instant;
 
 use super::cgroup::BotCgroup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
-use super::options::{Isolation, SpawnOptions};
+use super::options::{Isolation, IsolationLevel, SpawnOptions};
+use super::private_tmp::PrivateTmp;
 use super::pump::{self, LINE_CHANNEL_CAPACITY, Pump, Shared, Watch, lock};
+use super::sandbox::BotUser;
 use super::stderr::StderrCapture;
 use super::tree::{self, ProcessTree};
 use super::{BotSpec, ResourceLimits};
@@ -53,8 +55,13 @@ pub struct Supervision {
     pub kernel_task_limit: bool,
     /// Whether the bot was started through the re-exec stub.
     pub stub: bool,
-    /// The namespaces asked for (applied by the stub if the kernel allows).
+    /// The isolation the bot runs under: what was asked for, or [`Isolation::NONE`] when the
+    /// kernel allows no namespaces here (said once, as a warning) or there is no stub.
     pub isolation: Isolation,
+    /// The separate uid the bot runs as (`--isolation full` with a referee running as root).
+    pub uid: Option<u32>,
+    /// The bot's private temporary directory (`TMPDIR`), removed after the bot has ended.
+    pub tmpdir: Option<PathBuf>,
 }
 
 impl std::fmt::Display for Supervision {
@@ -65,11 +72,12 @@ impl std::fmt::Display for Supervision {
         }
         write!(f, "; memory limit by {}", if self.kernel_memory_limit { "cgroup" } else { "sampling" })?;
         write!(f, "; {}", if self.stub { "re-exec stub" } else { "direct spawn" })?;
-        if self.isolation.no_network {
+        write!(f, "; isolation {}", self.isolation.level.name())?;
+        if self.isolation.no_network() {
             write!(f, "; no network")?;
         }
-        if self.isolation.pid_namespace {
-            write!(f, "; PID namespace")?;
+        if let Some(uid) = self.uid {
+            write!(f, "; uid {uid}")?;
         }
         Ok(())
     }
@@ -89,6 +97,7 @@ pub struct BotProcess {
     shared: Arc<Shared>,
     pump: Option<JoinHandle<()>>,
     supervision: Supervision,
+    tmp: Option<PrivateTmp>,
     shut_down: bool,
 }
 
@@ -131,6 +140,19 @@ impl BotProcess {
         };
         let kernel_memory_limit = cgroup.as_ref().is_some_and(BotCgroup::memory_limited);
         let kernel_task_limit = cgroup.as_ref().is_some_and(BotCgroup::pids_limited);
+        let stub_path = options.stub.resolve();
+        let (isolation, user) =
+            decide_isolation(options.isolation, stub_path.as_deref(), &program, &dir, spec)?;
+        let tmp = PrivateTmp::create(user).map_err(|source| SpawnError::Spawn {
+            program: spec.program.clone(),
+            source: std::io::Error::new(
+                source.kind(),
+                format!(
+                    "cannot create its private temporary directory in {}: {source}",
+                    std::env::temp_dir().display()
+                ),
+            ),
+        })?;
         let stub_args = StubArgs {
             rlimit_data: if kernel_memory_limit {
                 None
@@ -140,10 +162,11 @@ impl BotProcess {
             // A backstop one second later than the tree-wide check, which decides.
             rlimit_cpu: limits.max_cpu_secs.map(|secs| secs.saturating_add(1)),
             nproc_allowance: limits.max_processes.map(task_backstop),
-            cgroup: cgroup.as_ref().map(|c| c.path().to_path_buf()),
-            isolation: options.isolation,
+            cgroups: cgroup.as_ref().map(BotCgroup::join_paths).unwrap_or_default(),
+            isolation,
+            user,
         };
-        let stub = if stub_args.is_needed() { options.stub.resolve() } else { None };
+        let stub = if stub_args.is_needed() { stub_path } else { None };
         if stub.is_none() && stub_args.wants_stub_only_features() {
             tracing::warn!(
                 "no re-exec stub available: rlimits and namespaces are not applied to `{}`; \
@@ -160,9 +183,16 @@ impl BotProcess {
             }
             None => Command::new(&program),
         };
-        let marker = tree::new_marker_value();
+        // The marker is only needed (and only set) where neither a cgroup nor a PID namespace
+        // holds the tree: a bot under isolation never sees it.
+        let marker =
+            (cgroup.is_none() && !(stub.is_some() && isolation.pid_namespace())).then(tree::new_marker_value);
+        command.env_remove(tree::MARKER_VARIABLE);
+        if let Some(marker) = &marker {
+            command.env(tree::MARKER_VARIABLE, marker);
+        }
         command
-            .env(tree::MARKER_VARIABLE, &marker)
+            .env("TMPDIR", tmp.path())
             .args(&spec.args)
             .current_dir(&dir)
             .stdin(Stdio::piped())
@@ -191,12 +221,15 @@ impl BotProcess {
             kernel_memory_limit,
             kernel_task_limit,
             stub: stub.is_some(),
-            isolation: options.isolation,
+            isolation: if stub.is_some() { isolation } else { Isolation::NONE },
+            uid: user.map(|u| u.uid),
+            tmpdir: Some(tmp.path().to_path_buf()),
         };
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
         let stdin = child.stdin.take();
-        let mut tree = ProcessTree::new(pid, format!("{}={marker}", tree::MARKER_VARIABLE), cgroup);
+        let mut tree =
+            ProcessTree::new(pid, marker.map(|marker| format!("{}={marker}", tree::MARKER_VARIABLE)), cgroup);
         if stub.is_none() {
             tree.sweep_into_cgroup();
         }
@@ -206,7 +239,8 @@ impl BotProcess {
             limits: *limits,
             sample_memory: !kernel_memory_limit,
             count_processes: limits.max_processes.is_some(),
-            helper_processes: u64::from(stub.is_some() && options.isolation.pid_namespace),
+            // The outer stub and the namespace's init.
+            helper_processes: if supervision.stub && supervision.isolation.pid_namespace() { 2 } else { 0 },
             max_line: options.max_line_bytes,
         };
         let pump = Pump::new(child, sender, Arc::clone(&shared), watch).ok_or_else(|| SpawnError::Spawn {
@@ -215,7 +249,39 @@ impl BotProcess {
         })?;
         let exit = shared.exit.subscribe();
         let pump = tokio::spawn(pump.run());
-        Ok(Self { pid, stdin, lines, exit, shared, pump: Some(pump), supervision, shut_down: false })
+        Ok(Self {
+            pid,
+            stdin,
+            lines,
+            exit,
+            shared,
+            pump: Some(pump),
+            supervision,
+            tmp: Some(tmp),
+            shut_down: false,
+        })
+    }
+
+    /// Checks, without starting it, that the bot can be started with these options: its
+    /// program and working directory exist, and it can run under the isolation asked for (a
+    /// bot whose separate user under `--isolation full` could not reach its program is an
+    /// error naming why). Runs the one-time isolation check of this machine.
+    ///
+    /// # Errors
+    /// What would make [`BotProcess::spawn_with`] fail before the bot runs.
+    pub fn preflight(spec: &BotSpec, options: &SpawnOptions) -> Result<Isolation, SpawnError> {
+        let dir = match &spec.dir {
+            Some(dir) => std::fs::canonicalize(dir)
+                .ok()
+                .filter(|d| d.is_dir())
+                .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?,
+            None => std::env::current_dir()
+                .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
+        };
+        let program = resolve_program(&spec.program, &dir)?;
+        let stub = options.stub.resolve();
+        decide_isolation(options.isolation, stub.as_deref(), &program, &dir, spec)
+            .map(|(isolation, _)| if stub.is_some() { isolation } else { Isolation::NONE })
     }
 
     /// The process id of the bot's main process (the stub's, in PID-namespace mode); it is
@@ -347,6 +413,8 @@ impl BotProcess {
             report.cpu_time = Some(cpu);
         }
         tree.remove_cgroup();
+        drop(tree);
+        drop(self.tmp.take());
         report
     }
 
@@ -399,6 +467,7 @@ impl Drop for BotProcess {
             return;
         }
         self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
+        let tmp = self.tmp.take();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let shared = Arc::clone(&self.shared);
             runtime.spawn(async move {
@@ -406,6 +475,7 @@ impl Drop for BotProcess {
                 let mut tree = pump::lock(&shared.tree);
                 tree.reap_orphans();
                 tree.remove_cgroup();
+                drop(tmp);
             });
         }
     }
@@ -417,21 +487,22 @@ struct StubArgs {
     rlimit_data: Option<u64>,
     rlimit_cpu: Option<u64>,
     nproc_allowance: Option<u64>,
-    cgroup: Option<PathBuf>,
+    cgroups: Vec<PathBuf>,
     isolation: Isolation,
+    user: Option<BotUser>,
 }
 
 impl StubArgs {
     fn is_needed(&self) -> bool {
-        self.cgroup.is_some() || self.wants_stub_only_features()
+        !self.cgroups.is_empty() || self.wants_stub_only_features()
     }
 
     fn wants_stub_only_features(&self) -> bool {
         self.rlimit_data.is_some()
             || self.rlimit_cpu.is_some()
             || self.nproc_allowance.is_some()
-            || self.isolation.no_network
-            || self.isolation.pid_namespace
+            || self.isolation.no_network()
+            || self.isolation.pid_namespace()
     }
 
     fn to_args(&self) -> Vec<std::ffi::OsString> {
@@ -446,18 +517,57 @@ impl StubArgs {
         number("--rlimit-cpu", self.rlimit_cpu);
         number("--nproc-allowance", self.nproc_allowance);
         number("--parent-pid", Some(u64::from(std::process::id())));
-        if let Some(cgroup) = &self.cgroup {
+        for cgroup in &self.cgroups {
             args.push("--cgroup".into());
             args.push(cgroup.into());
         }
-        if self.isolation.no_network {
+        if self.isolation.level != IsolationLevel::None {
+            args.push("--isolation".into());
+            args.push(self.isolation.level.name().into());
+        }
+        if self.isolation.no_network() {
             args.push("--no-network".into());
         }
-        if self.isolation.pid_namespace {
-            args.push("--pid-namespace".into());
+        if let Some(user) = self.user {
+            args.push("--uid".into());
+            args.push(user.uid.to_string().into());
+            args.push("--gid".into());
+            args.push(user.gid.to_string().into());
         }
         args
     }
+}
+
+/// The isolation a bot gets, and its separate user if it has one: what was asked for if the
+/// stub can set it up here (checked once, see [`crate::isolation_probe`]), otherwise none. A
+/// bot that its separate user could not run is an error naming why.
+fn decide_isolation(
+    asked: Isolation,
+    stub: Option<&Path>,
+    program: &Path,
+    dir: &Path,
+    spec: &BotSpec,
+) -> Result<(Isolation, Option<BotUser>), SpawnError> {
+    let Some(stub) = stub.filter(|_| asked.pid_namespace() || asked.no_network()) else {
+        return Ok((asked, None));
+    };
+    let separate_user = asked.level == IsolationLevel::Full && nix::unistd::geteuid().is_root();
+    if crate::isolation_probe::check(stub, asked, separate_user).is_err() {
+        return Ok((Isolation::NONE, None));
+    }
+    if !separate_user {
+        return Ok((asked, None));
+    }
+    if let Some(reason) = crate::bot_user::unreachable(program, dir) {
+        return Err(SpawnError::Isolation {
+            program: spec.program.clone(),
+            reason: format!(
+                "under --isolation full it runs as a separate unprivileged user, and {reason}; \
+                 install it where every user may run it, or use --isolation pid"
+            ),
+        });
+    }
+    Ok((asked, Some(crate::bot_user::next())))
 }
 
 /// The program's path as `exec` will find it: a name without a slash is looked up on `PATH`

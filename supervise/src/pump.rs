@@ -23,7 +23,7 @@ use super::ResourceLimits;
 use super::fault::{BotFault, EndedBy, ExitReport};
 use super::lines::{BoundedLines, CountingReader, LineError};
 use super::stderr::StderrBuffer;
-use super::tree::ProcessTree;
+use super::tree::{ProcessTree, TreeSample};
 
 /// Complete stdout lines buffered between the pump and `recv_line`.
 pub(crate) const LINE_CHANNEL_CAPACITY: usize = 16;
@@ -173,7 +173,7 @@ impl Pump {
                     }
                 },
                 () = sleep_until(deadline), if deadline.is_some() => self.on_stdout_deadline(),
-                _ = ticker.tick() => self.on_tick(),
+                _ = ticker.tick() => self.on_tick().await,
             }
         }
     }
@@ -317,7 +317,10 @@ impl Pump {
         }
     }
 
-    fn on_tick(&mut self) {
+    /// Reaps adopted orphans; with limits, measures the tree and enforces them. The
+    /// measurement (a walk of the tree's `/proc` entries, as long as the bot has processes)
+    /// runs on the blocking pool, never on the thread that times the games' replies.
+    async fn on_tick(&mut self) {
         lock(&self.shared.tree).reap_orphans();
         if self.exited {
             return;
@@ -328,13 +331,28 @@ impl Pump {
             return;
         }
         let limits = self.watch.limits;
-        let (cpu, sample, oom) = {
-            let mut tree = lock(&self.shared.tree);
+        let watch = self.watch;
+        if !(limits.max_cpu_secs.is_some()
+            || watch.count_processes
+            || (watch.sample_memory && limits.max_memory_bytes.is_some())
+            || limits.max_memory_bytes.is_some())
+        {
+            return;
+        }
+        let shared = Arc::clone(&self.shared);
+        let measure = move || {
+            let mut tree = lock(&shared.tree);
             let cpu = if limits.max_cpu_secs.is_some() { tree.cpu_time() } else { None };
-            let sample = tree.sample();
+            let sample =
+                if watch.count_processes || (watch.sample_memory && limits.max_memory_bytes.is_some()) {
+                    tree.sample(watch.sample_memory && limits.max_memory_bytes.is_some())
+                } else {
+                    TreeSample::default()
+                };
             let oom = tree.cgroup().is_some_and(|c| c.memory_limited() && c.oom_killed());
             (cpu, sample, oom)
         };
+        let Ok((cpu, sample, oom)) = tokio::task::spawn_blocking(measure).await else { return };
         if let (Some(limit), Some(used)) = (limits.max_cpu_secs, cpu)
             && used >= Duration::from_secs(limit)
         {

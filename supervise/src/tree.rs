@@ -4,8 +4,9 @@
 //! With a [`BotCgroup`] the members are exactly the cgroup's processes. Without one they are
 //! found by walking `/proc` down from the bot's main process, plus the referee's own children
 //! that belong to the bot (orphans re-parented to the referee, recognised by a pid, process
-//! group or session id seen in the tree before, or by the `BAO_REFEREE_BOT` variable that
-//! every bot process inherits in its environment). See `docs/supervision.md` for what that
+//! group or session id seen in the tree before, or — only when neither a cgroup nor a PID
+//! namespace holds the tree — by the `BAO_REFEREE_BOT` variable that every bot process then
+//! inherits in its environment). See `docs/supervision.md` for what that
 //! fallback misses.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -62,8 +63,9 @@ pub(crate) struct TreeSample {
 pub(crate) struct ProcessTree {
     leader: i32,
     leader_exited: bool,
-    /// `NAME=value` in the bot's environment, inherited by its descendants.
-    marker: String,
+    /// `NAME=value` in the bot's environment, inherited by its descendants (set only when
+    /// neither a cgroup nor a PID namespace holds the tree).
+    marker: Option<String>,
     cgroup: Option<BotCgroup>,
     referee_pid: i32,
     referee_pgid: i32,
@@ -75,7 +77,7 @@ pub(crate) struct ProcessTree {
 
 impl ProcessTree {
     /// Starts tracking the tree of `leader`, a child just spawned by `tokio`.
-    pub(crate) fn new(leader: u32, marker: String, cgroup: Option<BotCgroup>) -> Self {
+    pub(crate) fn new(leader: u32, marker: Option<String>, cgroup: Option<BotCgroup>) -> Self {
         let leader = i32::try_from(leader).unwrap_or(i32::MAX);
         leaders().push(leader);
         let referee_pid = nix::unistd::getpid().as_raw();
@@ -201,7 +203,10 @@ impl ProcessTree {
             || stat.pgid == self.leader
             || (stat.pgid != self.referee_pgid && self.known.contains_key(&stat.pgid))
             || self.known.contains_key(&stat.sid)
-            || (!stat.is_zombie() && procfs::environ_contains(stat.pid, &self.marker))
+            || self
+                .marker
+                .as_ref()
+                .is_some_and(|marker| !stat.is_zombie() && procfs::environ_contains(stat.pid, marker))
     }
 
     /// Sends `signal` to every live process of the tree and to the process groups they lead
@@ -223,7 +228,9 @@ impl ProcessTree {
         }
         groups.remove(&self.referee_pgid);
         groups.remove(&0);
-        for m in &live {
+        // Each process once: a bot that handles SIGTERM by exiting must not get a second one
+        // while it exits (an interpreter restores the default action as it shuts down).
+        for m in live.iter().filter(|m| !groups.contains(&m.pgid)) {
             let _ = kill(Pid::from_raw(m.pid), signal);
         }
         for g in groups {
@@ -243,12 +250,19 @@ impl ProcessTree {
         }
     }
 
-    /// Counts the live processes and their memory.
-    pub(crate) fn sample(&mut self) -> TreeSample {
+    /// Counts the live processes and, with `memory`, their memory. Without `memory` and with
+    /// a cgroup this is one read of `cgroup.procs`, not a walk of the tree's `/proc` entries.
+    pub(crate) fn sample(&mut self, memory: bool) -> TreeSample {
         let mut sample = TreeSample::default();
+        if !memory && let Some(cgroup) = &self.cgroup {
+            sample.processes = cgroup.procs().len() as u64;
+            return sample;
+        }
         for m in self.members().iter().filter(|m| !m.is_zombie()) {
             sample.processes += 1;
-            sample.memory_bytes += procfs::anon_rss_bytes(m.pid).unwrap_or(0);
+            if memory {
+                sample.memory_bytes += procfs::anon_rss_bytes(m.pid).unwrap_or(0);
+            }
         }
         sample
     }

@@ -56,10 +56,16 @@ fn hostile_match(mode: &str, south: impl FnOnce(&str, &str) -> String, extra: &[
     let referee = bin("bao-referee");
     let north = format!("{} sample-bot random --seed 7", referee.display());
     let mut child = Command::new(&referee)
+        // Inherited by both bots: what the `stop-all` attacker looks for in /proc.
+        .env("BAO_E2E_GAME", &tag)
         .args(["match", "--json", "--south", &south_cmd, "--north", &north, "--log"])
         .arg(&log)
-        .args(if extra.contains(&"--tc") { &[][..] } else { &["--tc", "0.5+0"][..] })
-        .args(["--startup-time", "2s"])
+        .args(if extra.contains(&"--tc") || extra.contains(&"--move-time") {
+            &[][..]
+        } else {
+            &["--tc", "0.5+0"][..]
+        })
+        .args(if extra.contains(&"--startup-time") { &[][..] } else { &["--startup-time", "2s"][..] })
         // Bots that fail the handshake are played anyway, for their verdict.
         .arg("--forfeit-unstartable")
         .args(extra)
@@ -314,4 +320,188 @@ fn a_tournament_where_half_the_bots_are_hostile_accounts_for_every_game() {
     }
     let left = processes_with(&tag);
     assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+/// The charged times (`time_us`) of `side`'s moves in a log.
+fn charged_us(log: &std::path::Path, side: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string(log).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "ply" && r["side"] == side)
+        .map(|r| r["time_us"].as_u64().unwrap())
+        .collect()
+}
+
+fn median(mut values: Vec<u64>) -> u64 {
+    assert!(!values.is_empty(), "no moves");
+    values.sort_unstable();
+    values[values.len() / 2]
+}
+
+/// The stderr a side wrote during the game, as the log kept it.
+fn logged_stderr(log: &std::path::Path, side: &str) -> String {
+    let text = std::fs::read_to_string(log).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "stderr" && r["side"] == side)
+        .map(|r| r["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// Whether this machine lets the referee isolate bots (user, PID and mount namespaces). When
+/// it does not, the test says it is skipped and why; with `BAO_REQUIRE_ALL=1` that is a failure.
+pub fn isolation_available(test: &str) -> bool {
+    let probe = Command::new(bin("bao-referee"))
+        .args(["__exec-bot", "--isolation", "pid", "--probe"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    if probe.status.success() {
+        return true;
+    }
+    let why = format!(
+        "{test}: skipped: this machine does not allow the bot isolation (user, PID and mount namespaces): {}",
+        String::from_utf8_lossy(&probe.stderr).trim()
+    );
+    assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+    eprintln!("{why}");
+    false
+}
+
+/// How much slower the opponent of an attacker may be charged, at the median, than the same
+/// opponent in the same game against a well-behaved bot: 20 ms (the baseline is well under
+/// 1 ms; the margin absorbs a loaded two-core machine).
+const SLOWDOWN_BOUND_US: u64 = 20_000;
+
+/// The opponent's (North's) median charged time against a bot that plays at once.
+fn baseline_median_us() -> u64 {
+    static BASELINE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *BASELINE.get_or_init(|| {
+        let o = hostile_match("baseline", plain("good"), &["--max-plies", "40", "--tc", "20+0"]);
+        assert_eq!(o.result["reason"], "max_plies", "{}", o.result);
+        median(charged_us(&o.log, "N"))
+    })
+}
+
+/// An attacker that plays at once after its attack: the game runs to the ply limit, the
+/// opponent is charged what it is without the attacker, and the log verifies.
+fn assert_opponent_unharmed(mode: &str, o: &Outcome) {
+    assert_eq!(o.result["reason"], "max_plies", "{mode}: the opponent must not lose: {}", o.result);
+    assert_common(mode, o);
+    let baseline = baseline_median_us();
+    let with_attacker = median(charged_us(&o.log, "N"));
+    eprintln!("{mode}: the opponent's median time_us is {with_attacker} (without the attacker: {baseline})");
+    assert!(
+        with_attacker <= baseline + SLOWDOWN_BOUND_US,
+        "{mode}: the opponent was slowed: median {with_attacker} µs against {baseline} µs without the attacker"
+    );
+}
+
+/// Lines of the attacker's report that name a process outside its own namespace: the
+/// referee (`match`) or the opponent (`sample-bot`), which both run the e2e referee binary.
+fn outsiders(report: &str) -> Vec<&str> {
+    report
+        .lines()
+        .filter(|l| l.starts_with("stopped ") || l.starts_with("seen ") || l.starts_with("stop-parent:"))
+        .filter(|l| l.contains(" match ") || l.contains("sample-bot"))
+        .collect()
+}
+
+const ATTACK_OPTIONS: [&str; 4] = ["--max-plies", "40", "--tc", "20+0"];
+
+/// It stops its parent for 2 s at 0.2 s a move: the parent is not the referee (which would
+/// excuse the stall as lag), so the 2 s are the attacker's own and it loses on time.
+#[test]
+fn sigstops_its_parent() {
+    if !isolation_available("sigstops_its_parent") {
+        return;
+    }
+    let o = hostile_match("stop-parent", plain("stop-parent"), &["--move-time", "0.2"]);
+    assert_verdict("stop-parent", &o, "timeout");
+    let report = logged_stderr(&o.log, "S");
+    assert!(report.contains("stop-parent: kill("), "the attack ran: {report}");
+    assert!(outsiders(&report).is_empty(), "it reached the referee: {report}");
+    let excused: u64 = std::fs::read_to_string(&o.log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|r| r["lag_excused_us"].as_u64())
+        .sum();
+    assert!(excused < 100_000, "the attacker was excused {excused} µs of lag");
+}
+
+#[test]
+fn sigstops_every_process_it_can_find() {
+    if !isolation_available("sigstops_every_process_it_can_find") {
+        return;
+    }
+    let o = hostile_match("stop-all", plain("stop-all"), &ATTACK_OPTIONS);
+    let report = logged_stderr(&o.log, "S");
+    assert!(report.contains("stop-all: done"), "the attack ran: {report}");
+    assert!(outsiders(&report).is_empty(), "it stopped the referee or the opponent: {report}");
+    assert_opponent_unharmed("stop-all", &o);
+}
+
+#[test]
+fn sigstops_everything_with_kill_minus_one() {
+    if !isolation_available("sigstops_everything_with_kill_minus_one") {
+        return;
+    }
+    let o = hostile_match("kill-all", plain("kill-all"), &ATTACK_OPTIONS);
+    let report = logged_stderr(&o.log, "S");
+    assert!(report.contains("kill-all: kill(-1, SIGSTOP) = "), "the attack ran: {report}");
+    assert_opponent_unharmed("kill-all", &o);
+}
+
+#[test]
+fn starts_1500_idle_children() {
+    if !isolation_available("starts_1500_idle_children") {
+        return;
+    }
+    let o = hostile_match(
+        "many-children",
+        plain("many-children"),
+        &["--max-plies", "40", "--tc", "20+0", "--startup-time", "60s"],
+    );
+    let report = logged_stderr(&o.log, "S");
+    assert!(report.contains("many-children: started 1500"), "{report}");
+    assert_opponent_unharmed("many-children", &o);
+}
+
+#[test]
+fn reads_other_processes_environ_and_memory() {
+    if !isolation_available("reads_other_processes_environ_and_memory") {
+        return;
+    }
+    let o = hostile_match("read-environ", plain("read-environ"), &ATTACK_OPTIONS);
+    let report = logged_stderr(&o.log, "S");
+    assert!(report.contains("read-environ: done"), "the attack ran: {report}");
+    assert!(outsiders(&report).is_empty(), "it saw the referee or the opponent: {report}");
+    assert!(!report.contains("BAO_REFEREE_BOT"), "{report}");
+    assert_opponent_unharmed("read-environ", &o);
+}
+
+/// The same reader without isolation sees the referee: the test above can fail.
+#[test]
+fn without_isolation_the_reader_sees_the_referee() {
+    let o = hostile_match(
+        "read-environ-none",
+        plain("read-environ"),
+        &[&ATTACK_OPTIONS[..], &["--isolation", "none"]].concat(),
+    );
+    let report = logged_stderr(&o.log, "S");
+    assert!(!outsiders(&report).is_empty(), "under --isolation none the referee is visible: {report}");
+}
+
+/// The same attacker without isolation stops the referee itself for 2 s (so the test above
+/// can fail); what the referee makes of the stall is the lag rules' business, not asserted.
+#[test]
+fn without_isolation_the_parent_it_stops_is_the_referee() {
+    let o = hostile_match(
+        "stop-parent-none",
+        plain("stop-parent"),
+        &["--move-time", "0.2", "--isolation", "none"],
+    );
+    let report = logged_stderr(&o.log, "S");
+    assert!(!outsiders(&report).is_empty(), "under --isolation none its parent is the referee: {report}");
 }

@@ -195,6 +195,7 @@ fn reap(context: &RunContext, done: Result<anyhow::Result<()>, tokio::task::Join
 async fn announce_stops(context: Rc<RunContext>) {
     let stop = &context.stop;
     tokio::select! {
+        biased;
         () = stop.interrupted.cancelled() => {}
         () = stop.abort_running.cancelled() => return,
     }

@@ -298,6 +298,11 @@ fn check_entries(plan: &Plan, entries: &[JournalEntry]) -> anyhow::Result<()> {
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
+    crate::match_cmd::isolation_preflight(
+        &bots.iter().map(|b| &b.spec).collect::<Vec<_>>(),
+        args.game.isolation(),
+    )
+    .map_err(malformed)?;
     if bots.is_empty() {
         return Err(malformed(anyhow::anyhow!(
             "no bots: give them with --bot name=NAME cmd=CMD or --config FILE"

@@ -1,12 +1,7 @@
-//! Ctrl-C and SIGTERM during a tournament.
-//!
-//! The first Ctrl-C (SIGINT) stops the tournament gracefully: no new game
-//! starts, running games play to their end and count. A second Ctrl-C aborts
-//! the running games: each ends at once, its bots are stopped, and it is
-//! journaled as `aborted` (not counted; played again on resume). SIGTERM
-//! (what Kubernetes and Slurm send) does both at once.
+//! SIGINT, SIGTERM and SIGHUP during a tournament ([`crate::signals`], the same for every
+//! subcommand): no new game starts, the running games are aborted at once (each ends, its
+//! bots are stopped, and it is journaled as `aborted`: not counted, played again on resume).
 
-use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 /// What the signals have asked for so far.
@@ -28,33 +23,19 @@ impl StopTokens {
     }
 }
 
-/// Listens for SIGINT and SIGTERM on the current runtime and cancels the tokens.
+/// Listens for SIGINT, SIGTERM and SIGHUP on the current runtime: the first one aborts
+/// everything and marks the stop as interrupted.
 ///
 /// # Errors
 /// When the signal handlers cannot be installed.
 pub fn install(tokens: &StopTokens) -> std::io::Result<()> {
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
+    let received = CancellationToken::new();
+    crate::signals::install(received.clone())?;
     let tokens = tokens.clone();
     tokio::spawn(async move {
-        let mut interrupts = 0u32;
-        loop {
-            tokio::select! {
-                Some(()) = interrupt.recv() => {
-                    interrupts += 1;
-                    tokens.interrupted.cancel();
-                    tokens.no_new_games.cancel();
-                    if interrupts >= 2 {
-                        tokens.abort_running.cancel();
-                    }
-                }
-                Some(()) = terminate.recv() => {
-                    tokens.interrupted.cancel();
-                    tokens.abort();
-                }
-                else => break,
-            }
-        }
+        received.cancelled().await;
+        tokens.abort();
+        tokens.interrupted.cancel();
     });
     Ok(())
 }

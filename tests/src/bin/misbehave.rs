@@ -26,6 +26,14 @@
 //! | `alloc` | allocates and touches memory without bound |
 //! | `spin` | spins the CPU without answering |
 //! | `bad-handshake` | answers hello with a move message |
+//! | `stop-parent` | SIGSTOPs its parent, thinks for 2 s, SIGCONTs it, then answers |
+//! | `stop-all` | SIGSTOPs every process it can see whose environment holds `BAO_E2E_GAME=<tag>` (the referee and the opponent inherit it from the test), then answers at once |
+//! | `kill-all` | sends `kill(-1, SIGSTOP)`, then answers at once; refuses (and says so) unless it runs in the referee's PID namespace, so that a test can never freeze the machine |
+//! | `many-children` | starts 1,500 idle children (`sleep`, tagged) before its handshake, then plays at once |
+//! | `read-environ` | reads `/proc/PID/environ`, `cmdline` and `mem` of every process it can see, reports each on stderr (`seen pid=… cmdline=… environ_bytes=… mem=…`), then plays at once |
+//!
+//! The attack modes report what they did on stderr, one line per process reached
+//! (`stopped pid=… cmdline=…`), so that a test can assert what the bot could reach.
 //!
 //! A bot that ignores SIGTERM is made by the tests with
 //! `sh -c 'trap "" TERM; exec bao-misbehave ...'` (the ignored disposition survives exec).
@@ -36,6 +44,8 @@ use std::time::Duration;
 
 use bao_protocol::{MoveRequest, RefereeMessage};
 use bao_rules::{Position, Setup};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 
 fn main() {
     let mut mode = String::from("good");
@@ -54,8 +64,10 @@ fn main() {
     match mode.as_str() {
         "exit-at-once" => std::process::exit(3),
         "sleeper" => sleep_forever(),
+        "many-children" => start_idle_children(&tag, 1500),
         _ => {}
     }
+    let mut attacked = false;
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     let mut moves = 0u32;
@@ -78,7 +90,13 @@ fn main() {
             RefereeMessage::MoveRequest(request) => {
                 let misbehave = moves >= after;
                 moves += 1;
-                if misbehave {
+                if misbehave && ATTACKS.contains(&mode.as_str()) {
+                    if !attacked {
+                        attacked = true;
+                        attack(&mode, &tag);
+                    }
+                    send(&mut out, move_line(request.id, &request.legal[0]).as_bytes());
+                } else if misbehave {
                     misbehave_on(&mode, &tag, &request, previous_id, &mut out);
                 } else {
                     send(&mut out, move_line(request.id, &request.legal[0]).as_bytes());
@@ -89,6 +107,103 @@ fn main() {
             RefereeMessage::Quit => return,
         }
     }
+}
+
+/// The modes that attack other processes once, on their first move, then play correctly.
+const ATTACKS: [&str; 5] = ["stop-parent", "stop-all", "kill-all", "many-children", "read-environ"];
+
+/// The attack of `mode` (see the table at the top).
+fn attack(mode: &str, tag: &str) {
+    match mode {
+        "stop-parent" => {
+            let parent = nix::unistd::getppid();
+            let result = kill(parent, Signal::SIGSTOP);
+            eprintln!(
+                "stop-parent: kill({parent}, SIGSTOP) = {result:?}, cmdline={}",
+                cmdline(parent.as_raw())
+            );
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = kill(parent, Signal::SIGCONT);
+        }
+        "stop-all" => {
+            let me = std::process::id();
+            let marker = format!("BAO_E2E_GAME={tag}");
+            for pid in visible_pids().into_iter().filter(|&p| p != me) {
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                if environ.split(|&b| b == 0).any(|e| e == marker.as_bytes()) {
+                    let pid = i32::try_from(pid).unwrap_or(i32::MAX);
+                    if kill(Pid::from_raw(pid), Signal::SIGSTOP).is_ok() {
+                        eprintln!("stopped pid={pid} cmdline={}", cmdline(pid));
+                    }
+                }
+            }
+            eprintln!("stop-all: done");
+        }
+        "kill-all" => {
+            // Only where the referee isolated us: pid 1 is its init and few processes are visible.
+            let isolated = cmdline(1).contains("__exec-bot") && visible_pids().len() < 64;
+            if isolated {
+                eprintln!("kill-all: kill(-1, SIGSTOP) = {:?}", kill(Pid::from_raw(-1), Signal::SIGSTOP));
+            } else {
+                eprintln!("kill-all: refusing: not in the referee's PID namespace");
+            }
+        }
+        "read-environ" => {
+            let me = std::process::id();
+            for pid in visible_pids().into_iter().filter(|&p| p != me) {
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).map(|e| e.len());
+                let mem = std::fs::File::open(format!("/proc/{pid}/mem")).map(|_| "open");
+                let pid = i32::try_from(pid).unwrap_or(i32::MAX);
+                eprintln!(
+                    "seen pid={pid} cmdline={} environ_bytes={} mem={}",
+                    cmdline(pid),
+                    environ.map_or_else(|e| format!("({e})"), |n| n.to_string()),
+                    mem.map_or_else(|e| format!("({e})"), str::to_owned)
+                );
+            }
+            eprintln!("read-environ: done");
+        }
+        _ => {}
+    }
+}
+
+/// The pids listed in this process's `/proc`.
+fn visible_pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries.flatten().filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok())).collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A process's command line, words joined by spaces.
+fn cmdline(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " ").trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Starts `count` children that sleep and never exit by themselves, named after `tag`.
+fn start_idle_children(tag: &str, count: usize) {
+    use std::os::unix::process::CommandExt;
+    let mut started = 0;
+    for _ in 0..count {
+        let child = Command::new("sleep")
+            .arg0(format!("sleep-{tag}"))
+            .arg("3600")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        match child {
+            Ok(_) => started += 1,
+            Err(e) => {
+                eprintln!("many-children: child {started}: {e}");
+                break;
+            }
+        }
+    }
+    eprintln!("many-children: started {started}");
 }
 
 fn send(out: &mut impl Write, bytes: &[u8]) {

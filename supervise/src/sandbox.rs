@@ -1,0 +1,145 @@
+//! The namespaces of an isolated bot, set up by the re-exec stub (`docs/supervision.md`,
+//! "Isolation").
+//!
+//! In two steps:
+//! 1. [`enter`], in the stub before it forks the namespace's init: a new user namespace (the
+//!    stub's uid and gid mapped to root inside, so that the init may mount; the bot gets its
+//!    own ids back in step 2, and holds no capability outside its namespaces), PID namespace,
+//!    mount namespace, and with `no_network` a network namespace. When the referee is root
+//!    and the bot is to run under a separate uid, no user namespace is made: the init drops
+//!    to that uid instead.
+//! 2. [`prepare_init`], in the init (pid 1 of the new PID namespace): every mount made private
+//!    (nothing propagates back to the host), a fresh `/proc` that shows only the namespace's
+//!    processes, an empty read-only tmpfs over `/sys/fs/cgroup`, then either the switch to
+//!    the separate uid, or a second user and mount namespace that locks those mounts (so that
+//!    a bot running as root inside cannot unmount its `/proc` and find the host's below it).
+
+use std::path::Path;
+
+use nix::mount::{MsFlags, mount};
+use nix::sched::{CloneFlags, unshare};
+use nix::unistd::{Gid, Uid, getegid, geteuid};
+
+/// A separate unprivileged user for the bot (only when the referee runs as root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BotUser {
+    /// The uid.
+    pub(crate) uid: u32,
+    /// The gid.
+    pub(crate) gid: u32,
+}
+
+/// Step 1: unshares the namespaces (the PID namespace applies to the children forked next).
+pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), String> {
+    let uid = geteuid();
+    let gid = getegid();
+    let mut flags = CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
+    if no_network {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
+    let user_namespace = !(user.is_some() && uid.is_root());
+    if user_namespace {
+        flags |= CloneFlags::CLONE_NEWUSER;
+    }
+    unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
+    if user_namespace {
+        // Root inside: the init keeps its capabilities in the namespace across its `exec`, to
+        // mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
+        map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
+    }
+    Ok(())
+}
+
+/// Only a network namespace (`--isolation none --no-network`), with a user namespace when
+/// not root (an unprivileged process may create one only from inside a user namespace).
+pub(crate) fn enter_network_namespace() -> Result<(), String> {
+    let uid = geteuid();
+    let gid = getegid();
+    let mut flags = CloneFlags::CLONE_NEWNET;
+    if !uid.is_root() {
+        flags |= CloneFlags::CLONE_NEWUSER;
+    }
+    unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
+    if !uid.is_root() {
+        map_ids((uid, uid), (gid, gid))?;
+    }
+    Ok(())
+}
+
+/// Step 2, in the namespace's init: private mounts, its own `/proc`, no cgroup file system,
+/// then the separate uid or a locking user namespace.
+pub(crate) fn prepare_init(user: Option<BotUser>) -> Result<(), String> {
+    let none: Option<&str> = None;
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+        .map_err(|e| format!("cannot make the mounts private: {e}"))?;
+    let hardened = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    mount(Some("proc"), "/proc", Some("proc"), hardened, none)
+        .map_err(|e| format!("cannot mount a private /proc: {e}"))?;
+    let cgroup_fs = Path::new("/sys/fs/cgroup");
+    if cgroup_fs.is_dir() {
+        mount(
+            Some("tmpfs"),
+            cgroup_fs,
+            Some("tmpfs"),
+            hardened | MsFlags::MS_RDONLY,
+            Some("size=4k,mode=555"),
+        )
+        .map_err(|e| format!("cannot hide {}: {e}", cgroup_fs.display()))?;
+    }
+    match user {
+        Some(user) if geteuid().is_root() => switch_user(user),
+        _ => lock_mounts(),
+    }
+}
+
+/// Becomes the separate unprivileged user (no supplementary groups; every capability is
+/// lost with the uid).
+fn switch_user(user: BotUser) -> Result<(), String> {
+    let (uid, gid) = (Uid::from_raw(user.uid), Gid::from_raw(user.gid));
+    nix::unistd::setgroups(&[]).map_err(|e| format!("cannot drop the supplementary groups: {e}"))?;
+    nix::unistd::setresgid(gid, gid, gid).map_err(|e| format!("cannot switch to gid {gid}: {e}"))?;
+    nix::unistd::setresuid(uid, uid, uid).map_err(|e| format!("cannot switch to uid {uid}: {e}"))?;
+    Ok(())
+}
+
+/// A second user and mount namespace: the kernel locks every mount inherited from a more
+/// privileged mount namespace, so the bot can neither unmount its `/proc` nor the tmpfs over
+/// the cgroup file system, even as root of its namespace. In it the bot has its own uid and
+/// gid again (those of the referee), mapped to root of the first namespace.
+fn lock_mounts() -> Result<(), String> {
+    let (host_uid, host_gid) = (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?);
+    let uid = geteuid();
+    let gid = getegid();
+    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+        .map_err(|e| format!("cannot create the locking user namespace: {e}"))?;
+    map_ids((Uid::from_raw(host_uid), uid), (Gid::from_raw(host_gid), gid))
+}
+
+/// The id outside the current user namespace that its id 0 stands for (from a one-line
+/// `/proc/self/uid_map` or `gid_map`: `0 OUTSIDE 1`).
+fn outside_id(map: &str) -> Result<u32, String> {
+    let text = std::fs::read_to_string(map).map_err(|e| format!("cannot read {map}: {e}"))?;
+    let mut fields = text.split_whitespace();
+    match (fields.next(), fields.next()) {
+        (Some("0"), Some(outside)) => outside.parse().map_err(|_| format!("{map} is {text:?}")),
+        _ => Err(format!("{map} does not map id 0: {text:?}")),
+    }
+}
+
+/// Writes the id maps of a user namespace just created: one id inside for the process's own
+/// id outside, as `(inside, outside)` pairs (the only map a process may write for itself once
+/// inside; the kernel requires `setgroups` to be denied first). Files of other users appear
+/// as owned by the overflow id `nobody`.
+fn map_ids((uid, outside_uid): (Uid, Uid), (gid, outside_gid): (Gid, Gid)) -> Result<(), String> {
+    let write = |file: &str, text: String| {
+        std::fs::write(file, &text).map_err(|e| format!("cannot write {text:?} to {file}: {e}"))
+    };
+    match std::fs::write("/proc/self/setgroups", "deny") {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot write \"deny\" to /proc/self/setgroups: {e}"));
+        }
+        _ => {}
+    }
+    write("/proc/self/uid_map", format!("{uid} {outside_uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {outside_gid} 1"))
+}

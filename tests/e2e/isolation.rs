@@ -1,0 +1,219 @@
+//! The default isolation of bots (docs/supervision.md): the usual bots keep working (the
+//! sample bots, a Python bot, a Node bot), an isolated bot sees only its own processes, has a
+//! private `TMPDIR` and no marker variable; `--isolation full` runs bots as separate users
+//! when the referee is root, and a bot that such a user cannot run is a clear error.
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::hostile::isolation_available;
+use crate::support::{Scratch, bin};
+
+const PYTHON_BOT: &str = r#"
+import json, os, sys, tempfile
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        tmp = os.environ.get("TMPDIR", "")
+        with tempfile.NamedTemporaryFile() as f:
+            made_in = os.path.dirname(f.name)
+        print("report pids=%s tmpdir=%s mode=%o made_in=%s marker=%s uid=%d" % (
+            pids, tmp, os.stat(tmp).st_mode & 0o777, made_in,
+            "BAO_REFEREE_BOT" in os.environ, os.getuid()), file=sys.stderr, flush=True)
+        print(json.dumps({"type": "ready", "name": "py", "author": "tests", "version": "1"}), flush=True)
+    elif m["type"] == "move_request":
+        print(json.dumps({"type": "move", "id": m["id"], "move": m["legal"][0]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"#;
+
+const NODE_BOT: &str = r#"
+const rl = require('readline').createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.type === 'hello') console.log(JSON.stringify({type: 'ready', name: 'js', author: 'tests', version: '1'}));
+  else if (m.type === 'move_request') console.log(JSON.stringify({type: 'move', id: m.id, move: m.legal[0]}));
+  else if (m.type === 'quit') process.exit(0);
+});
+"#;
+
+/// Whether `program` runs here; a missing one is a skip, and a failure under BAO_REQUIRE_ALL=1.
+fn have(program: &str, test: &str) -> bool {
+    let found = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    if found.is_ok_and(|s| s.success()) {
+        return true;
+    }
+    let why = format!("{test}: skipped: `{program}` is not installed");
+    assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+    eprintln!("{why}");
+    false
+}
+
+/// Runs a match; returns its JSON result line and the log.
+fn play(south: &str, north: &str, extra: &[&str]) -> (Value, Scratch) {
+    let log = Scratch::new("isolation", "game.jsonl");
+    let out = Command::new(bin("bao-referee"))
+        .args(["match", "--json", "--max-plies", "30", "--south", south, "--north", north, "--log"])
+        .arg(&*log)
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "exit {:?}: {stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let verify = Command::new(bin("bao-referee")).arg("verify").arg(&*log).output().unwrap();
+    assert!(verify.status.success(), "the log does not verify: {}", String::from_utf8_lossy(&verify.stderr));
+    (serde_json::from_str(stdout.trim()).unwrap(), log)
+}
+
+fn stderr_of(log: &std::path::Path, side: &str) -> String {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "stderr" && r["side"] == side)
+        .map(|r| r["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn a_python_bot_and_a_node_bot_play_under_the_default_isolation() {
+    let test = "a_python_bot_and_a_node_bot_play_under_the_default_isolation";
+    if !isolation_available(test) || !have("python3", test) || !have("node", test) {
+        return;
+    }
+    let dir = Scratch::dir("isolation-bots");
+    std::fs::write(dir.join("bot.py"), PYTHON_BOT).unwrap();
+    std::fs::write(dir.join("bot.js"), NODE_BOT).unwrap();
+    let python = format!("python3 {}", dir.join("bot.py").display());
+    let node = format!("node {}", dir.join("bot.js").display());
+    let (result, log) = play(&python, &node, &[]);
+    assert_eq!((&result["south"], &result["north"]), (&"py".into(), &"js".into()), "{result}");
+    assert_ne!(result["reason"], "handshake_failed", "{result}");
+
+    // What the Python bot saw of the machine.
+    let report = stderr_of(&log, "S");
+    let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
+    assert!(report.contains("pids=[1, 2]"), "only the namespace's init and the bot: {report}");
+    assert!(report.contains("mode=700"), "a private TMPDIR: {report}");
+    assert!(report.contains("marker=False"), "no marker variable: {report}");
+    let tmpdir = report.split(" tmpdir=").nth(1).and_then(|r| r.split(' ').next()).unwrap();
+    assert!(report.contains(&format!("made_in={tmpdir}")), "Python's tempfile uses TMPDIR: {report}");
+    assert!(!std::path::Path::new(tmpdir).exists(), "{tmpdir} is removed after the game");
+}
+
+#[test]
+fn the_sample_bots_play_under_full_isolation() {
+    if !isolation_available("the_sample_bots_play_under_full_isolation") {
+        return;
+    }
+    let referee = bin("bao-referee").display().to_string();
+    let (result, _) = play(
+        &format!("{referee} sample-bot greedy"),
+        &format!("{referee} sample-bot random --seed 3"),
+        &["--isolation", "full"],
+    );
+    assert_eq!(result["reason"], "max_plies", "{result}");
+}
+
+#[test]
+fn under_full_isolation_a_root_referee_runs_each_bot_as_its_own_user() {
+    let test = "under_full_isolation_a_root_referee_runs_each_bot_as_its_own_user";
+    if !isolation_available(test) || !have("/usr/bin/python3", test) {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        let why = format!("{test}: skipped: separate users need a referee running as root");
+        assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+        eprintln!("{why}");
+        return;
+    }
+    let dir = Scratch::dir("isolation-full");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::write(dir.join("bot.py"), PYTHON_BOT).unwrap();
+    let python = format!("/usr/bin/python3 {}", dir.join("bot.py").display());
+    let (_, log) = play(&python, &python, &["--isolation", "full"]);
+    let uid = |side: &str| -> u64 {
+        let report = stderr_of(&log, side);
+        let line = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
+        line.split(" uid=").nth(1).unwrap().trim().parse().unwrap()
+    };
+    let (south, north) = (uid("S"), uid("N"));
+    assert!(south >= 1_500_000_000 && north >= 1_500_000_000, "unprivileged uids: {south}, {north}");
+    assert_ne!(south, north, "each bot its own user");
+}
+
+/// A program in a directory only root may enter cannot run as a separate user: the match
+/// ends before it starts, with exit 2 and a message naming the directory (not a forfeit).
+#[test]
+fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
+    let test = "a_bot_its_separate_user_cannot_run_is_a_clear_error";
+    if !isolation_available(test) || !nix::unistd::geteuid().is_root() {
+        if isolation_available(test) {
+            let why = format!("{test}: skipped: separate users need a referee running as root");
+            assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+            eprintln!("{why}");
+        }
+        return;
+    }
+    let dir = Scratch::dir("isolation-private");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let program = dir.join("bot");
+    std::fs::copy(bin("bao-misbehave"), &program).unwrap();
+    let out = Command::new(bin("bao-referee"))
+        .args(["match", "--isolation", "full", "--south"])
+        .arg(&program)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot be isolated") && stderr.contains("may not be searched by other users"),
+        "{stderr}"
+    );
+}
+
+/// A referee that does not run as root (here: root's tests drop to `nobody` with `setpriv`)
+/// isolates its bots too, through user namespaces: no warning, the bot sees only its own
+/// processes and keeps the referee's uid.
+#[test]
+fn an_unprivileged_referee_isolates_its_bots() {
+    let test = "an_unprivileged_referee_isolates_its_bots";
+    if !isolation_available(test) || !have("/usr/bin/python3", test) || !have("setpriv", test) {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        let why = format!("{test}: skipped: dropping to another user needs root");
+        assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+        eprintln!("{why}");
+        return;
+    }
+    let dir = Scratch::dir("isolation-nobody");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    std::fs::write(dir.join("bot.py"), PYTHON_BOT).unwrap();
+    let python = format!("/usr/bin/python3 {}", dir.join("bot.py").display());
+    let log = dir.join("game.jsonl");
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin("bao-referee"))
+        .args(["match", "--json", "--max-plies", "20", "--south", &python, "--log"])
+        .arg(&log)
+        .current_dir(&*dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("cannot be isolated"), "{stderr}");
+    let report = stderr_of(&log, "S");
+    let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
+    assert!(report.contains("pids=[1, 2]") && report.contains("uid=65534"), "{report}");
+}
