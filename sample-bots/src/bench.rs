@@ -20,17 +20,26 @@ pub struct BenchRow {
     pub depth: u32,
     /// Nodes searched (all iterations up to `depth`).
     pub nodes: u64,
-    /// Seconds taken.
+    /// Seconds taken (wall clock, median of the runs).
     pub seconds: f64,
+    /// CPU seconds of this thread (median of the runs): what a shared, loaded machine
+    /// cannot take away.
+    pub cpu_seconds: f64,
     /// The best move found, and its score.
     pub best: Option<(bao_rules::Move, i32)>,
 }
 
 impl BenchRow {
-    /// Nodes per second.
+    /// Nodes per second of wall-clock time.
     #[must_use]
     pub fn nodes_per_second(&self) -> f64 {
         self.nodes as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Nodes per second of CPU time.
+    #[must_use]
+    pub fn nodes_per_cpu_second(&self) -> f64 {
+        self.nodes as f64 / self.cpu_seconds.max(1e-9)
     }
 }
 
@@ -54,20 +63,31 @@ pub fn run(max_depth: u32) -> Vec<BenchRow> {
     for (name, position) in positions() {
         for depth in 1..=max_depth {
             let mut times = Vec::with_capacity(REPEATS);
+            let mut cpu_times = Vec::with_capacity(REPEATS);
             let mut last = None;
             for _ in 0..REPEATS {
                 searcher.clear();
                 let start = Instant::now();
+                let cpu_start = thread_cpu_seconds();
                 let result = searcher.search(&position, Limits::depth(depth), |_| {}, |_| true);
+                cpu_times.push(thread_cpu_seconds() - cpu_start);
                 times.push(start.elapsed().as_secs_f64());
                 last = Some((searcher.nodes(), result.map(|i| (i.best, i.score))));
             }
             times.sort_by(f64::total_cmp);
+            cpu_times.sort_by(f64::total_cmp);
             let (nodes, best) = last.unwrap_or((0, None));
-            rows.push(BenchRow { name, depth, nodes, seconds: times[REPEATS / 2], best });
+            let (seconds, cpu_seconds) = (times[REPEATS / 2], cpu_times[REPEATS / 2]);
+            rows.push(BenchRow { name, depth, nodes, seconds, cpu_seconds, best });
         }
     }
     rows
+}
+
+/// This thread's CPU time in seconds (0 if the clock cannot be read).
+fn thread_cpu_seconds() -> f64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map_or(0.0, |t| t.tv_sec() as f64 + t.tv_nsec() as f64 * 1e-9)
 }
 
 /// The rows as a table.
@@ -77,12 +97,14 @@ pub fn table(rows: &[BenchRow]) -> String {
         String::from("position            depth        nodes     time_ms     nodes/s  best   score\n");
     for r in rows {
         out.push_str(&format!(
-            "{:<19} {:>5} {:>12} {:>11.1} {:>11.0}  {:<5} {:>7}\n",
+            "{:<19} {:>5} {:>12} {:>11.1} {:>11.0} {:>11.1} {:>12.0}  {:<5} {:>7}\n",
             r.name,
             r.depth,
             r.nodes,
             r.seconds * 1000.0,
             r.nodes_per_second(),
+            r.cpu_seconds * 1000.0,
+            r.nodes_per_cpu_second(),
             r.best.map_or("-".to_owned(), |b| b.0.to_string()),
             r.best.map_or(0, |b| b.1)
         ));

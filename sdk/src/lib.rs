@@ -45,7 +45,7 @@ pub use bao_protocol::sdk as raw;
 pub use bao_protocol::sdk::Identity;
 pub use bao_rules::{Move, MoveList, Position, Side, Variant};
 pub use bot::Bot;
-pub use deadline::{Deadline, TimeMode};
+pub use deadline::{Deadline, HARD_PER_SOFT, MIN_SAFETY, MOVES_TO_GO, TimeMode, safety};
 pub use error::SdkError;
 pub use game::{GameEnd, NewGame};
 pub use runner::{SDK_MAX_LINE_BYTES, run, run_with_io};

@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use bao_sdk::{Bot, Deadline, GameEnd, Identity, Info, Move, MoveList, NewGame, Position, TimeMode};
+use bao_sdk::{Bot, Deadline, Identity, Info, Move, MoveList, NewGame, Position, TimeMode};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -170,6 +170,4 @@ impl Bot for AlphaBetaBot {
     fn take_info(&mut self) -> Vec<Info> {
         std::mem::take(&mut self.info)
     }
-
-    fn game_over(&mut self, _end: &GameEnd) {}
 }
