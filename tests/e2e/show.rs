@@ -18,7 +18,9 @@ fn text(bytes: &[u8]) -> String {
 /// A finished 20-ply game between the sample bots.
 fn game(name: &str) -> Scratch {
     let log = Scratch::new("show", name);
-    let out = referee(&["match", "--json", "--max-plies", "20", "--log", log.to_str().unwrap()]);
+    // A fixed seed: the sample bots play the same 20 plies every time (no early end).
+    let out =
+        referee(&["match", "--json", "--seed", "3", "--max-plies", "20", "--log", log.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     log
 }
