@@ -71,6 +71,8 @@ pub struct GameConfig {
     /// The referee's event-loop lag monitor: time lost to the referee's own
     /// delays is never counted against a bot (see `game::lag`).
     pub lag: Option<crate::lag::LagMonitor>,
+    /// How much of that lag may be excused (with a monitor only).
+    pub excuse: crate::lag::ExcuseLimits,
 }
 
 impl GameConfig {
@@ -88,6 +90,7 @@ impl GameConfig {
             stderr_cap: 1 << 20,
             quit_grace: Duration::from_millis(1000),
             lag: None,
+            excuse: crate::lag::ExcuseLimits::default(),
             isolation: bao_supervise::Isolation::default(),
         }
     }

@@ -1,46 +1,71 @@
-//! The timing-fairness rule end to end: a move that is late only because the
-//! referee's own event loop was stalled is excused, not forfeited; without
-//! the lag monitor the same game is a timeout.
+//! The timing-fairness rule end to end: a bot is charged up to its reply's arrival; a move
+//! that is late only because the referee's own event loop was stalled when the reply arrived
+//! is excused (within the caps), and logged; a reply that was late by the bot's own clock is
+//! a timeout, whatever the referee did earlier in the move.
 
 use std::time::Duration;
 
-use bao_rules::Variant;
+use bao_rules::{Side, Variant};
 use tokio_util::sync::CancellationToken;
 
+use crate::judge::LineDirection;
 use crate::lag::LagMonitor;
 use crate::log::{GameLog, LogRecord};
 use crate::runner::GameObserver;
 use crate::{GameConfig, Reason, TimeControl, play_game};
 use bao_supervise::BotSpec;
 
-/// A bot that answers its first request 300 ms late with `A6<` (legal from the start).
-fn slow_bot() -> BotSpec {
-    let script = r#"read l; echo '{"type":"ready","name":"slow"}'; read l; sleep 0.3; echo '{"type":"move","id":1,"move":"A6<"}'; read l; read l"#;
-    BotSpec {
-        name: None,
-        program: "sh".to_owned(),
-        args: vec!["-c".to_owned(), script.to_owned()],
-        dir: None,
+/// A bot that answers its first request after `delay` seconds with `A6<` (legal from the start).
+fn bot(delay: &str) -> BotSpec {
+    let script = format!(
+        r#"read l; echo '{{"type":"ready","name":"b"}}'; read l; sleep {delay}; echo '{{"type":"move","id":1,"move":"A6<"}}'; read l; read l"#
+    );
+    BotSpec { name: None, program: "sh".to_owned(), args: vec!["-c".to_owned(), script], dir: None }
+}
+
+/// Stalls the runtime's only thread for `length`, `after` the first move request was sent,
+/// and keeps the ply records.
+struct Staller {
+    after: Duration,
+    length: Duration,
+    armed: bool,
+    plies: Vec<crate::log::PlyRecord>,
+}
+
+impl Staller {
+    fn new(after_ms: u64, length_ms: u64) -> Staller {
+        Staller {
+            after: Duration::from_millis(after_ms),
+            length: Duration::from_millis(length_ms),
+            armed: true,
+            plies: Vec::new(),
+        }
     }
 }
 
-/// Stalls the runtime's only thread for 1 s, 30 ms after the header is
-/// written (just after the first request went out).
-struct Staller;
-
 impl GameObserver for Staller {
     fn on_record(&mut self, record: &LogRecord) {
-        if matches!(record, LogRecord::Header(_)) {
-            tokio::spawn(async {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                std::thread::sleep(Duration::from_millis(1000));
+        if let LogRecord::Ply(p) = record {
+            self.plies.push(p.clone());
+        }
+    }
+
+    fn on_line(&mut self, _side: Side, direction: LineDirection, line: &str, _at: std::time::Instant) {
+        if self.armed && direction == LineDirection::Sent && line.contains("move_request") {
+            self.armed = false;
+            let (after, length) = (self.after, self.length);
+            tokio::spawn(async move {
+                if !after.is_zero() {
+                    tokio::time::sleep(after).await;
+                }
+                std::thread::sleep(length);
             });
         }
     }
 }
 
-fn config(lag: Option<LagMonitor>) -> GameConfig {
-    let mut config = GameConfig::new(slow_bot(), slow_bot(), Variant::Kiswahili);
+fn config(south: BotSpec, lag: Option<LagMonitor>) -> GameConfig {
+    let mut config = GameConfig::new(south, bot("0"), Variant::Kiswahili);
     config.time = TimeControl {
         base: None,
         increment: Duration::ZERO,
@@ -54,20 +79,46 @@ fn config(lag: Option<LagMonitor>) -> GameConfig {
     config
 }
 
+async fn play(config: &GameConfig, staller: &mut Staller) -> crate::GameResult {
+    play_game(config, &mut GameLog::discard(), staller, &CancellationToken::new()).await.unwrap()
+}
+
 #[tokio::test(flavor = "current_thread")]
-async fn a_move_late_only_by_the_referees_own_stall_is_excused() {
-    let config = config(Some(LagMonitor::start()));
-    let mut log = GameLog::discard();
-    let result = play_game(&config, &mut log, &mut Staller, &CancellationToken::new()).await.unwrap();
+async fn a_prompt_reply_read_late_because_the_referee_stalled_is_excused_and_logged() {
+    let config = config(bot("0"), Some(LagMonitor::start()));
+    // The bot answers at once; the referee cannot read it for 200 ms.
+    let mut staller = Staller::new(0, 200);
+    let result = play(&config, &mut staller).await;
     assert_eq!(result.reason, Reason::MaxPlies, "{}", result.detail);
-    assert_eq!(result.plies, 1);
+    let ply = &staller.plies[0];
+    let excused = ply.lag_excused_us.expect("the excuse is logged");
+    assert_eq!(excused, ply.time_us - 100_000, "exactly the overrun is excused: {ply:?}");
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn without_the_lag_monitor_the_same_move_is_a_timeout() {
-    let config = config(None);
-    let mut log = GameLog::discard();
-    let result = play_game(&config, &mut log, &mut Staller, &CancellationToken::new()).await.unwrap();
+    let config = config(bot("0"), None);
+    let result = play(&config, &mut Staller::new(0, 200)).await;
     assert_eq!(result.reason, Reason::Timeout, "{}", result.detail);
-    assert_eq!(result.winner, Some(bao_rules::Side::North));
+    assert_eq!(result.winner, Some(Side::North));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_reply_late_by_the_bots_own_clock_is_not_excused_by_an_earlier_stall() {
+    // The referee stalls for 200 ms early in the move; the bot answers 300 ms after the
+    // request, 200 ms late, after the stall is over.
+    let config = config(bot("0.3"), Some(LagMonitor::start()));
+    let mut staller = Staller::new(10, 200);
+    let result = play(&config, &mut staller).await;
+    assert_eq!(result.reason, Reason::Timeout, "{}", result.detail);
+    assert!(staller.plies.is_empty());
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_stall_longer_than_the_cap_is_not_excused() {
+    // The bot answers at once; the referee cannot read it for 600 ms (more than 250 ms
+    // per move can be excused).
+    let config = config(bot("0"), Some(LagMonitor::start()));
+    let result = play(&config, &mut Staller::new(0, 600)).await;
+    assert_eq!(result.reason, Reason::Timeout, "{}", result.detail);
 }

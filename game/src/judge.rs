@@ -11,8 +11,11 @@ use bao_protocol::{BotMessage, Info, ProtocolError, Ready};
 use bao_rules::{Move, MoveText, Position, Side};
 use bao_supervise::{BotFault, BotProcess};
 
-use crate::lag::LagMonitor;
+use crate::lag::{ExcuseLimits, LagMonitor, micros};
 use crate::{Clock, Reason};
+
+/// The most a deadline is pushed back for a referee stall in progress when it passed.
+const MAX_EXTENSION: Duration = Duration::from_secs(1);
 
 /// The longest excerpt of a bot's line kept in a verdict.
 const OFFENSE_EXCERPT_BYTES: usize = 512;
@@ -94,13 +97,24 @@ pub struct Fault {
     pub mv: Option<String>,
     /// What went wrong, structured (boxed: verdicts are rare, results are passed often).
     pub cause: Box<Cause>,
+    /// For a `timeout`: the time the bot had been given when the verdict came, µs from the
+    /// request's write (to the reply's arrival, or to the deadline).
+    pub time_us: Option<u64>,
 }
 
 impl Fault {
     /// A verdict with its sentence and cause.
     #[must_use]
     pub fn new(side: Side, reason: Reason, detail: impl Into<String>, cause: Cause) -> Fault {
-        Fault { side, reason, detail: detail.into(), line: None, mv: None, cause: Box::new(cause) }
+        Fault {
+            side,
+            reason,
+            detail: detail.into(),
+            line: None,
+            mv: None,
+            cause: Box::new(cause),
+            time_us: None,
+        }
     }
 
     fn with_line(mut self, line: &str) -> Fault {
@@ -182,15 +196,51 @@ pub struct Answer {
     pub move_text: String,
     /// The `info` lines before it (at most [`bao_protocol::MAX_INFO_PER_MOVE`], truncated).
     pub info: Vec<Info>,
-    /// Wall time from the request written to the answer read.
+    /// Wall time from the request's write to the moment the answer's line arrived (read from
+    /// the pipe by the bot's supervisor), in whole microseconds.
     pub used: Duration,
-    /// The worst referee lag seen while the bot was thinking.
+    /// The referee stall in progress when the answer arrived, after the request was written:
+    /// the most by which the referee may have delayed reading it (zero without a monitor).
     pub lag: Duration,
 }
 
+/// The lag a bot may still be excused in one game, and what it was excused so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Excuses {
+    /// The caps; `None`: nothing is excused.
+    pub limits: Option<ExcuseLimits>,
+    /// Excused so far in this game, µs.
+    pub used_us: u64,
+}
+
+impl Excuses {
+    /// No excuse at all (every late move is a timeout).
+    #[must_use]
+    pub fn none() -> Excuses {
+        Excuses::default()
+    }
+
+    /// Up to `limits`.
+    #[must_use]
+    pub fn within(limits: ExcuseLimits) -> Excuses {
+        Excuses { limits: Some(limits), used_us: 0 }
+    }
+
+    /// The most that may be excused of the next move.
+    #[must_use]
+    pub fn available_us(&self) -> u64 {
+        self.limits.map_or(0, |l| l.per_move_us.min(l.per_game_us.saturating_sub(self.used_us)))
+    }
+}
+
 /// Sends the `move_request` line `request` (with id `id`) and reads the answer: `info` lines
-/// are kept, the `move` must come within `allowed` (extended by the referee's own measured
-/// lag, if a monitor is given) and carry `id`.
+/// are kept, the `move` must come within `allowed` and carry `id`.
+///
+/// The bot's time runs from just before the request is written (a bot that does not read its
+/// stdin uses its own time) to the arrival of its reply line. When the deadline passes while
+/// the referee itself is stalled (seen by the monitor, if one is given), it is pushed back by
+/// the stall (at most [`MAX_EXTENSION`]), so that a reply already in the pipe is read and
+/// judged by its arrival; [`charge_within`] decides whether that lateness is excused.
 ///
 /// # Errors
 /// The verdict: timeout, wrong id, a malformed line, an unexpected message, or the process
@@ -205,32 +255,31 @@ pub async fn ask_move(
     lines: &mut dyn LineSink,
 ) -> Result<Answer, Fault> {
     lines.line(LineDirection::Sent, request);
-    process
-        .send_line(request, tokio::time::Instant::now() + allowed)
-        .await
-        .map_err(|f| Fault::from_bot(side, f, false))?;
     let sent = Instant::now();
     let mut deadline = tokio::time::Instant::from_std(sent + allowed);
+    process.send_line(request, deadline).await.map_err(|f| Fault::from_bot(side, f, false))?;
     let mut info = Vec::new();
     let mut extended = Duration::ZERO;
     loop {
-        let line = match process.recv_line(deadline).await {
-            Ok(line) => line,
+        let (line, arrived) = match process.recv_line_timed(deadline).await {
+            Ok(timed) => timed,
             Err(BotFault::Timeout) => {
-                // Time the referee itself lost is not the bot's: extend the
-                // deadline by the worst event-loop lag seen during the move.
-                let seen = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
+                // A reply may be waiting in the pipe, unread because the referee was stalled.
+                let now = Instant::now();
+                let seen = lag.map_or(Duration::ZERO, |l| l.stall_at(sent, now)).min(MAX_EXTENSION);
                 if seen > extended {
                     deadline += seen - extended;
                     extended = seen;
                     continue;
                 }
-                return Err(Fault::new(
+                let mut fault = Fault::new(
                     side,
                     Reason::Timeout,
                     format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
                     Cause::NoAnswer { allowed },
-                ));
+                );
+                fault.time_us = Some(micros(now.saturating_duration_since(sent)));
+                return Err(fault);
             }
             Err(f) => return Err(Fault::from_bot(side, f, false)),
         };
@@ -242,8 +291,9 @@ pub async fn ask_move(
                 }
             }
             Ok(BotMessage::Move(reply)) if reply.id == id => {
-                let used = sent.elapsed();
-                let lag = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
+                // Whole microseconds, as the log records it: `verify` replays the same sums.
+                let used = Duration::from_micros(micros(arrived.saturating_duration_since(sent)));
+                let lag = lag.map_or(Duration::ZERO, |l| l.stall_at(sent, arrived));
                 return Ok(Answer { line, move_text: reply.move_text, info, used, lag });
             }
             Ok(BotMessage::Move(reply)) => {
@@ -275,32 +325,53 @@ pub async fn ask_move(
     }
 }
 
-/// Charges `answer.used` to `clock`. An overrun no larger than the referee's own lag during
-/// the move is excused (the allowed time is charged instead) and returned.
+/// Charges `answer.used` to `clock`, excusing nothing: a late move is a timeout.
 ///
 /// # Errors
-/// A `timeout` verdict when the bot was late by more than the referee's lag.
+/// A `timeout` verdict when the bot was late.
 pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<Option<Duration>, Fault> {
+    charge_within(clock, side, answer, &mut Excuses::none())
+}
+
+/// Charges `answer.used` to `clock`. A move late by no more than the referee stall in progress
+/// when its reply arrived (`answer.lag`), and no more than `excuses` still allows, is excused:
+/// the allowed time is charged instead, and the overrun (what was excused) is returned and
+/// counted in `excuses`.
+///
+/// # Errors
+/// A `timeout` verdict when the bot was late by more than that.
+pub fn charge_within(
+    clock: &mut Clock,
+    side: Side,
+    answer: &Answer,
+    excuses: &mut Excuses,
+) -> Result<Option<Duration>, Fault> {
     let Err(o) = clock.charge(answer.used) else { return Ok(None) };
     let over = o.used.saturating_sub(o.allowed);
-    if over > answer.lag {
-        return Err(Fault::new(
+    let excusable = answer.lag.min(Duration::from_micros(excuses.available_us()));
+    if over > excusable {
+        let mut fault = Fault::new(
             side,
             Reason::Timeout,
             format!(
-                "the move took {} ms, {} ms allowed ({} ms over; referee lag {} ms)",
+                "the move took {} ms, {} ms allowed ({} ms over; referee stall at the reply {} ms, \
+                 {} ms excusable)",
                 o.used.as_millis(),
                 o.allowed.as_millis(),
                 over.as_millis(),
-                answer.lag.as_millis()
+                answer.lag.as_millis(),
+                excusable.as_millis()
             ),
             Cause::Late { used: o.used, allowed: o.allowed },
         )
-        .with_line(&answer.line));
+        .with_line(&answer.line);
+        fault.time_us = Some(micros(o.used));
+        return Err(fault);
     }
     // Late only by the referee's own delay: charge the allowed time.
     let _ = clock.charge(o.allowed);
-    Ok(Some(answer.lag))
+    excuses.used_us += micros(over);
+    Ok(Some(over))
 }
 
 /// Judges the move text of `answer` in `position`, whose legal moves and their results are

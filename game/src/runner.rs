@@ -7,13 +7,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::GameError;
 
+use crate::lag::micros;
 use crate::log::{
-    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, Reported, ResultRecord,
-    StderrRecord,
+    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
+    ResultRecord, StderrRecord,
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
 
-use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
+use crate::judge::{self, Cause, Excuses, Fault, LineDirection, LineSink};
 
 use crate::wire;
 use crate::{Clock, GameConfig, GameResult, Reason};
@@ -26,6 +27,8 @@ struct Seat {
     reported: Option<Reported>,
     next_id: u64,
     clock: Clock,
+    /// The referee lag excused to this bot so far.
+    excuses: Excuses,
     exit: String,
     stderr: Option<bao_supervise::StderrCapture>,
 }
@@ -105,25 +108,25 @@ pub async fn play_game(
         reported: None,
         next_id: 1,
         clock: Clock::new(config.time),
+        excuses: if config.lag.is_some() { Excuses::within(config.excuse) } else { Excuses::none() },
         exit: "not started".to_owned(),
         stderr: None,
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
-    let mut header_written = false;
+
+    // The header comes before the bots are started: a referee killed at any moment leaves a
+    // log that `verify` calls incomplete, never unreadable.
+    let [south, north] = &seats;
+    let header = header_record(config, south, north, &started_at);
+    log.write(&header)?;
+    observer.on_record(&header);
 
     let ending = tokio::select! {
         biased;
         () = cancel.cancelled() => Ending::Aborted,
-        ending = run(config, &mut seats, &mut position, &mut plies, &mut header_written, log, observer, &started_at) => ending?,
+        ending = run(config, &mut seats, &mut position, &mut plies, log, observer) => ending?,
     };
-    if !header_written {
-        // Interrupted during start-up: the log still begins with its header.
-        let [south, north] = &seats;
-        let header = header_record(config, south, north, &started_at);
-        log.write(&header)?;
-        observer.on_record(&header);
-    }
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
@@ -137,7 +140,7 @@ pub async fn play_game(
         Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
         Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
         Ending::Fault(f) => {
-            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv };
+            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv, time_us: f.time_us };
             let detail = format!("{} ({}): {}", f.side, seats[f.side.index()].name(), f.detail);
             (Some(f.side.opponent()), f.reason, detail, Some(offense))
         }
@@ -215,17 +218,14 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) {
     seat.stderr = Some(stderr);
 }
 
-/// Spawns both bots, runs the handshake, writes the header, then plays.
-#[expect(clippy::too_many_arguments, reason = "the game's state, shared with the abort path")]
+/// Spawns both bots, runs the handshake, records what they reported, then plays.
 async fn run(
     config: &GameConfig,
     seats: &mut [Seat; 2],
     position: &mut Position,
     plies: &mut u32,
-    header_written: &mut bool,
     log: &mut GameLog,
     observer: &mut dyn GameObserver,
-    started_at: &str,
 ) -> Result<Ending, GameError> {
     let [south, north] = seats;
     // Both handshakes run at once: their lines are kept and passed on in time order.
@@ -243,10 +243,14 @@ async fn run(
     for (side, (direction, line, at)) in handshake_lines {
         observer.on_line(side, direction, &line, at);
     }
-    let header = header_record(config, south, north, started_at);
-    log.write(&header)?;
-    *header_written = true;
-    observer.on_record(&header);
+    for seat in [&*south, &*north] {
+        if let Some(reported) = &seat.reported {
+            let record =
+                LogRecord::Ready(ReadyRecord { side: seat.side.to_string(), reported: reported.clone() });
+            log.write(&record)?;
+            observer.on_record(&record);
+        }
+    }
     match (s, n) {
         (Ok(()), Ok(())) => {}
         (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
@@ -286,11 +290,11 @@ async fn run(
             ply: *plies,
             side: side.to_string(),
             mv: mv.clone(),
-            time_us: u64::try_from(played.used.as_micros()).unwrap_or(u64::MAX),
-            cpu_us: played.cpu.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            time_us: micros(played.used),
+            cpu_us: played.cpu.map(micros),
             clock_ms,
             position: position.to_string(),
-            lag_excused_us: played.lag_excused.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            lag_excused_us: played.lag_excused.map(micros),
             info: played.info,
         });
         log.write(&record)?;
@@ -314,6 +318,7 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         seed: config.seed,
         limits: config.limits,
         started_at: started_at.to_owned(),
+        lag_excuse: config.lag.as_ref().map(|_| config.excuse),
     })
 }
 
@@ -398,10 +403,17 @@ async fn play_one(
         &config.time,
     );
     let allowed = seat.clock.allowed();
-    let cpu_before = process.cpu_time();
+    // CPU time only from the cgroup's counter: walking /proc for a bot with many processes
+    // would stall the thread that times every other bot.
+    let cgroup = process.supervision().cgroup.is_some();
+    let cpu_before = if cgroup { process.cpu_time() } else { None };
     let answer = judge::ask_move(process, side, &request, id, allowed, config.lag.as_ref(), lines).await?;
-    let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
-    let lag_excused = judge::charge(&mut seat.clock, side, &answer)?;
+    let cpu_after = if cgroup { process.cpu_time() } else { None };
+    let cpu = cpu_after.zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    let lag_excused = judge::charge_within(&mut seat.clock, side, &answer, &mut seat.excuses)?;
+    if let Some(excused) = lag_excused {
+        tracing::info!(side = %side, excused_us = micros(excused), "a late move excused: the referee was stalled when it arrived");
+    }
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
     Ok(Played { mv, next, used: answer.used, cpu, info: answer.info, lag_excused })
 }

@@ -94,13 +94,10 @@ impl GameObserver for Console {
         }
         let mut out = std::io::stdout().lock();
         let _ = match record {
-            LogRecord::Header(h) => writeln!(
-                out,
-                "{} (South) vs {} (North), {}",
-                h.south.reported.as_ref().map_or(h.south.name.as_str(), |r| r.name.as_str()),
-                h.north.reported.as_ref().map_or(h.north.name.as_str(), |r| r.name.as_str()),
-                h.variant
-            ),
+            LogRecord::Header(h) => {
+                writeln!(out, "{} (South) vs {} (North), {}", h.south.name, h.north.name, h.variant)
+            }
+            LogRecord::Ready(r) => writeln!(out, "{} is ready: {}", r.side, r.reported.name),
             LogRecord::Ply(p) => {
                 writeln!(out, "{:>4}. {} {:<5} {:>8.1} ms", p.ply, p.side, p.mv, p.time_us as f64 / 1000.0)
             }

@@ -25,6 +25,10 @@ use super::lines::{BoundedLines, CountingReader, LineError};
 use super::stderr::StderrBuffer;
 use super::tree::ProcessTree;
 
+/// A complete stdout line and the moment the pump read it (its arrival, by which the
+/// referee charges a bot's clock).
+pub(crate) type TimedLine = (String, std::time::Instant);
+
 /// Complete stdout lines buffered between the pump and `recv_line`.
 pub(crate) const LINE_CHANNEL_CAPACITY: usize = 16;
 /// How long stdout may stay open after the main process exited (a descendant holding it).
@@ -102,8 +106,8 @@ pub(crate) struct Pump {
     child: Child,
     stdout: FramedRead<CountingReader<ChildStdout>, BoundedLines>,
     stderr: CountingReader<ChildStderr>,
-    lines: Option<mpsc::Sender<String>>,
-    pending: Option<String>,
+    lines: Option<mpsc::Sender<TimedLine>>,
+    pending: Option<TimedLine>,
     shared: Arc<Shared>,
     watch: Watch,
     exited: bool,
@@ -120,7 +124,7 @@ pub(crate) struct Pump {
 impl Pump {
     pub(crate) fn new(
         mut child: Child,
-        lines: mpsc::Sender<String>,
+        lines: mpsc::Sender<TimedLine>,
         shared: Arc<Shared>,
         watch: Watch,
     ) -> Option<Self> {
@@ -232,6 +236,8 @@ impl Pump {
     fn on_stdout(&mut self, item: Option<Result<String, LineError>>) {
         match item {
             Some(Ok(line)) => {
+                // Stamped as soon as the line is complete, whatever the game loop is doing.
+                let line = (line, std::time::Instant::now());
                 if let Some(sender) = &self.lines {
                     match sender.try_send(line) {
                         Ok(()) => {}
@@ -261,7 +267,7 @@ impl Pump {
         }
     }
 
-    fn on_permit(&mut self, permit: Option<mpsc::OwnedPermit<String>>) {
+    fn on_permit(&mut self, permit: Option<mpsc::OwnedPermit<TimedLine>>) {
         match (permit, self.pending.take()) {
             (Some(permit), Some(line)) => {
                 permit.send(line);
@@ -331,7 +337,11 @@ impl Pump {
         let (cpu, sample, oom) = {
             let mut tree = lock(&self.shared.tree);
             let cpu = if limits.max_cpu_secs.is_some() { tree.cpu_time() } else { None };
-            let sample = tree.sample();
+            // Walking the tree costs time on the thread that times every game: only when a
+            // limit needs it.
+            let needs_sample = (self.watch.sample_memory && limits.max_memory_bytes.is_some())
+                || (self.watch.count_processes && limits.max_processes.is_some());
+            let sample = if needs_sample { tree.sample() } else { super::tree::TreeSample::default() };
             let oom = tree.cgroup().is_some_and(|c| c.memory_limited() && c.oom_killed());
             (cpu, sample, oom)
         };
@@ -359,7 +369,7 @@ impl Pump {
     }
 }
 
-async fn reserve(sender: Option<mpsc::Sender<String>>) -> Option<mpsc::OwnedPermit<String>> {
+async fn reserve(sender: Option<mpsc::Sender<TimedLine>>) -> Option<mpsc::OwnedPermit<TimedLine>> {
     match sender {
         Some(sender) => sender.reserve_owned().await.ok(),
         None => None,

@@ -214,7 +214,7 @@ async fn poll_lag(context: Rc<RunContext>) {
     loop {
         tokio::time::sleep(LAG_POLL).await;
         let now = Instant::now();
-        let lag = context.lag.max_since(since);
+        let lag = context.lag.worst_since(since);
         since = now;
         for worst in context.shared.borrow_mut().running_lag.values_mut() {
             *worst = (*worst).max(lag);
@@ -238,7 +238,7 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
     let result =
         outcome.with_context(|| format!("game {}: writing its log {}", game.game, path.display()))?;
-    let worst_lag = seen.max(context.lag.max_since(started));
+    let worst_lag = seen.max(context.lag.worst_since(started));
     let entry = journal_entry(&context.plan, &game, &result, worst_lag);
     let journal = Arc::clone(&context.journal);
     let games_dir = context.out.games();
