@@ -5,7 +5,9 @@
 //!
 //! A referee killed while writing leaves at most one torn last line (no
 //! newline). Reading ignores it, and opening the journal for appending cuts
-//! it off, so the game is simply played again. A game interrupted by Ctrl-C
+//! it off, so the game is simply played again. An append that fails (a full
+//! disk) is cut back to the last complete line at once, and every later append
+//! first makes sure of that: no line is ever glued onto a fragment. A game interrupted by Ctrl-C
 //! is journaled with the reason `aborted`: it does not count and is played
 //! again on resume.
 
@@ -110,12 +112,12 @@ pub struct ParsedJournal {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// I/O.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         /// The journal.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, not a source: said once).
+        reason: std::io::Error,
     },
     /// A complete line that is not an entry: the journal was damaged.
     #[error("{path}:{line}: not a journal entry ({message}); the journal is damaged")]
@@ -163,7 +165,7 @@ pub fn read(path: &Path) -> Result<ParsedJournal, JournalError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Ok(ParsedJournal { entries: Vec::new(), valid_len: 0, torn_bytes: 0 })
         }
-        Err(source) => Err(JournalError::Io { path: path.to_path_buf(), source }),
+        Err(reason) => Err(JournalError::Io { path: path.to_path_buf(), reason }),
     }
 }
 
@@ -172,6 +174,10 @@ pub fn read(path: &Path) -> Result<ParsedJournal, JournalError> {
 pub struct Journal {
     file: File,
     path: PathBuf,
+    /// The length of the complete lines: the file's length unless an append failed.
+    len: u64,
+    /// An append failed and the file may hold a fragment past `len`.
+    dirty: bool,
 }
 
 impl Journal {
@@ -180,7 +186,7 @@ impl Journal {
     /// # Errors
     /// I/O, or a damaged line.
     pub fn open(path: &Path) -> Result<(Journal, ParsedJournal), JournalError> {
-        let io = |source| JournalError::Io { path: path.to_path_buf(), source };
+        let io = |reason| JournalError::Io { path: path.to_path_buf(), reason };
         let parsed = read(path)?;
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
         if parsed.torn_bytes > 0 {
@@ -188,19 +194,43 @@ impl Journal {
             file.sync_all().map_err(io)?;
         }
         crate::tournament::folder::sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
-        Ok((Journal { file, path: path.to_path_buf() }, parsed))
+        let len = parsed.valid_len;
+        Ok((Journal { file, path: path.to_path_buf(), len, dirty: false }, parsed))
     }
 
-    /// Appends one entry as one complete line and fsyncs it.
+    /// Appends one entry as one complete line and fsyncs it. When the write or the fsync fails,
+    /// the file is cut back to its complete lines before the error is returned (and again
+    /// before the next append, if that failed too).
     ///
     /// # Errors
     /// I/O.
     pub fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError> {
-        let io = |source| JournalError::Io { path: self.path.clone(), source };
-        let mut line = serde_json::to_vec(entry).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut line = serde_json::to_vec(entry).map_err(|e| self.io(std::io::Error::other(e)))?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(io)?;
-        self.file.sync_data().map_err(io)
+        self.repair()?;
+        let written = self.file.write_all(&line).and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            self.dirty = true;
+            // Best effort now; `repair` runs again before the next append.
+            let _ = self.repair();
+            return Err(self.io(e));
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// Cuts a fragment left by a failed append.
+    fn repair(&mut self) -> Result<(), JournalError> {
+        if !self.dirty {
+            return Ok(());
+        }
+        self.file.set_len(self.len).and_then(|()| self.file.sync_all()).map_err(|e| self.io(e))?;
+        self.dirty = false;
+        Ok(())
+    }
+
+    fn io(&self, reason: std::io::Error) -> JournalError {
+        JournalError::Io { path: self.path.clone(), reason }
     }
 }
 

@@ -184,7 +184,7 @@ fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
     let Ok(entries) = std::fs::read_dir(out.root()) else { return Ok(()) };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name != ".lock" && name != "games" && name != "journal.jsonl" {
+        if !folder::is_leftover_of_a_start(&name) {
             return Err(malformed(anyhow::anyhow!(
                 "{} exists and is not a tournament folder (it holds {:?} but no plan.json); choose another --out",
                 out.root().display(),

@@ -18,6 +18,10 @@ use bao_supervise::{BotSpec, ResourceLimits};
 /// The version of the plan format.
 pub const PLAN_VERSION: u32 = 1;
 
+/// The longest duration of a time control read from a plan (a week): longer values would
+/// overflow the clock's arithmetic.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
 /// A tournament's plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,12 +63,12 @@ pub struct Plan {
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     /// I/O.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {reason}")]
     Read {
         /// The file.
         path: std::path::PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a source: the path and the reason are said once).
+        reason: std::io::Error,
     },
     /// Not a plan.
     #[error("{path} is not a tournament plan: {message}")]
@@ -110,6 +114,70 @@ impl Plan {
         Ok(config)
     }
 
+    /// Verifies the log `text` of scheduled game `game` (`bao-referee verify`) and checks that
+    /// its header is this plan's game: the bots, the opening, the clocks, adjudication, seed,
+    /// limits and no more excuse than the referee allows. Used by the tournament for every log
+    /// it writes and by `merge` for every log it takes.
+    ///
+    /// # Errors
+    /// Why the log is not evidence of that game, in words.
+    pub fn check_log(&self, game: &ScheduledGame, text: &str) -> Result<bao_game::verify::Verified, String> {
+        let verified = bao_game::verify::verify_log(text).map_err(|e| e.to_string())?;
+        let first = text.lines().next().unwrap_or_default();
+        let Ok(bao_game::log::LogRecord::Header(header)) = serde_json::from_str(first) else {
+            return Err("line 1: not a header record".to_owned());
+        };
+        let config = self.game_config(game, None)?;
+        let mismatch = |field: &str, log: String, plan: String| {
+            Err(format!(
+                "line 1: the header's {field} is {log}, but game {} of the plan has {plan}",
+                game.game
+            ))
+        };
+        for (field, bot, spec) in
+            [("south", &header.south, &config.south), ("north", &header.north, &config.north)]
+        {
+            if bot.name != spec.display_name() || bot.command != spec.command_line() {
+                return mismatch(
+                    field,
+                    format!("{} {:?}", bot.name, bot.command),
+                    format!("{} {:?}", spec.display_name(), spec.command_line()),
+                );
+            }
+        }
+        if header.start != config.start.to_string() {
+            return mismatch("start", header.start, config.start.to_string());
+        }
+        if header.time_control != config.time {
+            return mismatch(
+                "time_control",
+                format!("{:?}", header.time_control),
+                format!("{:?}", config.time),
+            );
+        }
+        if header.max_plies != config.max_plies {
+            return mismatch(
+                "max_plies",
+                format!("{:?}", header.max_plies),
+                format!("{:?}", config.max_plies),
+            );
+        }
+        if header.seed != config.seed {
+            return mismatch("seed", header.seed.to_string(), config.seed.to_string());
+        }
+        if header.limits != config.limits {
+            return mismatch("limits", format!("{:?}", header.limits), format!("{:?}", config.limits));
+        }
+        if header.lag_excuse.is_some_and(|l| l != bao_game::lag::ExcuseLimits::default()) {
+            return Err(format!(
+                "line 1: the header allows excuses of {:?}, more than the referee grants ({:?})",
+                header.lag_excuse,
+                bao_game::lag::ExcuseLimits::default()
+            ));
+        }
+        Ok(verified)
+    }
+
     fn opening(&self, index: u32) -> Result<Position, String> {
         let text =
             self.openings.get(index as usize).ok_or_else(|| format!("there is no opening #{index}"))?;
@@ -123,6 +191,27 @@ impl Plan {
     pub fn check(&self) -> Result<(), String> {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
+        }
+        if let Some(shard) = self.shard {
+            shard.check()?;
+        }
+        let tc = &self.time_control;
+        for (name, value) in [
+            ("base", tc.base),
+            ("increment", Some(tc.increment)),
+            ("move_time", tc.move_time),
+            ("startup", Some(tc.startup)),
+            ("margin", Some(tc.margin)),
+        ] {
+            if value.is_some_and(|d| d > MAX_DURATION) {
+                return Err(format!(
+                    "time_control.{name} is more than {} ms, the longest a referee accepts",
+                    MAX_DURATION.as_millis()
+                ));
+            }
+        }
+        if self.bots.len() < 2 {
+            return Err(format!("{} bot(s): a tournament needs at least two", self.bots.len()));
         }
         for i in 0..self.openings.len() {
             self.opening(u32::try_from(i).map_err(|_| "too many openings".to_owned())?)?;
@@ -147,7 +236,7 @@ impl Plan {
     /// An unreadable file, or one that is not a consistent plan.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|source| PlanError::Read { path: path.to_path_buf(), source })?;
+            .map_err(|reason| PlanError::Read { path: path.to_path_buf(), reason })?;
         let invalid = |message: String| PlanError::Invalid { path: path.to_path_buf(), message };
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         plan.check().map_err(invalid)?;
