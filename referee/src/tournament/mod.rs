@@ -117,9 +117,9 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     } else {
         eprintln!("tournament {}: {planned} games", out.root().display());
     }
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
+    let concurrency = args.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+    });
     let plan = Arc::new(plan);
     let progress = Progress::new(planned as u64, done as u64, args.plain);
     let report = execute::execute(Run {

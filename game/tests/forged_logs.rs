@@ -1,0 +1,111 @@
+//! `verify` on logs edited by hand (checked in under `tests/data/`): each forgery is rejected
+//! with a message naming its line; the genuine log they were made from verifies.
+
+use bao_game::verify::{VerifyError, verify_log};
+
+fn rejected(text: &str) -> VerifyError {
+    match verify_log(text) {
+        Ok(v) => panic!("a forged log verified: {v:?}"),
+        Err(e) => e,
+    }
+}
+
+fn assert_rejected(text: &str, line: usize, says: &str) {
+    let e = rejected(text);
+    assert_eq!(e.line, line, "{e}");
+    assert!(e.to_string().starts_with(&format!("line {line}: ")), "{e}");
+    assert!(e.message.contains(says), "{e}");
+    assert!(!e.malformed && !e.incomplete, "{e}");
+}
+
+#[test]
+fn the_genuine_log_verifies() {
+    let v = verify_log(include_str!("data/genuine.jsonl")).unwrap();
+    assert_eq!((v.plies, v.result.as_str()), (6, "draw (max_plies)"));
+}
+
+#[test]
+fn a_move_time_no_clock_allows_is_rejected() {
+    // 99.999999 s for one move under 10+0.1.
+    assert_rejected(include_str!("data/forged-time.jsonl"), 6, "S took 99999999 µs with 10197282 µs allowed");
+}
+
+#[test]
+fn clocks_that_the_time_control_does_not_give_are_rejected() {
+    assert_rejected(include_str!("data/forged-clocks.jsonl"), 5, "clock_ms is [1, 999999]");
+}
+
+#[test]
+fn a_timeout_verdict_against_the_side_not_to_move_is_rejected() {
+    assert_rejected(
+        include_str!("data/forged-timeout-not-to-move.jsonl"),
+        12,
+        "a timeout verdict against N, but S was to move",
+    );
+}
+
+#[test]
+fn a_timeout_verdict_against_a_bot_that_still_had_time_is_rejected() {
+    assert_rejected(
+        include_str!("data/forged-timeout-with-time-left.jsonl"),
+        11,
+        "a timeout verdict against N after 5000 µs, but N had 10299575 µs",
+    );
+}
+
+#[test]
+fn an_excuse_for_a_move_that_was_not_late_is_rejected() {
+    assert_rejected(
+        include_str!("data/forged-excuse.jsonl"),
+        4,
+        "lag_excused_us 100000 for a move of 2718 µs",
+    );
+}
+
+#[test]
+fn plies_beyond_max_plies_are_rejected() {
+    assert_rejected(
+        include_str!("data/forged-beyond-max-plies.jsonl"),
+        8,
+        "ply 5, but the game is adjudicated after 4 plies",
+    );
+}
+
+#[test]
+fn a_log_with_only_its_header_is_incomplete_not_unreadable() {
+    let e = rejected(include_str!("data/header-only.jsonl"));
+    assert!(e.incomplete && !e.malformed, "{e}");
+    assert_eq!(e.line, 2, "{e}");
+    assert!(e.message.contains("incomplete"), "{e}");
+    // So are an empty log (killed before the header was written) and a cut-off line.
+    let e = rejected("");
+    assert!(e.incomplete && !e.malformed, "{e}");
+    let genuine = include_str!("data/genuine.jsonl");
+    let cut = &genuine[..genuine.len() - 20];
+    let e = rejected(cut);
+    assert!(e.incomplete && !e.malformed, "{e}");
+    assert!(e.message.contains("cut off"), "{e}");
+}
+
+#[test]
+fn an_excuse_must_be_allowed_by_the_header_exactly_the_overrun_and_within_the_cap() {
+    // Ply 1 made late (10.2 s under 10 s + 0.1 s margin) with an excuse of its overrun.
+    let genuine = include_str!("data/genuine.jsonl");
+    let caps = r#""lag_excuse":{"per_move_us":250000,"per_game_us":1000000}"#;
+    assert!(genuine.contains(caps));
+    let late = genuine.replacen(r#""time_us":2718,"#, r#""time_us":10200000,"lag_excused_us":100000,"#, 1);
+    // Excused, the allowed time is charged and the increment added: the clocks then read 0.1 s,
+    // not what the log says.
+    assert_rejected(
+        &late,
+        4,
+        "clock_ms is [10097, 10000], but the time control replayed over the moves' time_us gives [100, 10000]",
+    );
+    let without_caps = late.replacen(caps, r#""lag_excuse":null"#, 1);
+    assert_rejected(&without_caps, 4, "the header allows no excuse");
+    let wrong_amount = late.replacen(r#""lag_excused_us":100000"#, r#""lag_excused_us":99999"#, 1);
+    assert_rejected(&wrong_amount, 4, "the referee excuses exactly the overrun");
+    let too_much =
+        genuine.replacen(r#""time_us":2718,"#, r#""time_us":10400000,"lag_excused_us":300000,"#, 1);
+    assert_rejected(&too_much, 4, "more than the 250000 µs a move may be excused");
+}
