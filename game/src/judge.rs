@@ -409,3 +409,68 @@ pub fn judge_move(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TimeControl;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn answer(used_ms: u32, stall_ms: u32) -> Answer {
+        Answer {
+            line: r#"{"type":"move","id":1,"move":"A6<"}"#.to_owned(),
+            move_text: "A6<".to_owned(),
+            info: Vec::new(),
+            used: MS * used_ms,
+            lag: MS * stall_ms,
+        }
+    }
+
+    fn move_time_clock() -> Clock {
+        Clock::new(TimeControl {
+            base: None,
+            increment: Duration::ZERO,
+            move_time: Some(MS * 100),
+            startup: Duration::from_secs(1),
+            margin: Duration::ZERO,
+        })
+    }
+
+    #[test]
+    fn an_overrun_within_the_stall_is_excused_until_the_game_budget_is_spent() {
+        let limits = ExcuseLimits { per_move_us: 150_000, per_game_us: 250_000 };
+        let mut excuses = Excuses::within(limits);
+        let mut clock = move_time_clock();
+        // On time: nothing excused.
+        assert_eq!(charge_within(&mut clock, Side::South, &answer(90, 500), &mut excuses).unwrap(), None);
+        // 120 ms late, the referee stalled 200 ms at the reply: excused, exactly the overrun.
+        let excused = charge_within(&mut clock, Side::South, &answer(220, 200), &mut excuses).unwrap();
+        assert_eq!(excused, Some(MS * 120));
+        // 100 ms more: 220 ms of 250 ms.
+        assert_eq!(
+            charge_within(&mut clock, Side::South, &answer(200, 200), &mut excuses).unwrap(),
+            Some(MS * 100)
+        );
+        assert_eq!(excuses.used_us, 220_000);
+        // 40 ms late: only 30 ms of the budget is left.
+        let fault = charge_within(&mut clock, Side::South, &answer(140, 200), &mut excuses).unwrap_err();
+        assert_eq!(fault.reason, Reason::Timeout);
+        assert_eq!(fault.time_us, Some(140_000));
+    }
+
+    #[test]
+    fn an_overrun_past_the_stall_or_the_move_cap_is_a_timeout() {
+        let limits = ExcuseLimits { per_move_us: 150_000, per_game_us: 1_000_000 };
+        let mut clock = move_time_clock();
+        // 30 ms late, but the stall at the reply was 20 ms: the bot was late by its own clock.
+        let fault = charge_within(&mut clock, Side::North, &answer(130, 20), &mut Excuses::within(limits));
+        assert_eq!(fault.unwrap_err().reason, Reason::Timeout);
+        // 160 ms late under a 500 ms stall: more than a move may be excused.
+        let fault = charge_within(&mut clock, Side::North, &answer(260, 500), &mut Excuses::within(limits));
+        assert_eq!(fault.unwrap_err().reason, Reason::Timeout);
+        // Without excuses (check, or no monitor), any lateness is a timeout.
+        let fault = charge(&mut clock, Side::North, &answer(101, 500));
+        assert!(matches!(*fault.unwrap_err().cause, Cause::Late { .. }));
+    }
+}

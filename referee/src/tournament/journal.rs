@@ -361,4 +361,97 @@ pub(crate) mod tests {
         assert_eq!(by_game.keys().copied().collect::<Vec<_>>(), vec![0, 1]);
         assert_eq!(duplicates, vec![1]);
     }
+
+    /// A small tmpfs mounted at a fresh folder (unmounted when dropped), or why there is none.
+    struct SmallDisk {
+        dir: PathBuf,
+    }
+
+    impl SmallDisk {
+        fn mount(name: &str, bytes: u64) -> Result<SmallDisk, String> {
+            if !nix::unistd::geteuid().is_root() {
+                return Err("mounting a tmpfs needs root".to_owned());
+            }
+            let dir = std::env::temp_dir().join(format!("bao-small-disk-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let options = format!("size={bytes}");
+            nix::mount::mount(
+                Some("tmpfs"),
+                &dir,
+                Some("tmpfs"),
+                nix::mount::MsFlags::empty(),
+                Some(options.as_str()),
+            )
+            .map_err(|e| format!("cannot mount a tmpfs on {}: {e}", dir.display()))?;
+            Ok(SmallDisk { dir })
+        }
+    }
+
+    impl Drop for SmallDisk {
+        fn drop(&mut self) {
+            let _ = nix::mount::umount(&self.dir);
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    #[test]
+    fn a_disk_that_fills_and_frees_again_leaves_only_complete_lines() {
+        let disk = match SmallDisk::mount("journal", 64 * 1024) {
+            Ok(disk) => disk,
+            Err(why) if std::env::var_os("BAO_REQUIRE_ALL").is_some_and(|v| v == "1") => {
+                panic!("BAO_REQUIRE_ALL=1: {why}")
+            }
+            Err(why) => {
+                eprintln!("skipped: a_disk_that_fills_and_frees_again_leaves_only_complete_lines: {why}");
+                return;
+            }
+        };
+        let path = disk.dir.join("journal.jsonl");
+        let (mut journal, _) = Journal::open(&path).unwrap();
+        let mut expected: Vec<JournalEntry> =
+            (0..3).map(|g| entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).collect();
+        for e in &expected {
+            journal.append(e).unwrap();
+        }
+        // Fill the rest of the disk.
+        let filler = disk.dir.join("filler");
+        let mut file = File::create(&filler).unwrap();
+        let chunk = vec![b'x'; 1024];
+        while file.write_all(&chunk).is_ok() {}
+        while file.write_all(b"x").is_ok() {}
+        drop(file);
+        // Appends fail once the journal's last page is full (a partial line may have been
+        // written): each failure is cut back to the complete lines.
+        let mut failures = 0;
+        for g in 3..200 {
+            let next = entry(g, 0, 1, None, Reason::MaxPlies);
+            match journal.append(&next) {
+                Ok(()) => {
+                    assert_eq!(failures, 0, "game {g} appended after a failure, with the disk still full");
+                    expected.push(next);
+                }
+                Err(e) => {
+                    failures += 1;
+                    let message = e.to_string();
+                    assert!(message.starts_with(&path.display().to_string()), "{message}");
+                    assert_eq!(message.matches("os error 28").count(), 1, "said once: {message}");
+                }
+            }
+            let text = std::fs::read(&path).unwrap();
+            assert!(text.ends_with(b"\n"), "a fragment was left after game {g}");
+            if failures == 3 {
+                break;
+            }
+        }
+        assert_eq!(failures, 3, "the disk never filled");
+        // Space is back: the next append is a line of its own.
+        std::fs::remove_file(&filler).unwrap();
+        let later = entry(500, 1, 0, Some("N"), Reason::NoLegalMoves);
+        journal.append(&later).unwrap();
+        drop(journal);
+        expected.push(later);
+        let parsed = read(&path).unwrap();
+        assert_eq!(parsed.entries, expected);
+        assert_eq!(parsed.torn_bytes, 0);
+    }
 }

@@ -382,4 +382,28 @@ pub(crate) mod tests {
         plan.openings[1] = "nonsense".into();
         assert!(plan.check().unwrap_err().contains("opening #1"));
     }
+
+    #[test]
+    fn a_plan_file_with_shard_count_zero_or_a_huge_clock_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("bao-plan-bounds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plan.json");
+        let write = |plan: &Plan| std::fs::write(&path, serde_json::to_string(plan).unwrap()).unwrap();
+
+        write(&Plan { shard: Some(Shard { index: 1, count: 0 }), ..sample_plan() });
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("plan.json is not a tournament plan: shard 1/0: the shard count is 0"), "{e}");
+
+        write(&Plan { shard: Some(Shard { index: 3, count: 2 }), ..sample_plan() });
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("shard 3/2: the index is outside 1..=2"), "{e}");
+
+        let mut huge = sample_plan();
+        huge.time_control.base = Some(std::time::Duration::from_millis(u64::MAX));
+        write(&huge);
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("time_control.base is more than 604800000 ms"), "{e}");
+
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
