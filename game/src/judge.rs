@@ -257,7 +257,15 @@ pub async fn ask_move(
     lines.line(LineDirection::Sent, request);
     let sent = Instant::now();
     let mut deadline = tokio::time::Instant::from_std(sent + allowed);
-    process.send_line(request, deadline).await.map_err(|f| Fault::from_bot(side, f, false))?;
+    process.send_line(request, deadline).await.map_err(|f| {
+        // A bot that does not read its stdin until the deadline is out of time.
+        let timed_out = f == BotFault::Timeout;
+        let mut fault = Fault::from_bot(side, f, false);
+        if timed_out {
+            fault.time_us = Some(micros(sent.elapsed()));
+        }
+        fault
+    })?;
     let mut info = Vec::new();
     let mut extended = Duration::ZERO;
     loop {

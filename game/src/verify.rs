@@ -276,7 +276,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
     Err(incomplete(last_line + 1, "the log ends without a result record: the game is incomplete"))
 }
 
-/// A `timeout` verdict must name a time past the bot's time plus margin.
+/// A `timeout` verdict must name a time no shorter than the bot's time plus margin.
 fn check_verdict_time(
     n: usize,
     clocks: &Clocks,
@@ -290,7 +290,8 @@ fn check_verdict_time(
     let allowed = clocks.allowed_us(side);
     match r.offense.as_ref().and_then(|o| o.time_us) {
         None => Err(wrong(n, "a timeout verdict without the time the bot took (offense.time_us)")),
-        Some(used) if used <= allowed => Err(wrong(
+        // The referee gives up at the deadline: a verdict at the very microsecond is right.
+        Some(used) if used < allowed => Err(wrong(
             n,
             format!(
                 "a timeout verdict against {side} after {used} µs, but {side} had {allowed} µs \

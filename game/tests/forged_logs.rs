@@ -109,3 +109,26 @@ fn an_excuse_must_be_allowed_by_the_header_exactly_the_overrun_and_within_the_ca
         genuine.replacen(r#""time_us":2718,"#, r#""time_us":10400000,"lag_excused_us":300000,"#, 1);
     assert_rejected(&too_much, 4, "more than the 250000 µs a move may be excused");
 }
+
+proptest::proptest! {
+    /// The corpus-free smoke test of the `verify_log` fuzz target: any edit of the genuine log
+    /// is verified without panicking, and an error names a line of the text (or one past it).
+    #[test]
+    fn an_edited_log_never_panics_the_verifier(
+        edits in proptest::collection::vec((0usize..4000, proptest::prelude::any::<u8>()), 1..6),
+        cut in 0usize..4000,
+    ) {
+        let mut bytes = include_bytes!("data/genuine.jsonl").to_vec();
+        for (at, byte) in edits {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        bytes.truncate(bytes.len() - cut % bytes.len());
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            let lines = text.split_inclusive('\n').count();
+            if let Err(e) = verify_log(text) {
+                proptest::prop_assert!(e.line >= 1 && e.line <= lines + 1, "{e}");
+            }
+        }
+    }
+}

@@ -9,3 +9,4 @@ mod rules_cli;
 mod smoke;
 mod support;
 mod tournament;
+mod tournament_durability;

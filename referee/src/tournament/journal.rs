@@ -454,4 +454,28 @@ pub(crate) mod tests {
         assert_eq!(parsed.entries, expected);
         assert_eq!(parsed.torn_bytes, 0);
     }
+
+    proptest::proptest! {
+        /// The corpus-free smoke test of the `journal` fuzz target.
+        #[test]
+        fn any_bytes_parse_without_panicking_and_add_up(
+            edits in proptest::collection::vec((0usize..2000, proptest::prelude::any::<u8>()), 0..8),
+            cut in 0usize..2000,
+        ) {
+            let mut bytes = Vec::new();
+            for g in 0..3 {
+                bytes.extend(serde_json::to_vec(&entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).unwrap());
+                bytes.push(b'\n');
+            }
+            for (at, byte) in edits {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            bytes.truncate(bytes.len() - cut % bytes.len());
+            if let Ok(parsed) = parse(&bytes, Path::new("journal.jsonl")) {
+                proptest::prop_assert!(parsed.valid_len + parsed.torn_bytes <= bytes.len() as u64);
+                proptest::prop_assert!(parsed.valid_len == 0 || bytes[parsed.valid_len as usize - 1] == b'\n');
+            }
+        }
+    }
 }

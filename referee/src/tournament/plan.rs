@@ -406,4 +406,38 @@ pub(crate) mod tests {
 
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    proptest::proptest! {
+        /// The corpus-free smoke test of the `plan` fuzz target: any number in a plan file
+        /// replaced by any other is read and checked without panicking.
+        #[test]
+        fn a_plan_with_any_number_changed_never_panics(which in 0usize..400, value in proptest::prelude::any::<u64>()) {
+            let text = serde_json::to_string(&sample_plan()).unwrap();
+            let mut value_json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let mut seen = 0;
+            replace_nth_number(&mut value_json, which, value, &mut seen);
+            if let Ok(plan) = serde_json::from_value::<Plan>(value_json)
+                && plan.check().is_ok()
+            {
+                for game in plan.games_to_play() {
+                    proptest::prop_assert!(plan.game_config(game, None).is_ok());
+                    let _ = plan.check_log(game, "");
+                }
+            }
+        }
+    }
+
+    fn replace_nth_number(v: &mut serde_json::Value, n: usize, with: u64, seen: &mut usize) {
+        match v {
+            serde_json::Value::Number(_) => {
+                if *seen == n {
+                    *v = serde_json::Value::from(with);
+                }
+                *seen += 1;
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|x| replace_nth_number(x, n, with, seen)),
+            serde_json::Value::Object(map) => map.values_mut().for_each(|x| replace_nth_number(x, n, with, seen)),
+            _ => {}
+        }
+    }
 }
