@@ -99,7 +99,6 @@ mod tests {
             seed: 0,
             limits: ResourceLimits::default(),
             started_at: String::new(),
-            lag_excuse: None,
         })
     }
 

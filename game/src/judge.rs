@@ -11,11 +11,13 @@ use bao_protocol::{BotMessage, Info, ProtocolError, Ready};
 use bao_rules::{Move, MoveText, Position, Side};
 use bao_supervise::{BotFault, BotProcess};
 
-use crate::lag::{ExcuseLimits, LagMonitor, micros};
+use crate::lag::micros;
 use crate::{Clock, Reason};
 
-/// The most a deadline is pushed back for a referee stall in progress when it passed.
-const MAX_EXTENSION: Duration = Duration::from_secs(1);
+/// After the deadline, how long the referee still takes delivery of lines that had arrived
+/// (stamped) before it but were not yet passed on by a busy event loop. A line is judged by its
+/// arrival, so this grace gives a bot no time.
+const DELIVERY_GRACE: Duration = Duration::from_millis(20);
 
 /// The longest excerpt of a bot's line kept in a verdict.
 const OFFENSE_EXCERPT_BYTES: usize = 512;
@@ -50,7 +52,7 @@ pub enum Cause {
     /// The process layer: the bot exited, closed stdout, broke a limit, or did not read or
     /// write in time (`BotFault::Timeout`).
     Process(BotFault),
-    /// No complete answer before the deadline (time left plus margin, plus any excused lag).
+    /// No complete answer before the deadline (time left plus margin).
     NoAnswer {
         /// The time the bot had.
         allowed: Duration,
@@ -197,50 +199,18 @@ pub struct Answer {
     /// The `info` lines before it (at most [`bao_protocol::MAX_INFO_PER_MOVE`], truncated).
     pub info: Vec<Info>,
     /// Wall time from the request's write to the moment the answer's line arrived (read from
-    /// the pipe by the bot's supervisor), in whole microseconds.
+    /// the pipe by the bot's reader thread), in whole microseconds.
     pub used: Duration,
-    /// The referee stall in progress when the answer arrived, after the request was written:
-    /// the most by which the referee may have delayed reading it (zero without a monitor).
-    pub lag: Duration,
-}
-
-/// The lag a bot may still be excused in one game, and what it was excused so far.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Excuses {
-    /// The caps; `None`: nothing is excused.
-    pub limits: Option<ExcuseLimits>,
-    /// Excused so far in this game, µs.
-    pub used_us: u64,
-}
-
-impl Excuses {
-    /// No excuse at all (every late move is a timeout).
-    #[must_use]
-    pub fn none() -> Excuses {
-        Excuses::default()
-    }
-
-    /// Up to `limits`.
-    #[must_use]
-    pub fn within(limits: ExcuseLimits) -> Excuses {
-        Excuses { limits: Some(limits), used_us: 0 }
-    }
-
-    /// The most that may be excused of the next move.
-    #[must_use]
-    pub fn available_us(&self) -> u64 {
-        self.limits.map_or(0, |l| l.per_move_us.min(l.per_game_us.saturating_sub(self.used_us)))
-    }
 }
 
 /// Sends the `move_request` line `request` (with id `id`) and reads the answer: `info` lines
 /// are kept, the `move` must come within `allowed` and carry `id`.
 ///
 /// The bot's time runs from just before the request is written (a bot that does not read its
-/// stdin uses its own time) to the arrival of its reply line. When the deadline passes while
-/// the referee itself is stalled (seen by the monitor, if one is given), it is pushed back by
-/// the stall (at most [`MAX_EXTENSION`]), so that a reply already in the pipe is read and
-/// judged by its arrival; [`charge_within`] decides whether that lateness is excused.
+/// stdin uses its own time) to the arrival of its reply line, stamped by the bot's reader
+/// thread. When the deadline passes, lines that arrived before it but were not yet delivered
+/// (the event loop was busy) are still taken for [`DELIVERY_GRACE`]; [`charge`] judges every
+/// reply by its arrival.
 ///
 /// # Errors
 /// The verdict: timeout, wrong id, a malformed line, an unexpected message, or the process
@@ -251,7 +221,6 @@ pub async fn ask_move(
     request: &str,
     id: u64,
     allowed: Duration,
-    lag: Option<&LagMonitor>,
     lines: &mut dyn LineSink,
 ) -> Result<Answer, Fault> {
     lines.line(LineDirection::Sent, request);
@@ -267,17 +236,15 @@ pub async fn ask_move(
         fault
     })?;
     let mut info = Vec::new();
-    let mut extended = Duration::ZERO;
+    let mut graced = false;
     loop {
         let (line, arrived) = match process.recv_line_timed(deadline).await {
             Ok(timed) => timed,
             Err(BotFault::Timeout) => {
-                // A reply may be waiting in the pipe, unread because the referee was stalled.
                 let now = Instant::now();
-                let seen = lag.map_or(Duration::ZERO, |l| l.stall_at(sent, now)).min(MAX_EXTENSION);
-                if seen > extended {
-                    deadline += seen - extended;
-                    extended = seen;
+                if !graced {
+                    graced = true;
+                    deadline = tokio::time::Instant::from_std(now + DELIVERY_GRACE);
                     continue;
                 }
                 let mut fault = Fault::new(
@@ -301,8 +268,7 @@ pub async fn ask_move(
             Ok(BotMessage::Move(reply)) if reply.id == id => {
                 // Whole microseconds, as the log records it: `verify` replays the same sums.
                 let used = Duration::from_micros(micros(arrived.saturating_duration_since(sent)));
-                let lag = lag.map_or(Duration::ZERO, |l| l.stall_at(sent, arrived));
-                return Ok(Answer { line, move_text: reply.move_text, info, used, lag });
+                return Ok(Answer { line, move_text: reply.move_text, info, used });
             }
             Ok(BotMessage::Move(reply)) => {
                 let got = reply.id;
@@ -333,53 +299,27 @@ pub async fn ask_move(
     }
 }
 
-/// Charges `answer.used` to `clock`, excusing nothing: a late move is a timeout.
+/// Charges `answer.used` (to the reply's arrival) to `clock`.
 ///
 /// # Errors
-/// A `timeout` verdict when the bot was late.
-pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<Option<Duration>, Fault> {
-    charge_within(clock, side, answer, &mut Excuses::none())
-}
-
-/// Charges `answer.used` to `clock`. A move late by no more than the referee stall in progress
-/// when its reply arrived (`answer.lag`), and no more than `excuses` still allows, is excused:
-/// the allowed time is charged instead, and the overrun (what was excused) is returned and
-/// counted in `excuses`.
-///
-/// # Errors
-/// A `timeout` verdict when the bot was late by more than that.
-pub fn charge_within(
-    clock: &mut Clock,
-    side: Side,
-    answer: &Answer,
-    excuses: &mut Excuses,
-) -> Result<Option<Duration>, Fault> {
-    let Err(o) = clock.charge(answer.used) else { return Ok(None) };
+/// A `timeout` verdict when the bot was late: slower than its time left plus margin.
+pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<(), Fault> {
+    let Err(o) = clock.charge(answer.used) else { return Ok(()) };
     let over = o.used.saturating_sub(o.allowed);
-    let excusable = answer.lag.min(Duration::from_micros(excuses.available_us()));
-    if over > excusable {
-        let mut fault = Fault::new(
-            side,
-            Reason::Timeout,
-            format!(
-                "the move took {} ms, {} ms allowed ({} ms over; referee stall at the reply {} ms, \
-                 {} ms excusable)",
-                o.used.as_millis(),
-                o.allowed.as_millis(),
-                over.as_millis(),
-                answer.lag.as_millis(),
-                excusable.as_millis()
-            ),
-            Cause::Late { used: o.used, allowed: o.allowed },
-        )
-        .with_line(&answer.line);
-        fault.time_us = Some(micros(o.used));
-        return Err(fault);
-    }
-    // Late only by the referee's own delay: charge the allowed time.
-    let _ = clock.charge(o.allowed);
-    excuses.used_us += micros(over);
-    Ok(Some(over))
+    let mut fault = Fault::new(
+        side,
+        Reason::Timeout,
+        format!(
+            "the move took {} ms, {} ms allowed ({} ms over)",
+            o.used.as_millis(),
+            o.allowed.as_millis(),
+            over.as_millis()
+        ),
+        Cause::Late { used: o.used, allowed: o.allowed },
+    )
+    .with_line(&answer.line);
+    fault.time_us = Some(micros(o.used));
+    Err(fault)
 }
 
 /// Judges the move text of `answer` in `position`, whose legal moves and their results are
@@ -425,60 +365,28 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    fn answer(used_ms: u32, stall_ms: u32) -> Answer {
+    fn answer(used_ms: u32) -> Answer {
         Answer {
             line: r#"{"type":"move","id":1,"move":"A6<"}"#.to_owned(),
             move_text: "A6<".to_owned(),
             info: Vec::new(),
             used: MS * used_ms,
-            lag: MS * stall_ms,
         }
     }
 
-    fn move_time_clock() -> Clock {
-        Clock::new(TimeControl {
+    #[test]
+    fn a_reply_later_than_time_and_margin_is_a_timeout_with_its_time() {
+        let mut clock = Clock::new(TimeControl {
             base: None,
             increment: Duration::ZERO,
             move_time: Some(MS * 100),
             startup: Duration::from_secs(1),
-            margin: Duration::ZERO,
-        })
-    }
-
-    #[test]
-    fn an_overrun_within_the_stall_is_excused_until_the_game_budget_is_spent() {
-        let limits = ExcuseLimits { per_move_us: 150_000, per_game_us: 250_000 };
-        let mut excuses = Excuses::within(limits);
-        let mut clock = move_time_clock();
-        // On time: nothing excused.
-        assert_eq!(charge_within(&mut clock, Side::South, &answer(90, 500), &mut excuses).unwrap(), None);
-        // 120 ms late, the referee stalled 200 ms at the reply: excused, exactly the overrun.
-        let excused = charge_within(&mut clock, Side::South, &answer(220, 200), &mut excuses).unwrap();
-        assert_eq!(excused, Some(MS * 120));
-        // 100 ms more: 220 ms of 250 ms.
-        assert_eq!(
-            charge_within(&mut clock, Side::South, &answer(200, 200), &mut excuses).unwrap(),
-            Some(MS * 100)
-        );
-        assert_eq!(excuses.used_us, 220_000);
-        // 40 ms late: only 30 ms of the budget is left.
-        let fault = charge_within(&mut clock, Side::South, &answer(140, 200), &mut excuses).unwrap_err();
+            margin: MS * 20,
+        });
+        charge(&mut clock, Side::South, &answer(120)).unwrap();
+        let fault = charge(&mut clock, Side::North, &answer(121)).unwrap_err();
         assert_eq!(fault.reason, Reason::Timeout);
-        assert_eq!(fault.time_us, Some(140_000));
-    }
-
-    #[test]
-    fn an_overrun_past_the_stall_or_the_move_cap_is_a_timeout() {
-        let limits = ExcuseLimits { per_move_us: 150_000, per_game_us: 1_000_000 };
-        let mut clock = move_time_clock();
-        // 30 ms late, but the stall at the reply was 20 ms: the bot was late by its own clock.
-        let fault = charge_within(&mut clock, Side::North, &answer(130, 20), &mut Excuses::within(limits));
-        assert_eq!(fault.unwrap_err().reason, Reason::Timeout);
-        // 160 ms late under a 500 ms stall: more than a move may be excused.
-        let fault = charge_within(&mut clock, Side::North, &answer(260, 500), &mut Excuses::within(limits));
-        assert_eq!(fault.unwrap_err().reason, Reason::Timeout);
-        // Without excuses (check, or no monitor), any lateness is a timeout.
-        let fault = charge(&mut clock, Side::North, &answer(101, 500));
-        assert!(matches!(*fault.unwrap_err().cause, Cause::Late { .. }));
+        assert_eq!(fault.time_us, Some(121_000));
+        assert!(matches!(*fault.cause, Cause::Late { .. }));
     }
 }

@@ -20,8 +20,8 @@ use crate::{Reason, TimeControl};
 use bao_supervise::ResourceLimits;
 
 /// The version of the log format written in every header. Version 2: the header comes before
-/// the bots are started (their `ready` records follow it), clocks are exact in microseconds and
-/// the excuse limits are in the header, so `verify` can replay them.
+/// the bots are started (their `ready` records follow it), each move is charged to its reply's
+/// arrival in exact microseconds (no lag is excused), so `verify` can replay the clocks.
 pub const LOG_VERSION: u32 = 2;
 
 /// One line of a game log.
@@ -66,9 +66,6 @@ pub struct Header {
     pub limits: ResourceLimits,
     /// Wall-clock start time, RFC 3339 UTC.
     pub started_at: String,
-    /// How much referee lag may be excused (null: none; every late move is a timeout).
-    #[serde(default)]
-    pub lag_excuse: Option<crate::lag::ExcuseLimits>,
 }
 
 /// A bot's ready message, as the log records it.
@@ -124,8 +121,9 @@ pub struct PlyRecord {
     pub clock_ms: [u64; 2],
     /// The position after the move.
     pub position: String,
-    /// When the move was late by no more than the referee's own event-loop
-    /// lag during it: that lag, in microseconds (the move was not forfeited).
+    /// Version 1 only: lag excused to a late move. A version 2 referee charges every move to
+    /// its reply's arrival and excuses nothing, so it never writes this field; `verify`
+    /// rejects a version 2 log that has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_excused_us: Option<u64>,
     /// The bot's info lines for this move, as sent (at most the protocol's cap).

@@ -14,7 +14,7 @@ use crate::log::{
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
 
-use crate::judge::{self, Cause, Excuses, Fault, LineDirection, LineSink};
+use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
 
 use crate::wire;
 use crate::{Clock, GameConfig, GameResult, Reason};
@@ -27,8 +27,6 @@ struct Seat {
     reported: Option<Reported>,
     next_id: u64,
     clock: Clock,
-    /// The referee lag excused to this bot so far.
-    excuses: Excuses,
     exit: String,
     stderr: Option<bao_supervise::StderrCapture>,
 }
@@ -108,7 +106,6 @@ pub async fn play_game(
         reported: None,
         next_id: 1,
         clock: Clock::new(config.time),
-        excuses: if config.lag.is_some() { Excuses::within(config.excuse) } else { Excuses::none() },
         exit: "not started".to_owned(),
         stderr: None,
     });
@@ -294,7 +291,7 @@ async fn run(
             cpu_us: played.cpu.map(micros),
             clock_ms,
             position: position.to_string(),
-            lag_excused_us: played.lag_excused.map(micros),
+            lag_excused_us: None,
             info: played.info,
         });
         log.write(&record)?;
@@ -318,7 +315,6 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         seed: config.seed,
         limits: config.limits,
         started_at: started_at.to_owned(),
-        lag_excuse: config.lag.as_ref().map(|_| config.excuse),
     })
 }
 
@@ -360,7 +356,6 @@ struct Played {
     used: Duration,
     cpu: Option<Duration>,
     info: Vec<bao_protocol::Info>,
-    lag_excused: Option<Duration>,
 }
 
 /// What the mover is asked to move from.
@@ -407,13 +402,10 @@ async fn play_one(
     // would stall the thread that times every other bot.
     let cgroup = process.supervision().cgroup.is_some();
     let cpu_before = if cgroup { process.cpu_time() } else { None };
-    let answer = judge::ask_move(process, side, &request, id, allowed, config.lag.as_ref(), lines).await?;
+    let answer = judge::ask_move(process, side, &request, id, allowed, lines).await?;
     let cpu_after = if cgroup { process.cpu_time() } else { None };
     let cpu = cpu_after.zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
-    let lag_excused = judge::charge_within(&mut seat.clock, side, &answer, &mut seat.excuses)?;
-    if let Some(excused) = lag_excused {
-        tracing::info!(side = %side, excused_us = micros(excused), "a late move excused: the referee was stalled when it arrived");
-    }
+    judge::charge(&mut seat.clock, side, &answer)?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
-    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info, lag_excused })
+    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info })
 }

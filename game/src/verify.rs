@@ -2,10 +2,10 @@
 //! the clock arithmetic of its time control, and checks every move, every position, every
 //! clock and the result.
 //!
-//! The clocks are exact: the referee charges whole microseconds (`time_us`), so a replay of
-//! the header's time control gives the very `clock_ms` the referee wrote. A move slower than
-//! its time plus margin must carry an excuse (`lag_excused_us`) of exactly its overrun, within
-//! the header's `lag_excuse` caps; a `timeout` verdict must name a time past the bot's.
+//! The clocks are exact: the referee charges whole microseconds (`time_us`, to the reply's
+//! arrival), so a replay of the header's time control gives the very `clock_ms` the referee
+//! wrote. No move may be slower than its time plus margin; a `timeout` verdict must name a time
+//! no shorter than the bot's.
 
 use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
 
@@ -49,14 +49,12 @@ fn incomplete(line: usize, message: impl Into<String>) -> VerifyError {
     VerifyError { line, message: message.into(), malformed: false, incomplete: true }
 }
 
-/// Both clocks replayed from the header's time control, in µs, and the lag excused to each.
+/// Both clocks replayed from the header's time control, in µs.
 struct Clocks {
     left_us: [u64; 2],
-    excused_us: [u64; 2],
     margin_us: u64,
     increment_us: u64,
     fischer: bool,
-    lag_excuse: Option<crate::lag::ExcuseLimits>,
 }
 
 impl Clocks {
@@ -65,11 +63,9 @@ impl Clocks {
         let start = crate::lag::micros(tc.move_time.or(tc.base).unwrap_or_default());
         Clocks {
             left_us: [start; 2],
-            excused_us: [0; 2],
             margin_us: crate::lag::micros(tc.margin),
             increment_us: crate::lag::micros(tc.increment),
             fischer: tc.move_time.is_none(),
-            lag_excuse: header.lag_excuse,
         }
     }
 
@@ -81,74 +77,28 @@ impl Clocks {
     fn charge(&mut self, n: usize, side: Side, p: &PlyRecord) -> Result<(), VerifyError> {
         let ply = p.ply;
         let allowed = self.allowed_us(side);
-        let charged = match p.lag_excused_us {
-            None if p.time_us > allowed => {
-                return Err(wrong(
-                    n,
-                    format!(
-                        "ply {ply}: {side} took {} µs with {allowed} µs allowed (time left plus margin) \
-                         and no excuse: the referee would have forfeited it on time",
-                        p.time_us
-                    ),
-                ));
-            }
-            None => p.time_us,
-            Some(excused) => {
-                let Some(limits) = self.lag_excuse else {
-                    return Err(wrong(
-                        n,
-                        format!("ply {ply}: lag_excused_us {excused}, but the header allows no excuse"),
-                    ));
-                };
-                let over = p.time_us.saturating_sub(allowed);
-                if over == 0 {
-                    return Err(wrong(
-                        n,
-                        format!(
-                            "ply {ply}: lag_excused_us {excused} for a move of {} µs that was not late \
-                             ({allowed} µs allowed)",
-                            p.time_us
-                        ),
-                    ));
-                }
-                if excused != over {
-                    return Err(wrong(
-                        n,
-                        format!(
-                            "ply {ply}: lag_excused_us is {excused}, but the move was {over} µs late \
-                             ({} µs, {allowed} µs allowed): the referee excuses exactly the overrun",
-                            p.time_us
-                        ),
-                    ));
-                }
-                if excused > limits.per_move_us {
-                    return Err(wrong(
-                        n,
-                        format!(
-                            "ply {ply}: lag_excused_us {excused} is more than the {} µs a move may be \
-                             excused",
-                            limits.per_move_us
-                        ),
-                    ));
-                }
-                let total = self.excused_us[side.index()].saturating_add(excused);
-                if total > limits.per_game_us {
-                    return Err(wrong(
-                        n,
-                        format!(
-                            "ply {ply}: {side} has been excused {total} µs in this game, more than the \
-                             {} µs allowed",
-                            limits.per_game_us
-                        ),
-                    ));
-                }
-                self.excused_us[side.index()] = total;
-                allowed
-            }
-        };
+        if let Some(excused) = p.lag_excused_us {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: lag_excused_us {excused}, but a version {LOG_VERSION} referee excuses no \
+                     lag (it charges each move to its reply's arrival)"
+                ),
+            ));
+        }
+        if p.time_us > allowed {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: {side} took {} µs with {allowed} µs allowed (time left plus margin): \
+                     the referee would have forfeited it on time",
+                    p.time_us
+                ),
+            ));
+        }
         if self.fischer {
             let left = &mut self.left_us[side.index()];
-            *left = left.saturating_sub(charged).saturating_add(self.increment_us);
+            *left = left.saturating_sub(p.time_us).saturating_add(self.increment_us);
         }
         let expected = self.left_us.map(|us| us / 1000);
         if p.clock_ms != expected {

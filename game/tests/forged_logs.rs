@@ -54,11 +54,12 @@ fn a_timeout_verdict_against_a_bot_that_still_had_time_is_rejected() {
 }
 
 #[test]
-fn an_excuse_for_a_move_that_was_not_late_is_rejected() {
+fn an_excused_lag_is_rejected() {
+    // Version 2 charges every move to its reply's arrival: there is nothing to excuse.
     assert_rejected(
         include_str!("data/forged-excuse.jsonl"),
         4,
-        "lag_excused_us 100000 for a move of 2718 µs",
+        "lag_excused_us 100000, but a version 2 referee excuses no lag",
     );
 }
 
@@ -85,29 +86,6 @@ fn a_log_with_only_its_header_is_incomplete_not_unreadable() {
     let e = rejected(cut);
     assert!(e.incomplete && !e.malformed, "{e}");
     assert!(e.message.contains("cut off"), "{e}");
-}
-
-#[test]
-fn an_excuse_must_be_allowed_by_the_header_exactly_the_overrun_and_within_the_cap() {
-    // Ply 1 made late (10.2 s under 10 s + 0.1 s margin) with an excuse of its overrun.
-    let genuine = include_str!("data/genuine.jsonl");
-    let caps = r#""lag_excuse":{"per_move_us":250000,"per_game_us":1000000}"#;
-    assert!(genuine.contains(caps));
-    let late = genuine.replacen(r#""time_us":2718,"#, r#""time_us":10200000,"lag_excused_us":100000,"#, 1);
-    // Excused, the allowed time is charged and the increment added: the clocks then read 0.1 s,
-    // not what the log says.
-    assert_rejected(
-        &late,
-        4,
-        "clock_ms is [10097, 10000], but the time control replayed over the moves' time_us gives [100, 10000]",
-    );
-    let without_caps = late.replacen(caps, r#""lag_excuse":null"#, 1);
-    assert_rejected(&without_caps, 4, "the header allows no excuse");
-    let wrong_amount = late.replacen(r#""lag_excused_us":100000"#, r#""lag_excused_us":99999"#, 1);
-    assert_rejected(&wrong_amount, 4, "the referee excuses exactly the overrun");
-    let too_much =
-        genuine.replacen(r#""time_us":2718,"#, r#""time_us":10400000,"lag_excused_us":300000,"#, 1);
-    assert_rejected(&too_much, 4, "more than the 250000 µs a move may be excused");
 }
 
 proptest::proptest! {

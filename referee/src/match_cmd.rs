@@ -134,9 +134,7 @@ pub fn run(args: MatchArgs) -> u8 {
             }
         });
         let mut console = Console { quiet: args.json };
-        // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
-        let mut config = config;
-        config.lag = Some(bao_game::lag::LagMonitor::start());
+        // Each move is charged to its reply's arrival (docs/tournament.md, "Timing fairness").
         play_game(&config, &mut log, &mut console, &cancel).await
     });
     match outcome {

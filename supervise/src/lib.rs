@@ -23,6 +23,7 @@
 //!
 //! Linux only.
 
+mod arrival;
 mod cgroup;
 pub mod exec_stub;
 mod fault;

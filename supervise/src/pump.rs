@@ -14,12 +14,13 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStderr, ChildStdout};
+use tokio::process::{Child, ChildStderr};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::codec::FramedRead;
 
 use super::ResourceLimits;
+use super::arrival::{LastArrival, TimedStdout};
 use super::fault::{BotFault, EndedBy, ExitReport};
 use super::lines::{BoundedLines, CountingReader, LineError};
 use super::stderr::StderrBuffer;
@@ -104,7 +105,9 @@ pub(crate) struct Watch {
 /// The per-bot supervision task.
 pub(crate) struct Pump {
     child: Child,
-    stdout: FramedRead<CountingReader<ChildStdout>, BoundedLines>,
+    stdout: FramedRead<CountingReader<TimedStdout>, BoundedLines>,
+    /// When the chunk that completed the latest line arrived (stamped by the reader thread).
+    arrival: LastArrival,
     stderr: CountingReader<ChildStderr>,
     lines: Option<mpsc::Sender<TimedLine>>,
     pending: Option<TimedLine>,
@@ -128,7 +131,8 @@ impl Pump {
         shared: Arc<Shared>,
         watch: Watch,
     ) -> Option<Self> {
-        let stdout = child.stdout.take()?;
+        let stdout = child.stdout.take()?.into_owned_fd().ok()?;
+        let (stdout, arrival) = TimedStdout::start(stdout).ok()?;
         let stderr = child.stderr.take()?;
         let counter = Arc::clone(&shared.output_bytes);
         Some(Self {
@@ -137,6 +141,7 @@ impl Pump {
                 CountingReader::new(stdout, Arc::clone(&counter)),
                 BoundedLines::new(watch.max_line),
             ),
+            arrival,
             stderr: CountingReader::new(stderr, counter),
             lines: Some(lines),
             pending: None,
@@ -236,8 +241,10 @@ impl Pump {
     fn on_stdout(&mut self, item: Option<Result<String, LineError>>) {
         match item {
             Some(Ok(line)) => {
-                // Stamped as soon as the line is complete, whatever the game loop is doing.
-                let line = (line, std::time::Instant::now());
+                // A line is decoded right after the chunk holding its '\n' is read (the decoder
+                // drains its buffer before reading more): that chunk's arrival is the line's.
+                let arrived = *lock(&self.arrival);
+                let line = (line, arrived.unwrap_or_else(std::time::Instant::now));
                 if let Some(sender) = &self.lines {
                     match sender.try_send(line) {
                         Ok(()) => {}

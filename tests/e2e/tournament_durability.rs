@@ -18,7 +18,8 @@ const GAMES: &str = "6";
 /// The `--bot` words of a sample bot that takes `delay` seconds to start (a handshake long
 /// enough to be killed in).
 fn bot(name: &str, kind: &str, seed: u64, delay: &str) -> Vec<String> {
-    let script = format!("sleep {delay}; exec '{}' sample-bot {kind} --seed {seed}", bin("bao-referee").display());
+    let script =
+        format!("sleep {delay}; exec '{}' sample-bot {kind} --seed {seed}", bin("bao-referee").display());
     ["--bot", &format!("name={name}"), "cmd=sh", "arg=-c", &format!("arg={script}")]
         .map(str::to_owned)
         .to_vec()
@@ -53,7 +54,8 @@ fn results_of(dir: &Path) -> BTreeMap<u64, (String, u64)> {
         }
         assert_eq!(e["verified"], true, "{e}");
         let game = e["game"].as_u64().unwrap();
-        let previous = games.insert(game, (e["result"].as_str().unwrap().to_owned(), e["plies"].as_u64().unwrap()));
+        let previous =
+            games.insert(game, (e["result"].as_str().unwrap().to_owned(), e["plies"].as_u64().unwrap()));
         assert!(previous.is_none(), "game {game} counted twice");
     }
     games
@@ -143,8 +145,14 @@ impl SmallDisk {
         }
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         let options = format!("size={bytes}");
-        nix::mount::mount(Some("tmpfs"), dir, Some("tmpfs"), nix::mount::MsFlags::empty(), Some(options.as_str()))
-            .map_err(|e| format!("cannot mount a tmpfs on {}: {e}", dir.display()))?;
+        nix::mount::mount(
+            Some("tmpfs"),
+            dir,
+            Some("tmpfs"),
+            nix::mount::MsFlags::empty(),
+            Some(options.as_str()),
+        )
+        .map_err(|e| format!("cannot mount a tmpfs on {}: {e}", dir.display()))?;
         Ok(SmallDisk(dir.to_path_buf()))
     }
 }
@@ -164,7 +172,9 @@ fn a_tournament_on_a_disk_that_fills_and_frees_again_resumes_to_the_same_results
             panic!("BAO_REQUIRE_ALL=1: {why}")
         }
         Err(why) => {
-            eprintln!("skipped: a_tournament_on_a_disk_that_fills_and_frees_again_resumes_to_the_same_results: {why}");
+            eprintln!(
+                "skipped: a_tournament_on_a_disk_that_fills_and_frees_again_resumes_to_the_same_results: {why}"
+            );
             return;
         }
     };

@@ -224,10 +224,7 @@ async fn poll_lag(context: Rc<RunContext>) {
 
 /// Plays one game of the schedule, verifies its log and journals it.
 async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Result<()> {
-    let config = context
-        .plan
-        .game_config(&game, Some(context.lag.clone()))
-        .map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
+    let config = context.plan.game_config(&game).map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
     let path = context.out.log(game.game);
     // A log left by a killed run is overwritten from scratch.
     // The error names the path.

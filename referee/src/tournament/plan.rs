@@ -92,15 +92,11 @@ impl Plan {
         self.bots.get(index).map_or_else(|| format!("bot #{index}"), BotSpec::display_name)
     }
 
-    /// The configuration of one game, with the referee's lag monitor.
+    /// The configuration of one game.
     ///
     /// # Errors
     /// An opening that is not a position (only in a hand-edited plan; [`Plan::check`] catches it).
-    pub fn game_config(
-        &self,
-        game: &ScheduledGame,
-        lag: Option<bao_game::lag::LagMonitor>,
-    ) -> Result<GameConfig, String> {
+    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, String> {
         let opening = self.opening(game.opening)?;
         let mut config =
             GameConfig::new(self.bots[game.south].clone(), self.bots[game.north].clone(), opening.variant());
@@ -110,13 +106,12 @@ impl Plan {
         config.seed = self.seed;
         config.limits = self.limits;
         config.isolation = self.isolation;
-        config.lag = lag;
         Ok(config)
     }
 
     /// Verifies the log `text` of scheduled game `game` (`bao-referee verify`) and checks that
-    /// its header is this plan's game: the bots, the opening, the clocks, adjudication, seed,
-    /// limits and no more excuse than the referee allows. Used by the tournament for every log
+    /// its header is this plan's game: the bots, the opening, the clocks, adjudication, seed
+    /// and limits. Used by the tournament for every log
     /// it writes and by `merge` for every log it takes.
     ///
     /// # Errors
@@ -127,7 +122,7 @@ impl Plan {
         let Ok(bao_game::log::LogRecord::Header(header)) = serde_json::from_str(first) else {
             return Err("line 1: not a header record".to_owned());
         };
-        let config = self.game_config(game, None)?;
+        let config = self.game_config(game)?;
         let mismatch = |field: &str, log: String, plan: String| {
             Err(format!(
                 "line 1: the header's {field} is {log}, but game {} of the plan has {plan}",
@@ -167,13 +162,6 @@ impl Plan {
         }
         if header.limits != config.limits {
             return mismatch("limits", format!("{:?}", header.limits), format!("{:?}", config.limits));
-        }
-        if header.lag_excuse.is_some_and(|l| l != bao_game::lag::ExcuseLimits::default()) {
-            return Err(format!(
-                "line 1: the header allows excuses of {:?}, more than the referee grants ({:?})",
-                header.lag_excuse,
-                bao_game::lag::ExcuseLimits::default()
-            ));
         }
         Ok(verified)
     }
@@ -420,7 +408,7 @@ pub(crate) mod tests {
                 && plan.check().is_ok()
             {
                 for game in plan.games_to_play() {
-                    proptest::prop_assert!(plan.game_config(game, None).is_ok());
+                    proptest::prop_assert!(plan.game_config(game).is_ok());
                     let _ = plan.check_log(game, "");
                 }
             }
@@ -435,8 +423,12 @@ pub(crate) mod tests {
                 }
                 *seen += 1;
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(|x| replace_nth_number(x, n, with, seen)),
-            serde_json::Value::Object(map) => map.values_mut().for_each(|x| replace_nth_number(x, n, with, seen)),
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|x| replace_nth_number(x, n, with, seen))
+            }
+            serde_json::Value::Object(map) => {
+                map.values_mut().for_each(|x| replace_nth_number(x, n, with, seen))
+            }
             _ => {}
         }
     }
