@@ -350,15 +350,15 @@ fn check_result(
                         format!("{offender} committed the {fault}, so {} must win", offender.opponent()),
                     ));
                 }
-                if fault == Reason::IllegalMove {
-                    if let Some(text) = &offense.mv {
-                        let legal = text.parse::<MoveText>().ok().and_then(|t| t.to_move(position).ok());
-                        if let Some(mv) = legal {
-                            return Err(wrong(
-                                n,
-                                format!("the verdict calls {mv} illegal, but it is legal here"),
-                            ));
-                        }
+                if fault == Reason::IllegalMove
+                    && let Some(text) = &offense.mv
+                {
+                    let legal = text.parse::<MoveText>().ok().and_then(|t| t.to_move(position).ok());
+                    if let Some(mv) = legal {
+                        return Err(wrong(
+                            n,
+                            format!("the verdict calls {mv} illegal, but it is legal here"),
+                        ));
                     }
                 }
             } else if fault != Reason::HandshakeFailed || winner.is_some() {
