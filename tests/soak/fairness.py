@@ -66,7 +66,7 @@ for name in sorted(os.listdir(os.path.join(OUT, "games"))):
             if r["side"] == late_side:
                 late_count += 1
                 if late_count % LATE_EVERY == 0:
-                    # A late move that was played on: excused (or not judged late at all).
+                    # A late move that was played on: not judged late.
                     late_moves += 1
                     late_excused += 1
             if "lag_excused_us" in r:
@@ -91,7 +91,7 @@ figures = {
     "moves": moves,
     "late_moves": late_moves,
     "late_moves_lost_on_time": late_timeouts,
-    "late_moves_excused": late_excused,
+    "late_moves_not_forfeited": late_excused,
     "on_time_moves_forfeited": on_time_forfeits,
     "plies_with_an_excuse": excused_on_time,
     "late_time_us_median": statistics.median(late_used_over) if late_used_over else None,
