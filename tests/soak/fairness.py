@@ -78,7 +78,7 @@ for name in sorted(os.listdir(os.path.join(OUT, "games"))):
                 late_moves += 1
                 late_timeouts += 1
                 moves += 1
-                late_used_over.append(o["time_us"])
+                late_used_over.append(o.get("time_us", 0))
             elif o:
                 on_time_forfeits += 1
                 other_endings[r["result"] + " " + r["detail"]] = other_endings.get(r["result"] + " " + r["detail"], 0) + 1
