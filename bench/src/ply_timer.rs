@@ -53,6 +53,8 @@ impl PlyTimer {
                     game.moves.push(ply.mv.clone());
                 }
             }
+            // The bots were started after the header: the first cycle starts when they are ready.
+            LogRecord::Ready(_) => self.last = Some(now),
             LogRecord::Stderr(_) => {}
             LogRecord::Result(_) => {
                 if let Some(last) = self.last.take() {
@@ -86,7 +88,7 @@ mod tests {
     fn header(start: &str) -> LogRecord {
         let bot = BotRecord { name: "b".into(), command: vec!["b".into()], dir: None, reported: None };
         LogRecord::Header(Header {
-            log_version: 1,
+            log_version: bao_game::log::LOG_VERSION,
             referee: "bao-referee".into(),
             variant: "kiswahili".into(),
             start: start.into(),

@@ -196,7 +196,7 @@ impl Session {
         let process =
             process.as_mut().ok_or_else(|| Failure::new("internal error: the bot was already stopped"))?;
         let successors = position.successors();
-        let judged = match judge::ask_move(process, side, request, id, allowed, None, transcript).await {
+        let judged = match judge::ask_move(process, side, request, id, allowed, transcript).await {
             Ok(answer) => judge::charge(&mut clock, side, &answer)
                 .and_then(|_| judge::judge_move(side, position, &successors, &answer)),
             Err(fault) => Err(fault),
@@ -366,7 +366,6 @@ mod tests {
             move_text: text.to_owned(),
             info: Vec::new(),
             used: Duration::ZERO,
-            lag: Duration::ZERO,
         };
         let spec = bao_supervise::BotSpec { name: None, program: "bot".into(), args: vec![], dir: None };
         let settings = Settings::new(spec, Duration::from_secs(1), Duration::from_secs(1));

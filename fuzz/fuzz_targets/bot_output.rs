@@ -6,7 +6,7 @@
 #![no_main]
 
 use bao_protocol::{BotMessage, MAX_LINE_BYTES};
-use bao_referee::bot::lines::BoundedLines;
+use bao_supervise::lines::BoundedLines;
 use bytes::BytesMut;
 use libfuzzer_sys::fuzz_target;
 use tokio_util::codec::Decoder;

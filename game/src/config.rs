@@ -71,9 +71,6 @@ pub struct GameConfig {
     pub quit_grace: Duration,
     /// Optional isolation of each bot (Linux namespaces; see docs/supervision.md).
     pub isolation: bao_supervise::Isolation,
-    /// The referee's event-loop lag monitor: time lost to the referee's own
-    /// delays is never counted against a bot (see `game::lag`).
-    pub lag: Option<crate::lag::LagMonitor>,
 }
 
 impl GameConfig {
@@ -91,7 +88,6 @@ impl GameConfig {
             limits: ResourceLimits::default(),
             stderr_cap: 1 << 20,
             quit_grace: Duration::from_millis(1000),
-            lag: None,
             isolation: bao_supervise::Isolation::default(),
         }
     }

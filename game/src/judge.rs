@@ -11,8 +11,13 @@ use bao_protocol::{BotMessage, Info, ProtocolError, Ready};
 use bao_rules::{Move, MoveText, Position, Side};
 use bao_supervise::{BotFault, BotProcess};
 
-use crate::lag::LagMonitor;
+use crate::lag::micros;
 use crate::{Clock, Reason};
+
+/// After the deadline, how long the referee still takes delivery of lines that had arrived
+/// (stamped) before it but were not yet passed on by a busy event loop. A line is judged by its
+/// arrival, so this grace gives a bot no time.
+const DELIVERY_GRACE: Duration = Duration::from_millis(20);
 
 /// The longest excerpt of a bot's line kept in a verdict.
 const OFFENSE_EXCERPT_BYTES: usize = 512;
@@ -47,7 +52,7 @@ pub enum Cause {
     /// The process layer: the bot exited, closed stdout, broke a limit, or did not read or
     /// write in time (`BotFault::Timeout`).
     Process(BotFault),
-    /// No complete answer before the deadline (time left plus margin, plus any excused lag).
+    /// No complete answer before the deadline (time left plus margin).
     NoAnswer {
         /// The time the bot had.
         allowed: Duration,
@@ -94,13 +99,24 @@ pub struct Fault {
     pub mv: Option<String>,
     /// What went wrong, structured (boxed: verdicts are rare, results are passed often).
     pub cause: Box<Cause>,
+    /// For a `timeout`: the time the bot had been given when the verdict came, µs from the
+    /// request's write (to the reply's arrival, or to the deadline).
+    pub time_us: Option<u64>,
 }
 
 impl Fault {
     /// A verdict with its sentence and cause.
     #[must_use]
     pub fn new(side: Side, reason: Reason, detail: impl Into<String>, cause: Cause) -> Fault {
-        Fault { side, reason, detail: detail.into(), line: None, mv: None, cause: Box::new(cause) }
+        Fault {
+            side,
+            reason,
+            detail: detail.into(),
+            line: None,
+            mv: None,
+            cause: Box::new(cause),
+            time_us: None,
+        }
     }
 
     fn with_line(mut self, line: &str) -> Fault {
@@ -182,15 +198,19 @@ pub struct Answer {
     pub move_text: String,
     /// The `info` lines before it (at most [`bao_protocol::MAX_INFO_PER_MOVE`], truncated).
     pub info: Vec<Info>,
-    /// Wall time from the request written to the answer read.
+    /// Wall time from the request's write to the moment the answer's line arrived (read from
+    /// the pipe by the bot's reader thread), in whole microseconds.
     pub used: Duration,
-    /// The worst referee lag seen while the bot was thinking.
-    pub lag: Duration,
 }
 
 /// Sends the `move_request` line `request` (with id `id`) and reads the answer: `info` lines
-/// are kept, the `move` must come within `allowed` (extended by the referee's own measured
-/// lag, if a monitor is given) and carry `id`.
+/// are kept, the `move` must come within `allowed` and carry `id`.
+///
+/// The bot's time runs from just before the request is written (a bot that does not read its
+/// stdin uses its own time) to the arrival of its reply line, stamped by the bot's reader
+/// thread. When the deadline passes, lines that arrived before it but were not yet delivered
+/// (the event loop was busy) are still taken for [`DELIVERY_GRACE`]; [`charge`] judges every
+/// reply by its arrival.
 ///
 /// # Errors
 /// The verdict: timeout, wrong id, a malformed line, an unexpected message, or the process
@@ -201,36 +221,40 @@ pub async fn ask_move(
     request: &str,
     id: u64,
     allowed: Duration,
-    lag: Option<&LagMonitor>,
     lines: &mut dyn LineSink,
 ) -> Result<Answer, Fault> {
     lines.line(LineDirection::Sent, request);
-    process
-        .send_line(request, tokio::time::Instant::now() + allowed)
-        .await
-        .map_err(|f| Fault::from_bot(side, f, false))?;
     let sent = Instant::now();
     let mut deadline = tokio::time::Instant::from_std(sent + allowed);
+    process.send_line(request, deadline).await.map_err(|f| {
+        // A bot that does not read its stdin until the deadline is out of time.
+        let timed_out = f == BotFault::Timeout;
+        let mut fault = Fault::from_bot(side, f, false);
+        if timed_out {
+            fault.time_us = Some(micros(sent.elapsed()));
+        }
+        fault
+    })?;
     let mut info = Vec::new();
-    let mut extended = Duration::ZERO;
+    let mut graced = false;
     loop {
-        let line = match process.recv_line(deadline).await {
-            Ok(line) => line,
+        let (line, arrived) = match process.recv_line_timed(deadline).await {
+            Ok(timed) => timed,
             Err(BotFault::Timeout) => {
-                // Time the referee itself lost is not the bot's: extend the
-                // deadline by the worst event-loop lag seen during the move.
-                let seen = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
-                if seen > extended {
-                    deadline += seen - extended;
-                    extended = seen;
+                let now = Instant::now();
+                if !graced {
+                    graced = true;
+                    deadline = tokio::time::Instant::from_std(now + DELIVERY_GRACE);
                     continue;
                 }
-                return Err(Fault::new(
+                let mut fault = Fault::new(
                     side,
                     Reason::Timeout,
                     format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
                     Cause::NoAnswer { allowed },
-                ));
+                );
+                fault.time_us = Some(micros(now.saturating_duration_since(sent)));
+                return Err(fault);
             }
             Err(f) => return Err(Fault::from_bot(side, f, false)),
         };
@@ -242,9 +266,9 @@ pub async fn ask_move(
                 }
             }
             Ok(BotMessage::Move(reply)) if reply.id == id => {
-                let used = sent.elapsed();
-                let lag = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
-                return Ok(Answer { line, move_text: reply.move_text, info, used, lag });
+                // Whole microseconds, as the log records it: `verify` replays the same sums.
+                let used = Duration::from_micros(micros(arrived.saturating_duration_since(sent)));
+                return Ok(Answer { line, move_text: reply.move_text, info, used });
             }
             Ok(BotMessage::Move(reply)) => {
                 let got = reply.id;
@@ -275,32 +299,27 @@ pub async fn ask_move(
     }
 }
 
-/// Charges `answer.used` to `clock`. An overrun no larger than the referee's own lag during
-/// the move is excused (the allowed time is charged instead) and returned.
+/// Charges `answer.used` (to the reply's arrival) to `clock`.
 ///
 /// # Errors
-/// A `timeout` verdict when the bot was late by more than the referee's lag.
-pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<Option<Duration>, Fault> {
-    let Err(o) = clock.charge(answer.used) else { return Ok(None) };
+/// A `timeout` verdict when the bot was late: slower than its time left plus margin.
+pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<(), Fault> {
+    let Err(o) = clock.charge(answer.used) else { return Ok(()) };
     let over = o.used.saturating_sub(o.allowed);
-    if over > answer.lag {
-        return Err(Fault::new(
-            side,
-            Reason::Timeout,
-            format!(
-                "the move took {} ms, {} ms allowed ({} ms over; referee lag {} ms)",
-                o.used.as_millis(),
-                o.allowed.as_millis(),
-                over.as_millis(),
-                answer.lag.as_millis()
-            ),
-            Cause::Late { used: o.used, allowed: o.allowed },
-        )
-        .with_line(&answer.line));
-    }
-    // Late only by the referee's own delay: charge the allowed time.
-    let _ = clock.charge(o.allowed);
-    Ok(Some(answer.lag))
+    let mut fault = Fault::new(
+        side,
+        Reason::Timeout,
+        format!(
+            "the move took {} ms, {} ms allowed ({} ms over)",
+            o.used.as_millis(),
+            o.allowed.as_millis(),
+            over.as_millis()
+        ),
+        Cause::Late { used: o.used, allowed: o.allowed },
+    )
+    .with_line(&answer.line);
+    fault.time_us = Some(micros(o.used));
+    Err(fault)
 }
 
 /// Judges the move text of `answer` in `position`, whose legal moves and their results are
@@ -338,5 +357,38 @@ pub fn judge_move(
             };
             Err(illegal(why.clone(), format!("illegal move {why}")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TimeControl;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn answer(used_ms: u32) -> Answer {
+        Answer {
+            line: r#"{"type":"move","id":1,"move":"A6<"}"#.to_owned(),
+            move_text: "A6<".to_owned(),
+            info: Vec::new(),
+            used: MS * used_ms,
+        }
+    }
+
+    #[test]
+    fn a_reply_later_than_time_and_margin_is_a_timeout_with_its_time() {
+        let mut clock = Clock::new(TimeControl {
+            base: None,
+            increment: Duration::ZERO,
+            move_time: Some(MS * 100),
+            startup: Duration::from_secs(1),
+            margin: MS * 20,
+        });
+        charge(&mut clock, Side::South, &answer(120)).unwrap();
+        let fault = charge(&mut clock, Side::North, &answer(121)).unwrap_err();
+        assert_eq!(fault.reason, Reason::Timeout);
+        assert_eq!(fault.time_us, Some(121_000));
+        assert!(matches!(*fault.cause, Cause::Late { .. }));
     }
 }

@@ -2,11 +2,15 @@
 //!
 //! Every record is written with a single `write` of a complete line to an
 //! unbuffered file, so a referee killed at any moment leaves every finished
-//! line intact. The format is documented in `docs/game-log.md`.
+//! line intact. The writes (and the fsync) happen on a thread of the log's own,
+//! never on the thread that times the bots' replies. The format is documented in
+//! `docs/game-log.md`.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +19,10 @@ use crate::GameError;
 use crate::{Reason, TimeControl};
 use bao_supervise::ResourceLimits;
 
-/// The version of the log format written in every header.
-pub const LOG_VERSION: u32 = 1;
+/// The version of the log format written in every header. Version 2: the header comes before
+/// the bots are started (their `ready` records follow it), each move is charged to its reply's
+/// arrival in exact microseconds (no lag is excused), so `verify` can replay the clocks.
+pub const LOG_VERSION: u32 = 2;
 
 /// One line of a game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -25,6 +31,8 @@ pub const LOG_VERSION: u32 = 1;
 pub enum LogRecord {
     /// The first line: who plays what, under which rules and clocks.
     Header(Header),
+    /// What a bot said in its ready message (after the header, before the first ply).
+    Ready(ReadyRecord),
     /// One ply.
     Ply(PlyRecord),
     /// A bot's captured stderr (written at the end of the game).
@@ -64,6 +72,16 @@ pub struct Header {
     pub started_at: String,
 }
 
+/// A bot's ready message, as the log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadyRecord {
+    /// `S` or `N`.
+    pub side: String,
+    /// What it reported.
+    #[serde(flatten)]
+    pub reported: Reported,
+}
+
 /// A bot as the log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotRecord {
@@ -73,7 +91,8 @@ pub struct BotRecord {
     pub command: Vec<String>,
     /// The working directory, if one was given.
     pub dir: Option<String>,
-    /// What the bot said in its ready message, if it got that far.
+    /// What the bot said in its ready message: always null in a version 2 header, which is
+    /// written before the bots start (see the `ready` records).
     pub reported: Option<Reported>,
 }
 
@@ -98,7 +117,7 @@ pub struct PlyRecord {
     /// The move, in canonical notation.
     #[serde(rename = "move")]
     pub mv: String,
-    /// Wall time from the request written to the reply read, in microseconds.
+    /// Wall time from the request's write to the reply's arrival, in microseconds.
     pub time_us: u64,
     /// CPU time of the bot's process tree during the move, in microseconds, if measurable.
     pub cpu_us: Option<u64>,
@@ -106,8 +125,9 @@ pub struct PlyRecord {
     pub clock_ms: [u64; 2],
     /// The position after the move.
     pub position: String,
-    /// When the move was late by no more than the referee's own event-loop
-    /// lag during it: that lag, in microseconds (the move was not forfeited).
+    /// Version 1 only: lag excused to a late move. A version 2 referee charges every move to
+    /// its reply's arrival and excuses nothing, so it never writes this field; `verify`
+    /// rejects a version 2 log that has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_excused_us: Option<u64>,
     /// The bot's info lines for this move, as sent (at most the protocol's cap).
@@ -163,13 +183,109 @@ pub struct Offense {
     /// The move it sent, if it sent one that was illegal.
     #[serde(rename = "move")]
     pub mv: Option<String>,
+    /// For a timeout: the time the bot had taken when the verdict came, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_us: Option<u64>,
 }
 
-/// Writes a game log line by line.
+/// Writes a game log line by line, on a writer thread of its own.
+///
+/// [`GameLog::write`] hands the complete line to the thread and returns at once; an I/O error
+/// of the thread is returned by the next `write`, by [`GameLog::sync`] or by
+/// [`GameLog::finish`]. Dropping the log waits for the lines handed over to be written.
 #[derive(Debug)]
 pub struct GameLog {
-    file: Option<File>,
+    writer: Option<Writer>,
     path: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+struct Writer {
+    sender: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    /// The first error of the thread (it writes nothing after it).
+    failed: mpsc::Receiver<std::io::Error>,
+    error: Option<std::io::Error>,
+}
+
+enum Job {
+    Line(Vec<u8>),
+    Sync(mpsc::Sender<std::io::Result<()>>),
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Job::Line(line) => write!(f, "Line({} bytes)", line.len()),
+            Job::Sync(_) => f.write_str("Sync"),
+        }
+    }
+}
+
+impl Writer {
+    fn start(mut file: File, path: &Path) -> std::io::Result<Writer> {
+        let (sender, jobs) = mpsc::channel::<Job>();
+        let (report, failed) = mpsc::channel();
+        let thread =
+            std::thread::Builder::new().name(format!("log {}", path.display())).spawn(move || {
+                let mut broken = false;
+                for job in jobs {
+                    match job {
+                        Job::Line(_) if broken => {}
+                        Job::Line(line) => {
+                            if let Err(e) = file.write_all(&line) {
+                                broken = true;
+                                let _ = report.send(e);
+                            }
+                        }
+                        Job::Sync(done) => {
+                            let result = if broken {
+                                Err(std::io::Error::other("an earlier write failed"))
+                            } else {
+                                file.sync_all()
+                            };
+                            let _ = done.send(result);
+                        }
+                    }
+                }
+            })?;
+        Ok(Writer { sender: Some(sender), thread: Some(thread), failed, error: None })
+    }
+
+    /// The thread's first error, once (later calls say that the log is broken).
+    fn check(&mut self) -> std::io::Result<()> {
+        if let Ok(e) = self.failed.try_recv() {
+            self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
+            return Err(e);
+        }
+        match &self.error {
+            Some(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+            None => Ok(()),
+        }
+    }
+
+    fn send(&mut self, job: Job) -> std::io::Result<()> {
+        self.check()?;
+        let gone = || std::io::Error::other("the log's writer thread stopped");
+        self.sender.as_ref().ok_or_else(gone)?.send(job).map_err(|_| gone())
+    }
+
+    /// Waits for every line handed over to be written and the thread to end.
+    fn join(&mut self) -> std::io::Result<()> {
+        drop(self.sender.take());
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            return Err(std::io::Error::other("the log's writer thread panicked"));
+        }
+        self.check()
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        let _ = self.join();
+    }
 }
 
 impl GameLog {
@@ -182,13 +298,14 @@ impl GameLog {
             std::fs::create_dir_all(dir).map_err(|e| GameError::log(Some(path), e))?;
         }
         let file = File::create(path).map_err(|e| GameError::log(Some(path), e))?;
-        Ok(GameLog { file: Some(file), path: Some(path.to_path_buf()) })
+        let writer = Writer::start(file, path).map_err(|e| GameError::log(Some(path), e))?;
+        Ok(GameLog { writer: Some(writer), path: Some(path.to_path_buf()) })
     }
 
     /// A log that writes nothing (for benchmarks).
     #[must_use]
     pub fn discard() -> GameLog {
-        GameLog { file: None, path: None }
+        GameLog { writer: None, path: None }
     }
 
     /// The path written to, if any.
@@ -197,25 +314,40 @@ impl GameLog {
         self.path.as_deref()
     }
 
-    /// Appends one record as one complete line.
+    /// Appends one record as one complete line (handed to the writer thread).
     ///
     /// # Errors
-    /// Any I/O error, with the path.
+    /// An earlier write's I/O error, with the path.
     pub fn write(&mut self, record: &LogRecord) -> Result<(), GameError> {
-        let Some(file) = &mut self.file else { return Ok(()) };
+        let Some(writer) = &mut self.writer else { return Ok(()) };
         let mut line =
             serde_json::to_vec(record).map_err(|e| GameError::log(self.path.as_deref(), e.into()))?;
         line.push(b'\n');
-        file.write_all(&line).map_err(|e| GameError::log(self.path.as_deref(), e))
+        writer.send(Job::Line(line)).map_err(|e| GameError::log(self.path.as_deref(), e))
     }
 
-    /// Flushes the file to disk (fsync).
+    /// Waits until every line is written and flushes the file to disk (fsync). Blocks: call
+    /// it from a blocking task.
     ///
     /// # Errors
-    /// Any I/O error.
+    /// Any I/O error, with the path.
     pub fn sync(&mut self) -> Result<(), GameError> {
-        match &mut self.file {
-            Some(file) => file.sync_all().map_err(|e| GameError::log(self.path.as_deref(), e)),
+        let Some(writer) = &mut self.writer else { return Ok(()) };
+        let (done, result) = mpsc::channel();
+        let path = self.path.as_deref();
+        writer.send(Job::Sync(done)).map_err(|e| GameError::log(path, e))?;
+        let gone = || std::io::Error::other("the log's writer thread stopped");
+        result.recv().map_err(|_| gone()).and_then(|r| r).map_err(|e| GameError::log(path, e))?;
+        writer.check().map_err(|e| GameError::log(path, e))
+    }
+
+    /// Waits until every line is written and closes the log.
+    ///
+    /// # Errors
+    /// Any I/O error of the writes, with the path.
+    pub fn finish(mut self) -> Result<(), GameError> {
+        match self.writer.as_mut() {
+            Some(writer) => writer.join().map_err(|e| GameError::log(self.path.as_deref(), e)),
             None => Ok(()),
         }
     }

@@ -7,9 +7,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::GameError;
 
+use crate::lag::micros;
 use crate::log::{
-    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, Reported, ResultRecord,
-    StderrRecord,
+    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
+    ResultRecord, StderrRecord,
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
 
@@ -113,20 +114,19 @@ pub async fn play_game(
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
-    let mut header_written = false;
+
+    // The header comes before the bots are started: a referee killed at any moment leaves a
+    // log that `verify` calls incomplete, never unreadable.
+    let [south, north] = &seats;
+    let header = header_record(config, south, north, &started_at);
+    log.write(&header)?;
+    observer.on_record(&header);
 
     let ending = tokio::select! {
         biased;
         () = cancel.cancelled() => Ending::Aborted,
-        ending = run(config, &mut seats, &mut position, &mut plies, &mut header_written, log, observer, &started_at) => ending?,
+        ending = run(config, &mut seats, &mut position, &mut plies, log, observer) => ending?,
     };
-    if !header_written {
-        // Interrupted during start-up: the log still begins with its header.
-        let [south, north] = &seats;
-        let header = header_record(config, south, north, &started_at);
-        log.write(&header)?;
-        observer.on_record(&header);
-    }
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
@@ -140,7 +140,7 @@ pub async fn play_game(
         Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
         Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
         Ending::Fault(f) => {
-            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv };
+            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv, time_us: f.time_us };
             let detail = format!("{} ({}): {}", f.side, seats[f.side.index()].name(), f.detail);
             (Some(f.side.opponent()), f.reason, detail, Some(offense))
         }
@@ -237,17 +237,14 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(Strin
     sent
 }
 
-/// Spawns both bots, runs the handshake, writes the header, then plays.
-#[expect(clippy::too_many_arguments, reason = "the game's state, shared with the abort path")]
+/// Spawns both bots, runs the handshake, records what they reported, then plays.
 async fn run(
     config: &GameConfig,
     seats: &mut [Seat; 2],
     position: &mut Position,
     plies: &mut u32,
-    header_written: &mut bool,
     log: &mut GameLog,
     observer: &mut dyn GameObserver,
-    started_at: &str,
 ) -> Result<Ending, GameError> {
     let [south, north] = seats;
     // Both handshakes run at once: their lines are kept and passed on in time order.
@@ -265,10 +262,14 @@ async fn run(
     for (side, (direction, line, at)) in handshake_lines {
         observer.on_line(side, direction, &line, at);
     }
-    let header = header_record(config, south, north, started_at);
-    log.write(&header)?;
-    *header_written = true;
-    observer.on_record(&header);
+    for seat in [&*south, &*north] {
+        if let Some(reported) = &seat.reported {
+            let record =
+                LogRecord::Ready(ReadyRecord { side: seat.side.to_string(), reported: reported.clone() });
+            log.write(&record)?;
+            observer.on_record(&record);
+        }
+    }
     match (s, n) {
         (Ok(()), Ok(())) => {}
         (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
@@ -308,11 +309,11 @@ async fn run(
             ply: *plies,
             side: side.to_string(),
             mv: mv.clone(),
-            time_us: u64::try_from(played.used.as_micros()).unwrap_or(u64::MAX),
-            cpu_us: played.cpu.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            time_us: micros(played.used),
+            cpu_us: played.cpu.map(micros),
             clock_ms,
             position: position.to_string(),
-            lag_excused_us: played.lag_excused.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            lag_excused_us: None,
             info: played.info,
         });
         log.write(&record)?;
@@ -382,7 +383,6 @@ struct Played {
     used: Duration,
     cpu: Option<Duration>,
     info: Vec<bao_protocol::Info>,
-    lag_excused: Option<Duration>,
 }
 
 /// What the mover is asked to move from.
@@ -418,11 +418,14 @@ async fn play_one(
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
-    let cpu_before = process.cpu_time();
-    let answer =
-        judge::ask_move(process, side, &seat.request, id, allowed, config.lag.as_ref(), lines).await?;
-    let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
-    let lag_excused = judge::charge(&mut seat.clock, side, &answer)?;
+    // CPU time only from the cgroup's counter: walking /proc for a bot with many processes
+    // would stall the thread that times every other bot.
+    let cgroup = process.supervision().cgroup.is_some();
+    let cpu_before = if cgroup { process.cpu_time() } else { None };
+    let answer = judge::ask_move(process, side, &seat.request, id, allowed, lines).await?;
+    let cpu_after = if cgroup { process.cpu_time() } else { None };
+    let cpu = cpu_after.zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    judge::charge(&mut seat.clock, side, &answer)?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
-    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info, lag_excused })
+    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info })
 }

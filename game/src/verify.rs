@@ -1,10 +1,16 @@
 //! Verifying a game log (`bao-referee verify LOG`): replays a game log with the rules engine and
-//! checks every move, every position and the result.
+//! the clock arithmetic of its time control, and checks every move, every position, every
+//! clock and the result.
+//!
+//! The clocks are exact: the referee charges whole microseconds (`time_us`, to the reply's
+//! arrival), so a replay of the header's time control gives the very `clock_ms` the referee
+//! wrote. No move may be slower than its time plus margin; a `timeout` verdict must name a time
+//! no shorter than the bot's.
 
 use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
 
 use crate::Reason;
-use crate::log::{Header, LogRecord, ResultRecord};
+use crate::log::{Header, LOG_VERSION, LogRecord, PlyRecord, ResultRecord};
 
 /// Why a log does not verify: the 1-based line and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -16,6 +22,10 @@ pub struct VerifyError {
     pub message: String,
     /// Whether the line is unreadable (not a log record) rather than wrong.
     pub malformed: bool,
+    /// Whether the log is only incomplete: every line is right, but it ends before the result
+    /// (empty, cut off in the middle of a line, or without a result line: the referee was
+    /// killed).
+    pub incomplete: bool,
 }
 
 /// What a verified log holds.
@@ -28,11 +38,81 @@ pub struct Verified {
 }
 
 fn wrong(line: usize, message: impl Into<String>) -> VerifyError {
-    VerifyError { line, message: message.into(), malformed: false }
+    VerifyError { line, message: message.into(), malformed: false, incomplete: false }
 }
 
 fn malformed(line: usize, message: impl Into<String>) -> VerifyError {
-    VerifyError { line, message: message.into(), malformed: true }
+    VerifyError { line, message: message.into(), malformed: true, incomplete: false }
+}
+
+fn incomplete(line: usize, message: impl Into<String>) -> VerifyError {
+    VerifyError { line, message: message.into(), malformed: false, incomplete: true }
+}
+
+/// Both clocks replayed from the header's time control, in µs.
+struct Clocks {
+    left_us: [u64; 2],
+    margin_us: u64,
+    increment_us: u64,
+    fischer: bool,
+}
+
+impl Clocks {
+    fn new(header: &Header) -> Clocks {
+        let tc = &header.time_control;
+        let start = crate::lag::micros(tc.move_time.or(tc.base).unwrap_or_default());
+        Clocks {
+            left_us: [start; 2],
+            margin_us: crate::lag::micros(tc.margin),
+            increment_us: crate::lag::micros(tc.increment),
+            fischer: tc.move_time.is_none(),
+        }
+    }
+
+    fn allowed_us(&self, side: Side) -> u64 {
+        self.left_us[side.index()].saturating_add(self.margin_us)
+    }
+
+    /// Charges ply `p` (line `n`) to `side` as the referee does, and checks its clocks.
+    fn charge(&mut self, n: usize, side: Side, p: &PlyRecord) -> Result<(), VerifyError> {
+        let ply = p.ply;
+        let allowed = self.allowed_us(side);
+        if let Some(excused) = p.lag_excused_us {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: lag_excused_us {excused}, but a version {LOG_VERSION} referee excuses no \
+                     lag (it charges each move to its reply's arrival)"
+                ),
+            ));
+        }
+        if p.time_us > allowed {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: {side} took {} µs with {allowed} µs allowed (time left plus margin): \
+                     the referee would have forfeited it on time",
+                    p.time_us
+                ),
+            ));
+        }
+        if self.fischer {
+            let left = &mut self.left_us[side.index()];
+            *left = left.saturating_sub(p.time_us).saturating_add(self.increment_us);
+        }
+        let expected = self.left_us.map(|us| us / 1000);
+        if p.clock_ms != expected {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: clock_ms is {:?}, but the time control replayed over the moves' \
+                     time_us gives {expected:?}",
+                    p.clock_ms
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn side_letter(text: &str, line: usize, field: &str) -> Result<Side, VerifyError> {
@@ -50,19 +130,42 @@ fn side_letter(text: &str, line: usize, field: &str) -> Result<Side, VerifyError
 pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
     let mut lines = text.split_inclusive('\n').enumerate().map(|(i, l)| (i + 1, l));
     let Some((_, first)) = lines.next() else {
-        return Err(malformed(1, "the log is empty: expected a header line"));
+        return Err(incomplete(
+            1,
+            "the log is empty: the referee was stopped before it wrote the header; the game is incomplete",
+        ));
     };
     let header = match parse_record(1, first)? {
         LogRecord::Header(h) => h,
         _ => return Err(wrong(1, "the first line is not a header record")),
     };
+    if header.log_version != LOG_VERSION {
+        return Err(wrong(
+            1,
+            format!(
+                "log_version {} is not {LOG_VERSION}, the version this referee writes and verifies",
+                header.log_version
+            ),
+        ));
+    }
     let mut position = start_of(&header)?;
+    let mut clocks = Clocks::new(&header);
+    let mut ready = [false; 2];
     let mut plies: u32 = 0;
     let mut last_line = 1;
     for (n, raw) in lines {
         last_line = n;
         match parse_record(n, raw)? {
             LogRecord::Header(_) => return Err(wrong(n, "a second header record")),
+            LogRecord::Ready(r) => {
+                let side = side_letter(&r.side, n, "side")?;
+                if plies > 0 {
+                    return Err(wrong(n, format!("a ready record of {side} after the first ply")));
+                }
+                if std::mem::replace(&mut ready[side.index()], true) {
+                    return Err(wrong(n, format!("a second ready record of {side}")));
+                }
+            }
             LogRecord::Stderr(s) => {
                 side_letter(&s.side, n, "side")?;
             }
@@ -71,7 +174,18 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                 if p.ply != plies {
                     return Err(wrong(n, format!("ply number {} where {plies} was expected", p.ply)));
                 }
+                if let Some(max) = header.max_plies
+                    && plies > max
+                {
+                    return Err(wrong(
+                        n,
+                        format!("ply {plies}, but the game is adjudicated after {max} plies"),
+                    ));
+                }
                 let side = side_letter(&p.side, n, "side")?;
+                if ready != [true; 2] {
+                    return Err(wrong(n, format!("ply {plies} before both bots were ready")));
+                }
                 if side != position.side_to_move() {
                     return Err(wrong(
                         n,
@@ -96,10 +210,12 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                         ),
                     ));
                 }
+                clocks.charge(n, side, &p)?;
                 position = next;
             }
             LogRecord::Result(r) => {
                 check_result(n, &header, &position, plies, &r)?;
+                check_verdict_time(n, &clocks, &position, &r)?;
                 if let Some((extra, _)) = text.split_inclusive('\n').enumerate().nth(n) {
                     return Err(wrong(extra + 1, "a line after the result record"));
                 }
@@ -107,12 +223,41 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
             }
         }
     }
-    Err(wrong(last_line + 1, "the log ends without a result record: the game is incomplete"))
+    Err(incomplete(last_line + 1, "the log ends without a result record: the game is incomplete"))
+}
+
+/// A `timeout` verdict must name a time no shorter than the bot's time plus margin.
+fn check_verdict_time(
+    n: usize,
+    clocks: &Clocks,
+    position: &Position,
+    r: &ResultRecord,
+) -> Result<(), VerifyError> {
+    if r.reason != Reason::Timeout {
+        return Ok(());
+    }
+    let side = position.side_to_move();
+    let allowed = clocks.allowed_us(side);
+    match r.offense.as_ref().and_then(|o| o.time_us) {
+        None => Err(wrong(n, "a timeout verdict without the time the bot took (offense.time_us)")),
+        // The referee gives up at the deadline: a verdict at the very microsecond is right.
+        Some(used) if used < allowed => Err(wrong(
+            n,
+            format!(
+                "a timeout verdict against {side} after {used} µs, but {side} had {allowed} µs \
+                 (time left plus margin)"
+            ),
+        )),
+        Some(_) => Ok(()),
+    }
 }
 
 fn parse_record(n: usize, raw: &str) -> Result<LogRecord, VerifyError> {
     if !raw.ends_with('\n') {
-        return Err(malformed(n, "the line has no newline: the log was cut off while it was written"));
+        return Err(incomplete(
+            n,
+            "the line has no newline: the log was cut off while it was written; the game is incomplete",
+        ));
     }
     serde_json::from_str(raw.trim_end_matches('\n'))
         .map_err(|e| malformed(n, format!("not a log record: {e}")))
@@ -190,24 +335,30 @@ fn check_result(
             }
             if let Some(offense) = &r.offense {
                 let offender = side_letter(&offense.side, n, "offense.side")?;
+                if fault != Reason::HandshakeFailed && offender != position.side_to_move() {
+                    return Err(wrong(
+                        n,
+                        format!(
+                            "a {fault} verdict against {offender}, but {} was to move",
+                            position.side_to_move()
+                        ),
+                    ));
+                }
                 if winner != Some(offender.opponent()) {
                     return Err(wrong(
                         n,
                         format!("{offender} committed the {fault}, so {} must win", offender.opponent()),
                     ));
                 }
-                if fault == Reason::IllegalMove {
-                    if offender != position.side_to_move() {
-                        return Err(wrong(n, format!("an illegal move by {offender}, who is not to move")));
-                    }
-                    if let Some(text) = &offense.mv {
-                        let legal = text.parse::<MoveText>().ok().and_then(|t| t.to_move(position).ok());
-                        if let Some(mv) = legal {
-                            return Err(wrong(
-                                n,
-                                format!("the verdict calls {mv} illegal, but it is legal here"),
-                            ));
-                        }
+                if fault == Reason::IllegalMove
+                    && let Some(text) = &offense.mv
+                {
+                    let legal = text.parse::<MoveText>().ok().and_then(|t| t.to_move(position).ok());
+                    if let Some(mv) = legal {
+                        return Err(wrong(
+                            n,
+                            format!("the verdict calls {mv} illegal, but it is legal here"),
+                        ));
                     }
                 }
             } else if fault != Reason::HandshakeFailed || winner.is_some() {

@@ -114,12 +114,10 @@ impl GameObserver for Console {
             return;
         }
         match record {
-            LogRecord::Header(h) => crate::out::outln!(
-                "{} (South) vs {} (North), {}",
-                h.south.reported.as_ref().map_or(h.south.name.as_str(), |r| r.name.as_str()),
-                h.north.reported.as_ref().map_or(h.north.name.as_str(), |r| r.name.as_str()),
-                h.variant
-            ),
+            LogRecord::Header(h) => {
+                crate::out::outln!("{} (South) vs {} (North), {}", h.south.name, h.north.name, h.variant);
+            }
+            LogRecord::Ready(r) => crate::out::outln!("{} is ready: {}", r.side, r.reported.name),
             LogRecord::Ply(p) => {
                 let info = p.info.last().map(info_text).unwrap_or_default();
                 let text = format!(
@@ -208,9 +206,7 @@ pub fn run(args: MatchArgs) -> u8 {
     let outcome = runtime.block_on(async {
         let mut log = GameLog::create(&log_path)?;
         let mut console = Console { quiet: args.json, trace };
-        // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
-        let mut config = config;
-        config.lag = Some(bao_game::lag::LagMonitor::start());
+        // Each move is charged to its reply's arrival (docs/tournament.md, "Timing fairness").
         let result = play_game(&config, &mut log, &mut console, &cancel).await;
         if let Some(trace) = console.trace.take()
             && let Err(e) = trace.finish()

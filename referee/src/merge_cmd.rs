@@ -5,6 +5,11 @@
 //! journals must cover the schedule exactly. Missing and duplicate games are
 //! reported (and make the exit code 1); the statistics are computed from the
 //! games that are there, each counted once.
+//!
+//! A journal's `verified` flag is not taken on trust: every log taken is
+//! verified again, and its header checked against the plan
+//! ([`Plan::check_log`]); a log that fails is listed as not verifying (exit 1).
+//! Every file written to `--out` is fsynced.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -80,12 +85,43 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
                 );
             }
             holders.entry(entry.game).or_default().push(index);
-            entries.entry(entry.game).or_insert((index, entry));
+            if !entries.contains_key(&entry.game) {
+                let entry = reverify(&plan, dir, entry);
+                entries.insert(entry.game, (index, entry));
+            }
         }
     }
     let (plan, _) = base.context("no folders to merge")?;
     let duplicates = holders.into_iter().filter(|(_, dirs)| dirs.len() > 1).collect();
     Ok(Merged { plan, entries, duplicates })
+}
+
+/// The entry with `verified` and `verify_error` as the log in `dir` says now.
+fn reverify(plan: &Plan, dir: &std::path::Path, mut entry: JournalEntry) -> JournalEntry {
+    let path = dir.join(&entry.log);
+    let verdict = match plan.schedule.get(entry.game as usize) {
+        None => Err(format!("game {} is not in the plan", entry.game)),
+        Some(game) => std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            .and_then(|text| plan.check_log(game, &text).map_err(|e| format!("{}: {e}", path.display())))
+            .and_then(|verified| {
+                if verified.result == entry.result && verified.plies == entry.plies {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{}: the log says {} after {} plies, the journal {} after {}",
+                        path.display(),
+                        verified.result,
+                        verified.plies,
+                        entry.result,
+                        entry.plies
+                    ))
+                }
+            }),
+    };
+    entry.verified = verdict.is_ok();
+    entry.verify_error = verdict.err();
+    entry
 }
 
 /// Runs `bao-referee merge`; returns the exit code (0 exact cover, 1 missing or duplicate games
@@ -130,6 +166,11 @@ pub fn run(args: &MergeArgs) -> u8 {
         let names: Vec<String> = holders.iter().map(|&i| args.dirs[i].display().to_string()).collect();
         eprintln!("duplicate: game {game} is in {}", names.join(" and "));
     }
+    for (_, entry) in merged.entries.values() {
+        if let Some(error) = &entry.verify_error {
+            eprintln!("does not verify: game {}: {error}", entry.game);
+        }
+    }
     if !results.missing.is_empty() {
         eprintln!("missing: {} game(s): {}", results.missing.len(), results::list_games(&results.missing));
     }
@@ -170,14 +211,17 @@ fn write_merged(
         let from = dirs[*source].join(&entry.log);
         let to = target.root().join(&entry.log);
         std::fs::copy(&from, &to)
+            .and_then(|_| std::fs::File::open(&to)?.sync_all())
             .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
         lines.extend(serde_json::to_vec(entry)?);
         lines.push(b'\n');
     }
-    folder::sync_dir(&target.games())?;
-    folder::write_atomically(&target.journal(), &lines)?;
+    folder::sync_dir(&target.games()).with_context(|| format!("cannot sync {}", target.games().display()))?;
+    folder::write_atomically(&target.journal(), &lines)
+        .with_context(|| format!("cannot write {}", target.journal().display()))?;
     let mut text = serde_json::to_string_pretty(results)?;
     text.push('\n');
-    folder::write_atomically(&target.results(), text.as_bytes())?;
+    folder::write_atomically(&target.results(), text.as_bytes())
+        .with_context(|| format!("cannot write {}", target.results().display()))?;
     Ok(())
 }

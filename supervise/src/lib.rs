@@ -27,6 +27,7 @@
 //!
 //! Linux only.
 
+mod arrival;
 mod bot_user;
 mod cgroup;
 pub mod exec_stub;

@@ -92,7 +92,7 @@ impl std::fmt::Display for Supervision {
 pub struct BotProcess {
     pid: u32,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
+    lines: mpsc::Receiver<pump::TimedLine>,
     exit: watch::Receiver<Option<(ExitReport, BotFault)>>,
     shared: Arc<Shared>,
     pump: Option<JoinHandle<()>>,
@@ -338,6 +338,16 @@ impl BotProcess {
     /// [`BotFault::Timeout`], every later call returns the same fault at once (a
     /// [`BotFault::StdoutClosed`] turns into the exit's fault once the bot has exited).
     pub async fn recv_line(&mut self, deadline: Instant) -> Result<String, BotFault> {
+        self.recv_line_timed(deadline).await.map(|(line, _)| line)
+    }
+
+    /// Like [`BotProcess::recv_line`], with the moment the line arrived: when the supervisor
+    /// read its `'\n'` from the pipe, not when the caller got round to it (a bot is charged
+    /// up to its line's arrival).
+    pub async fn recv_line_timed(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<(String, std::time::Instant), BotFault> {
         match tokio::time::timeout_at(deadline, self.lines.recv()).await {
             Err(_) => Err(BotFault::Timeout),
             Ok(Some(line)) => Ok(line),

@@ -14,16 +14,21 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStderr, ChildStdout};
+use tokio::process::{Child, ChildStderr};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::codec::FramedRead;
 
 use super::ResourceLimits;
+use super::arrival::{LastArrival, TimedStdout};
 use super::fault::{BotFault, EndedBy, ExitReport};
 use super::lines::{BoundedLines, CountingReader, LineError};
 use super::stderr::StderrBuffer;
 use super::tree::{ProcessTree, TreeSample};
+
+/// A complete stdout line and the moment the pump read it (its arrival, by which the
+/// referee charges a bot's clock).
+pub(crate) type TimedLine = (String, std::time::Instant);
 
 /// Complete stdout lines buffered between the pump and `recv_line`.
 pub(crate) const LINE_CHANNEL_CAPACITY: usize = 16;
@@ -100,10 +105,12 @@ pub(crate) struct Watch {
 /// The per-bot supervision task.
 pub(crate) struct Pump {
     child: Child,
-    stdout: FramedRead<CountingReader<ChildStdout>, BoundedLines>,
+    stdout: FramedRead<CountingReader<TimedStdout>, BoundedLines>,
+    /// When the chunk that completed the latest line arrived (stamped by the reader thread).
+    arrival: LastArrival,
     stderr: CountingReader<ChildStderr>,
-    lines: Option<mpsc::Sender<String>>,
-    pending: Option<String>,
+    lines: Option<mpsc::Sender<TimedLine>>,
+    pending: Option<TimedLine>,
     shared: Arc<Shared>,
     watch: Watch,
     exited: bool,
@@ -120,11 +127,12 @@ pub(crate) struct Pump {
 impl Pump {
     pub(crate) fn new(
         mut child: Child,
-        lines: mpsc::Sender<String>,
+        lines: mpsc::Sender<TimedLine>,
         shared: Arc<Shared>,
         watch: Watch,
     ) -> Option<Self> {
-        let stdout = child.stdout.take()?;
+        let stdout = child.stdout.take()?.into_owned_fd().ok()?;
+        let (stdout, arrival) = TimedStdout::start(stdout).ok()?;
         let stderr = child.stderr.take()?;
         let counter = Arc::clone(&shared.output_bytes);
         Some(Self {
@@ -133,6 +141,7 @@ impl Pump {
                 CountingReader::new(stdout, Arc::clone(&counter)),
                 BoundedLines::new(watch.max_line),
             ),
+            arrival,
             stderr: CountingReader::new(stderr, counter),
             lines: Some(lines),
             pending: None,
@@ -232,6 +241,10 @@ impl Pump {
     fn on_stdout(&mut self, item: Option<Result<String, LineError>>) {
         match item {
             Some(Ok(line)) => {
+                // A line is decoded right after the chunk holding its '\n' is read (the decoder
+                // drains its buffer before reading more): that chunk's arrival is the line's.
+                let arrived = *lock(&self.arrival);
+                let line = (line, arrived.unwrap_or_else(std::time::Instant::now));
                 if let Some(sender) = &self.lines {
                     match sender.try_send(line) {
                         Ok(()) => {}
@@ -261,7 +274,7 @@ impl Pump {
         }
     }
 
-    fn on_permit(&mut self, permit: Option<mpsc::OwnedPermit<String>>) {
+    fn on_permit(&mut self, permit: Option<mpsc::OwnedPermit<TimedLine>>) {
         match (permit, self.pending.take()) {
             (Some(permit), Some(line)) => {
                 permit.send(line);
@@ -377,7 +390,7 @@ impl Pump {
     }
 }
 
-async fn reserve(sender: Option<mpsc::Sender<String>>) -> Option<mpsc::OwnedPermit<String>> {
+async fn reserve(sender: Option<mpsc::Sender<TimedLine>>) -> Option<mpsc::OwnedPermit<TimedLine>> {
     match sender {
         Some(sender) => sender.reserve_owned().await.ok(),
         None => None,

@@ -16,4 +16,5 @@ mod starter_kits;
 mod stopping;
 mod support;
 mod tournament;
+mod tournament_durability;
 mod tournament_pages;

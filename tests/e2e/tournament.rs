@@ -348,6 +348,20 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
         describe(&twice)
     );
 
+    // A journal's `verified` is not taken on trust: a log edited after the run does not merge.
+    let entry = journal(&one).into_iter().find(|e| e["reason"] != "aborted").unwrap();
+    let log = one.join(entry["log"].as_str().unwrap());
+    let text = std::fs::read_to_string(&log).unwrap();
+    let edited = text.replacen(r#""clock_ms":["#, r#""clock_ms":[1,999999],"was":["#, 1);
+    assert_ne!(edited, text);
+    std::fs::write(&log, &edited).unwrap();
+    let tampered = Command::new(bin("bao-referee")).arg("merge").arg(&one).arg(&two).output().unwrap();
+    assert_eq!(tampered.status.code(), Some(1), "{}", describe(&tampered));
+    let stderr = String::from_utf8_lossy(&tampered.stderr);
+    assert!(stderr.contains(&format!("does not verify: game {}", entry["game"])), "{}", describe(&tampered));
+    assert!(stderr.contains("clock_ms is [1, 999999]"), "{}", describe(&tampered));
+    std::fs::write(&log, &text).unwrap();
+
     // Another tournament's shard does not merge.
     let other = dir.join("other");
     let played =

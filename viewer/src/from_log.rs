@@ -59,6 +59,11 @@ pub fn replay_from_log(text: &str) -> Result<ReplayData, FromLogError> {
                 position = after;
             }
             LogRecord::Result(result) => replay.result = Some(result_data(&result)),
+            LogRecord::Ready(ready) => match ready.side.as_str() {
+                "S" => replay.south_name = ready.reported.name,
+                "N" => replay.north_name = ready.reported.name,
+                other => return Err(error(line, format!("a ready record for side {other:?}"))),
+            },
             LogRecord::Header(_) => return Err(error(line, "a second header record")),
             LogRecord::Stderr(_) => {}
         }

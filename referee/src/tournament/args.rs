@@ -25,7 +25,8 @@ pub struct TournamentArgs {
     /// Rounds; each round plays --games games per pairing, with fresh openings.
     #[arg(long, default_value_t = 1)]
     pub rounds: u32,
-    /// Games played at once (default: the number of cores).
+    /// Games played at once (default: the number of cores less one, at least 1: a core is left
+    /// for the referee, which times every move).
     #[arg(long, value_name = "N", value_parser = parse_concurrency)]
     pub concurrency: Option<usize>,
     /// Openings: start, random:PLIES (random legal plies from the start, seeded), or a file of

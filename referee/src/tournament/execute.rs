@@ -220,7 +220,7 @@ async fn poll_lag(context: Rc<RunContext>) {
     loop {
         tokio::time::sleep(LAG_POLL).await;
         let now = Instant::now();
-        let lag = context.lag.max_since(since);
+        let lag = context.lag.worst_since(since);
         since = now;
         for worst in context.shared.borrow_mut().running_lag.values_mut() {
             *worst = (*worst).max(lag);
@@ -230,27 +230,25 @@ async fn poll_lag(context: Rc<RunContext>) {
 
 /// Plays one game of the schedule, verifies its log and journals it.
 async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Result<()> {
-    let config = context
-        .plan
-        .game_config(&game, Some(context.lag.clone()))
-        .map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
+    let config = context.plan.game_config(&game).map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
     let path = context.out.log(game.game);
     // A log left by a killed run is overwritten from scratch.
-    let mut log =
-        GameLog::create(&path).with_context(|| format!("cannot create the log {}", path.display()))?;
+    // The error names the path.
+    let mut log = GameLog::create(&path)?;
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
     let outcome = play_game(&config, &mut log, &mut Silent, &context.stop.abort_running).await;
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
-    let result =
-        outcome.with_context(|| format!("game {}: writing its log {}", game.game, path.display()))?;
-    let worst_lag = seen.max(context.lag.max_since(started));
+    let result = outcome.with_context(|| format!("game {}", game.game))?;
+    let worst_lag = seen.max(context.lag.worst_since(started));
     let entry = journal_entry(&context.plan, &game, &result, worst_lag);
     let journal = Arc::clone(&context.journal);
     let games_dir = context.out.games();
-    let entry = tokio::task::spawn_blocking(move || finish_game(log, path, games_dir, entry, &journal))
-        .await
-        .context("the journal writer panicked")??;
+    let plan = Arc::clone(&context.plan);
+    let entry =
+        tokio::task::spawn_blocking(move || finish_game(&plan, &game, log, path, games_dir, entry, &journal))
+            .await
+            .context("the journal writer panicked")??;
 
     let mut shared = context.shared.borrow_mut();
     if entry.counts() {
@@ -313,20 +311,23 @@ fn journal_entry(
     }
 }
 
-/// Syncs the log, verifies it, and appends the entry to the journal (fsync).
+/// Syncs the log, verifies it (and its header against the plan), and appends the entry to
+/// the journal (fsync).
 fn finish_game(
+    plan: &Plan,
+    game: &ScheduledGame,
     mut log: GameLog,
     path: PathBuf,
     games_dir: PathBuf,
     mut entry: JournalEntry,
     journal: &Mutex<Journal>,
 ) -> anyhow::Result<JournalEntry> {
-    log.sync().with_context(|| format!("cannot sync the log {}", path.display()))?;
-    drop(log);
+    log.sync()?;
+    log.finish()?;
     sync_dir(&games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
     let verdict = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read the log: {e}"))
-        .and_then(|text| bao_game::verify::verify_log(&text).map_err(|e| e.to_string()))
+        .and_then(|text| plan.check_log(game, &text))
         .and_then(|verified| {
             if verified.result == entry.result && verified.plies == entry.plies {
                 Ok(())

@@ -27,12 +27,12 @@ pub enum LockError {
     #[error("{0} is in use by another referee (its .lock is held); wait for it or use another --out")]
     Busy(PathBuf),
     /// I/O.
-    #[error("cannot lock {path}: {source}")]
+    #[error("cannot lock {path}: {reason}")]
     Io {
         /// The lock file.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, not a source: said once).
+        reason: std::io::Error,
     },
 }
 
@@ -91,7 +91,7 @@ impl OutDir {
     /// Another referee holds the lock, or I/O.
     pub fn create_and_lock(&self) -> Result<Flock<File>, LockError> {
         let path = self.root.join(".lock");
-        let io = |source| LockError::Io { path: path.clone(), source };
+        let io = |reason| LockError::Io { path: path.clone(), reason };
         std::fs::create_dir_all(self.games()).map_err(io)?;
         let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
         Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
@@ -102,6 +102,15 @@ impl OutDir {
             }
         })
     }
+}
+
+/// Whether a file named `name` may be left in a folder without `plan.json` by a referee that
+/// was killed while it started the folder: the lock, the games folder, the journal, and the
+/// temporary file of an atomic write (`plan.json.tmp`, `results.json.tmp`). Such a folder is
+/// started again from scratch.
+#[must_use]
+pub fn is_leftover_of_a_start(name: &std::ffi::OsStr) -> bool {
+    [".lock", "games", "journal.jsonl", "plan.json.tmp", "results.json.tmp"].iter().any(|n| name == *n)
 }
 
 /// Fsyncs a folder, so that files created or renamed in it survive a crash.

@@ -5,7 +5,9 @@
 //!
 //! A referee killed while writing leaves at most one torn last line (no
 //! newline). Reading ignores it, and opening the journal for appending cuts
-//! it off, so the game is simply played again. A game interrupted by Ctrl-C
+//! it off, so the game is simply played again. An append that fails (a full
+//! disk) is cut back to the last complete line at once, and every later append
+//! first makes sure of that: no line is ever glued onto a fragment. A game interrupted by Ctrl-C
 //! is journaled with the reason `aborted`: it does not count and is played
 //! again on resume.
 
@@ -110,12 +112,12 @@ pub struct ParsedJournal {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// I/O.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         /// The journal.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, not a source: said once).
+        reason: std::io::Error,
     },
     /// A complete line that is not an entry: the journal was damaged.
     #[error("{path}:{line}: not a journal entry ({message}); the journal is damaged")]
@@ -163,7 +165,7 @@ pub fn read(path: &Path) -> Result<ParsedJournal, JournalError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Ok(ParsedJournal { entries: Vec::new(), valid_len: 0, torn_bytes: 0 })
         }
-        Err(source) => Err(JournalError::Io { path: path.to_path_buf(), source }),
+        Err(reason) => Err(JournalError::Io { path: path.to_path_buf(), reason }),
     }
 }
 
@@ -172,6 +174,10 @@ pub fn read(path: &Path) -> Result<ParsedJournal, JournalError> {
 pub struct Journal {
     file: File,
     path: PathBuf,
+    /// The length of the complete lines: the file's length unless an append failed.
+    len: u64,
+    /// An append failed and the file may hold a fragment past `len`.
+    dirty: bool,
 }
 
 impl Journal {
@@ -180,7 +186,7 @@ impl Journal {
     /// # Errors
     /// I/O, or a damaged line.
     pub fn open(path: &Path) -> Result<(Journal, ParsedJournal), JournalError> {
-        let io = |source| JournalError::Io { path: path.to_path_buf(), source };
+        let io = |reason| JournalError::Io { path: path.to_path_buf(), reason };
         let parsed = read(path)?;
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
         if parsed.torn_bytes > 0 {
@@ -188,19 +194,43 @@ impl Journal {
             file.sync_all().map_err(io)?;
         }
         crate::tournament::folder::sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
-        Ok((Journal { file, path: path.to_path_buf() }, parsed))
+        let len = parsed.valid_len;
+        Ok((Journal { file, path: path.to_path_buf(), len, dirty: false }, parsed))
     }
 
-    /// Appends one entry as one complete line and fsyncs it.
+    /// Appends one entry as one complete line and fsyncs it. When the write or the fsync fails,
+    /// the file is cut back to its complete lines before the error is returned (and again
+    /// before the next append, if that failed too).
     ///
     /// # Errors
     /// I/O.
     pub fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError> {
-        let io = |source| JournalError::Io { path: self.path.clone(), source };
-        let mut line = serde_json::to_vec(entry).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut line = serde_json::to_vec(entry).map_err(|e| self.io(std::io::Error::other(e)))?;
         line.push(b'\n');
-        self.file.write_all(&line).map_err(io)?;
-        self.file.sync_data().map_err(io)
+        self.repair()?;
+        let written = self.file.write_all(&line).and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            self.dirty = true;
+            // Best effort now; `repair` runs again before the next append.
+            let _ = self.repair();
+            return Err(self.io(e));
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// Cuts a fragment left by a failed append.
+    fn repair(&mut self) -> Result<(), JournalError> {
+        if !self.dirty {
+            return Ok(());
+        }
+        self.file.set_len(self.len).and_then(|()| self.file.sync_all()).map_err(|e| self.io(e))?;
+        self.dirty = false;
+        Ok(())
+    }
+
+    fn io(&self, reason: std::io::Error) -> JournalError {
+        JournalError::Io { path: self.path.clone(), reason }
     }
 }
 
@@ -330,5 +360,122 @@ pub(crate) mod tests {
         let (by_game, duplicates) = counted_by_game(&entries);
         assert_eq!(by_game.keys().copied().collect::<Vec<_>>(), vec![0, 1]);
         assert_eq!(duplicates, vec![1]);
+    }
+
+    /// A small tmpfs mounted at a fresh folder (unmounted when dropped), or why there is none.
+    struct SmallDisk {
+        dir: PathBuf,
+    }
+
+    impl SmallDisk {
+        fn mount(name: &str, bytes: u64) -> Result<SmallDisk, String> {
+            if !nix::unistd::geteuid().is_root() {
+                return Err("mounting a tmpfs needs root".to_owned());
+            }
+            let dir = std::env::temp_dir().join(format!("bao-small-disk-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let options = format!("size={bytes}");
+            nix::mount::mount(
+                Some("tmpfs"),
+                &dir,
+                Some("tmpfs"),
+                nix::mount::MsFlags::empty(),
+                Some(options.as_str()),
+            )
+            .map_err(|e| format!("cannot mount a tmpfs on {}: {e}", dir.display()))?;
+            Ok(SmallDisk { dir })
+        }
+    }
+
+    impl Drop for SmallDisk {
+        fn drop(&mut self) {
+            let _ = nix::mount::umount(&self.dir);
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    #[test]
+    fn a_disk_that_fills_and_frees_again_leaves_only_complete_lines() {
+        let disk = match SmallDisk::mount("journal", 64 * 1024) {
+            Ok(disk) => disk,
+            Err(why) if std::env::var_os("BAO_REQUIRE_ALL").is_some_and(|v| v == "1") => {
+                panic!("BAO_REQUIRE_ALL=1: {why}")
+            }
+            Err(why) => {
+                eprintln!("skipped: a_disk_that_fills_and_frees_again_leaves_only_complete_lines: {why}");
+                return;
+            }
+        };
+        let path = disk.dir.join("journal.jsonl");
+        let (mut journal, _) = Journal::open(&path).unwrap();
+        let mut expected: Vec<JournalEntry> =
+            (0..3).map(|g| entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).collect();
+        for e in &expected {
+            journal.append(e).unwrap();
+        }
+        // Fill the rest of the disk.
+        let filler = disk.dir.join("filler");
+        let mut file = File::create(&filler).unwrap();
+        let chunk = vec![b'x'; 1024];
+        while file.write_all(&chunk).is_ok() {}
+        while file.write_all(b"x").is_ok() {}
+        drop(file);
+        // Appends fail once the journal's last page is full (a partial line may have been
+        // written): each failure is cut back to the complete lines.
+        let mut failures = 0;
+        for g in 3..200 {
+            let next = entry(g, 0, 1, None, Reason::MaxPlies);
+            match journal.append(&next) {
+                Ok(()) => {
+                    assert_eq!(failures, 0, "game {g} appended after a failure, with the disk still full");
+                    expected.push(next);
+                }
+                Err(e) => {
+                    failures += 1;
+                    let message = e.to_string();
+                    assert!(message.starts_with(&path.display().to_string()), "{message}");
+                    assert_eq!(message.matches("os error 28").count(), 1, "said once: {message}");
+                }
+            }
+            let text = std::fs::read(&path).unwrap();
+            assert!(text.ends_with(b"\n"), "a fragment was left after game {g}");
+            if failures == 3 {
+                break;
+            }
+        }
+        assert_eq!(failures, 3, "the disk never filled");
+        // Space is back: the next append is a line of its own.
+        std::fs::remove_file(&filler).unwrap();
+        let later = entry(500, 1, 0, Some("N"), Reason::NoLegalMoves);
+        journal.append(&later).unwrap();
+        drop(journal);
+        expected.push(later);
+        let parsed = read(&path).unwrap();
+        assert_eq!(parsed.entries, expected);
+        assert_eq!(parsed.torn_bytes, 0);
+    }
+
+    proptest::proptest! {
+        /// The corpus-free smoke test of the `journal` fuzz target.
+        #[test]
+        fn any_bytes_parse_without_panicking_and_add_up(
+            edits in proptest::collection::vec((0usize..2000, proptest::prelude::any::<u8>()), 0..8),
+            cut in 0usize..2000,
+        ) {
+            let mut bytes = Vec::new();
+            for g in 0..3 {
+                bytes.extend(serde_json::to_vec(&entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).unwrap());
+                bytes.push(b'\n');
+            }
+            for (at, byte) in edits {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            bytes.truncate(bytes.len() - cut % bytes.len());
+            if let Ok(parsed) = parse(&bytes, Path::new("journal.jsonl")) {
+                proptest::prop_assert!(parsed.valid_len + parsed.torn_bytes <= bytes.len() as u64);
+                proptest::prop_assert!(parsed.valid_len == 0 || bytes[parsed.valid_len as usize - 1] == b'\n');
+            }
+        }
     }
 }

@@ -41,7 +41,7 @@ pub fn stream(
         line.clear();
         let read = reader
             .read_until(b'\n', &mut line)
-            .map_err(|source| JournalError::Io { path: path.to_path_buf(), source })?;
+            .map_err(|source| JournalError::Io { path: path.to_path_buf(), reason: source })?;
         if read == 0 {
             break;
         }
@@ -73,7 +73,7 @@ pub fn stream_file(path: &Path, each: impl FnMut(JournalEntry)) -> Result<Stream
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Ok(StreamedJournal { entries: 0, valid_len: 0, torn_bytes: 0 })
         }
-        Err(source) => Err(JournalError::Io { path: path.to_path_buf(), source }),
+        Err(source) => Err(JournalError::Io { path: path.to_path_buf(), reason: source }),
     }
 }
 

@@ -132,9 +132,9 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     } else {
         eprintln!("tournament {}: {planned} games", out.root().display());
     }
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
+    let concurrency = args.concurrency.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+    });
     let plan = Arc::new(plan);
     let progress = Progress::new(planned as u64, done as u64, args.plain);
     let report = execute::execute(Run {
@@ -261,7 +261,7 @@ fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
     let Ok(entries) = std::fs::read_dir(out.root()) else { return Ok(()) };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name != ".lock" && name != "games" && name != "journal.jsonl" {
+        if !folder::is_leftover_of_a_start(&name) {
             return Err(malformed(anyhow::anyhow!(
                 "{} exists and is not a tournament folder (it holds {:?} but no plan.json); choose another --out",
                 out.root().display(),

@@ -18,6 +18,10 @@ use bao_supervise::{BotSpec, ResourceLimits};
 /// The version of the plan format.
 pub const PLAN_VERSION: u32 = 1;
 
+/// The longest duration of a time control read from a plan (a week): longer values would
+/// overflow the clock's arithmetic.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
 /// A tournament's plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,12 +66,12 @@ pub struct Plan {
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     /// I/O.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {reason}")]
     Read {
         /// The file.
         path: std::path::PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a source: the path and the reason are said once).
+        reason: std::io::Error,
     },
     /// Not a plan.
     #[error("{path} is not a tournament plan: {message}")]
@@ -91,15 +95,11 @@ impl Plan {
         self.bots.get(index).map_or_else(|| format!("bot #{index}"), BotSpec::display_name)
     }
 
-    /// The configuration of one game, with the referee's lag monitor.
+    /// The configuration of one game.
     ///
     /// # Errors
     /// An opening that is not a position (only in a hand-edited plan; [`Plan::check`] catches it).
-    pub fn game_config(
-        &self,
-        game: &ScheduledGame,
-        lag: Option<bao_game::lag::LagMonitor>,
-    ) -> Result<GameConfig, String> {
+    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, String> {
         let opening = self.opening(game.opening)?;
         let mut config =
             GameConfig::new(self.bots[game.south].clone(), self.bots[game.north].clone(), opening.variant());
@@ -111,8 +111,64 @@ impl Plan {
         config.seed = self.seed;
         config.limits = self.limits;
         config.isolation = self.isolation;
-        config.lag = lag;
         Ok(config)
+    }
+
+    /// Verifies the log `text` of scheduled game `game` (`bao-referee verify`) and checks that
+    /// its header is this plan's game: the bots, the opening, the clocks, adjudication, seed
+    /// and limits. Used by the tournament for every log
+    /// it writes and by `merge` for every log it takes.
+    ///
+    /// # Errors
+    /// Why the log is not evidence of that game, in words.
+    pub fn check_log(&self, game: &ScheduledGame, text: &str) -> Result<bao_game::verify::Verified, String> {
+        let verified = bao_game::verify::verify_log(text).map_err(|e| e.to_string())?;
+        let first = text.lines().next().unwrap_or_default();
+        let Ok(bao_game::log::LogRecord::Header(header)) = serde_json::from_str(first) else {
+            return Err("line 1: not a header record".to_owned());
+        };
+        let config = self.game_config(game)?;
+        let mismatch = |field: &str, log: String, plan: String| {
+            Err(format!(
+                "line 1: the header's {field} is {log}, but game {} of the plan has {plan}",
+                game.game
+            ))
+        };
+        for (field, bot, spec) in
+            [("south", &header.south, &config.south), ("north", &header.north, &config.north)]
+        {
+            if bot.name != spec.display_name() || bot.command != spec.command_line() {
+                return mismatch(
+                    field,
+                    format!("{} {:?}", bot.name, bot.command),
+                    format!("{} {:?}", spec.display_name(), spec.command_line()),
+                );
+            }
+        }
+        if header.start != config.start.to_string() {
+            return mismatch("start", header.start, config.start.to_string());
+        }
+        if header.time_control != config.time {
+            return mismatch(
+                "time_control",
+                format!("{:?}", header.time_control),
+                format!("{:?}", config.time),
+            );
+        }
+        if header.max_plies != config.max_plies {
+            return mismatch(
+                "max_plies",
+                format!("{:?}", header.max_plies),
+                format!("{:?}", config.max_plies),
+            );
+        }
+        if header.seed != config.seed {
+            return mismatch("seed", header.seed.to_string(), config.seed.to_string());
+        }
+        if header.limits != config.limits {
+            return mismatch("limits", format!("{:?}", header.limits), format!("{:?}", config.limits));
+        }
+        Ok(verified)
     }
 
     fn opening(&self, index: u32) -> Result<Position, String> {
@@ -135,6 +191,27 @@ impl Plan {
                 self.bot_time_controls.len(),
                 self.bots.len()
             ));
+        }
+        if let Some(shard) = self.shard {
+            shard.check()?;
+        }
+        let tc = &self.time_control;
+        for (name, value) in [
+            ("base", tc.base),
+            ("increment", Some(tc.increment)),
+            ("move_time", tc.move_time),
+            ("startup", Some(tc.startup)),
+            ("margin", Some(tc.margin)),
+        ] {
+            if value.is_some_and(|d| d > MAX_DURATION) {
+                return Err(format!(
+                    "time_control.{name} is more than {} ms, the longest a referee accepts",
+                    MAX_DURATION.as_millis()
+                ));
+            }
+        }
+        if self.bots.len() < 2 {
+            return Err(format!("{} bot(s): a tournament needs at least two", self.bots.len()));
         }
         for i in 0..self.openings.len() {
             self.opening(u32::try_from(i).map_err(|_| "too many openings".to_owned())?)?;
@@ -159,7 +236,7 @@ impl Plan {
     /// An unreadable file, or one that is not a consistent plan.
     pub fn load(path: &Path) -> Result<Plan, PlanError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|source| PlanError::Read { path: path.to_path_buf(), source })?;
+            .map_err(|reason| PlanError::Read { path: path.to_path_buf(), reason })?;
         let invalid = |message: String| PlanError::Invalid { path: path.to_path_buf(), message };
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         plan.check().map_err(invalid)?;
@@ -305,5 +382,67 @@ pub(crate) mod tests {
         let mut plan = sample_plan();
         plan.openings[1] = "nonsense".into();
         assert!(plan.check().unwrap_err().contains("opening #1"));
+    }
+
+    #[test]
+    fn a_plan_file_with_shard_count_zero_or_a_huge_clock_is_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("bao-plan-bounds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plan.json");
+        let write = |plan: &Plan| std::fs::write(&path, serde_json::to_string(plan).unwrap()).unwrap();
+
+        write(&Plan { shard: Some(Shard { index: 1, count: 0 }), ..sample_plan() });
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("plan.json is not a tournament plan: shard 1/0: the shard count is 0"), "{e}");
+
+        write(&Plan { shard: Some(Shard { index: 3, count: 2 }), ..sample_plan() });
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("shard 3/2: the index is outside 1..=2"), "{e}");
+
+        let mut huge = sample_plan();
+        huge.time_control.base = Some(std::time::Duration::from_millis(u64::MAX));
+        write(&huge);
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(e.contains("time_control.base is more than 604800000 ms"), "{e}");
+
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest::proptest! {
+        /// The corpus-free smoke test of the `plan` fuzz target: any number in a plan file
+        /// replaced by any other is read and checked without panicking.
+        #[test]
+        fn a_plan_with_any_number_changed_never_panics(which in 0usize..400, value in proptest::prelude::any::<u64>()) {
+            let text = serde_json::to_string(&sample_plan()).unwrap();
+            let mut value_json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let mut seen = 0;
+            replace_nth_number(&mut value_json, which, value, &mut seen);
+            if let Ok(plan) = serde_json::from_value::<Plan>(value_json)
+                && plan.check().is_ok()
+            {
+                for game in plan.games_to_play() {
+                    proptest::prop_assert!(plan.game_config(game).is_ok());
+                    let _ = plan.check_log(game, "");
+                }
+            }
+        }
+    }
+
+    fn replace_nth_number(v: &mut serde_json::Value, n: usize, with: u64, seen: &mut usize) {
+        match v {
+            serde_json::Value::Number(_) => {
+                if *seen == n {
+                    *v = serde_json::Value::from(with);
+                }
+                *seen += 1;
+            }
+            serde_json::Value::Array(items) => {
+                items.iter_mut().for_each(|x| replace_nth_number(x, n, with, seen))
+            }
+            serde_json::Value::Object(map) => {
+                map.values_mut().for_each(|x| replace_nth_number(x, n, with, seen))
+            }
+            _ => {}
+        }
     }
 }

@@ -33,7 +33,22 @@ impl Shard {
     /// Whether game pair `pair` belongs to this shard.
     #[must_use]
     pub fn holds_pair(self, pair: u32) -> bool {
-        pair % self.count == self.index - 1
+        // Checked: a shard read from a damaged plan.json holds nothing rather than panicking.
+        pair.checked_rem(self.count).is_some_and(|r| Some(r) == self.index.checked_sub(1))
+    }
+
+    /// Checks `1 <= index <= count` (a shard read from a file).
+    ///
+    /// # Errors
+    /// What is wrong, in words.
+    pub fn check(self) -> Result<(), String> {
+        if self.count == 0 {
+            return Err(format!("shard {self}: the shard count is 0 (expected I/N with 1 <= I <= N)"));
+        }
+        if !(1..=self.count).contains(&self.index) {
+            return Err(format!("shard {self}: the index is outside 1..={}", self.count));
+        }
+        Ok(())
     }
 }
 

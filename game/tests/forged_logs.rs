@@ -1,0 +1,112 @@
+//! `verify` on logs edited by hand (checked in under `tests/data/`): each forgery is rejected
+//! with a message naming its line; the genuine log they were made from verifies.
+
+use bao_game::verify::{VerifyError, verify_log};
+
+fn rejected(text: &str) -> VerifyError {
+    match verify_log(text) {
+        Ok(v) => panic!("a forged log verified: {v:?}"),
+        Err(e) => e,
+    }
+}
+
+fn assert_rejected(text: &str, line: usize, says: &str) {
+    let e = rejected(text);
+    assert_eq!(e.line, line, "{e}");
+    assert!(e.to_string().starts_with(&format!("line {line}: ")), "{e}");
+    assert!(e.message.contains(says), "{e}");
+    assert!(!e.malformed && !e.incomplete, "{e}");
+}
+
+#[test]
+fn the_genuine_log_verifies() {
+    let v = verify_log(include_str!("data/genuine.jsonl")).unwrap();
+    assert_eq!((v.plies, v.result.as_str()), (6, "draw (max_plies)"));
+}
+
+#[test]
+fn a_move_time_no_clock_allows_is_rejected() {
+    // 99.999999 s for one move under 10+0.1.
+    assert_rejected(include_str!("data/forged-time.jsonl"), 6, "S took 99999999 µs with 10197282 µs allowed");
+}
+
+#[test]
+fn clocks_that_the_time_control_does_not_give_are_rejected() {
+    assert_rejected(include_str!("data/forged-clocks.jsonl"), 5, "clock_ms is [1, 999999]");
+}
+
+#[test]
+fn a_timeout_verdict_against_the_side_not_to_move_is_rejected() {
+    assert_rejected(
+        include_str!("data/forged-timeout-not-to-move.jsonl"),
+        12,
+        "a timeout verdict against N, but S was to move",
+    );
+}
+
+#[test]
+fn a_timeout_verdict_against_a_bot_that_still_had_time_is_rejected() {
+    assert_rejected(
+        include_str!("data/forged-timeout-with-time-left.jsonl"),
+        11,
+        "a timeout verdict against N after 5000 µs, but N had 10299575 µs",
+    );
+}
+
+#[test]
+fn an_excused_lag_is_rejected() {
+    // Version 2 charges every move to its reply's arrival: there is nothing to excuse.
+    assert_rejected(
+        include_str!("data/forged-excuse.jsonl"),
+        4,
+        "lag_excused_us 100000, but a version 2 referee excuses no lag",
+    );
+}
+
+#[test]
+fn plies_beyond_max_plies_are_rejected() {
+    assert_rejected(
+        include_str!("data/forged-beyond-max-plies.jsonl"),
+        8,
+        "ply 5, but the game is adjudicated after 4 plies",
+    );
+}
+
+#[test]
+fn a_log_with_only_its_header_is_incomplete_not_unreadable() {
+    let e = rejected(include_str!("data/header-only.jsonl"));
+    assert!(e.incomplete && !e.malformed, "{e}");
+    assert_eq!(e.line, 2, "{e}");
+    assert!(e.message.contains("incomplete"), "{e}");
+    // So are an empty log (killed before the header was written) and a cut-off line.
+    let e = rejected("");
+    assert!(e.incomplete && !e.malformed, "{e}");
+    let genuine = include_str!("data/genuine.jsonl");
+    let cut = &genuine[..genuine.len() - 20];
+    let e = rejected(cut);
+    assert!(e.incomplete && !e.malformed, "{e}");
+    assert!(e.message.contains("cut off"), "{e}");
+}
+
+proptest::proptest! {
+    /// The corpus-free smoke test of the `verify_log` fuzz target: any edit of the genuine log
+    /// is verified without panicking, and an error names a line of the text (or one past it).
+    #[test]
+    fn an_edited_log_never_panics_the_verifier(
+        edits in proptest::collection::vec((0usize..4000, proptest::prelude::any::<u8>()), 1..6),
+        cut in 0usize..4000,
+    ) {
+        let mut bytes = include_bytes!("data/genuine.jsonl").to_vec();
+        for (at, byte) in edits {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        bytes.truncate(bytes.len() - cut % bytes.len());
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            let lines = text.split_inclusive('\n').count();
+            if let Err(e) = verify_log(text) {
+                proptest::prop_assert!(e.line >= 1 && e.line <= lines + 1, "{e}");
+            }
+        }
+    }
+}
