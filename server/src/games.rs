@@ -1,0 +1,218 @@
+//! Games in the database: a game is recorded `running` before it starts and
+//! `finished` (exactly once, in one statement) after its log is on disk;
+//! a game found `running` at start-up was cut by a stop and becomes `aborted`.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use crate::db::now_ms;
+use crate::error::ServerError;
+
+/// One side of a game.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GameSide {
+    /// The version's id.
+    pub version_id: i64,
+    /// The bot's id.
+    pub bot_id: i64,
+    /// The bot's name.
+    pub bot: String,
+    /// The version's number.
+    pub number: i64,
+    /// The owner's name.
+    pub owner: String,
+    /// The owner's user id.
+    pub owner_id: i64,
+}
+
+/// A game, as the API and pages show it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Game {
+    /// Database id.
+    pub id: i64,
+    /// South (moves first).
+    pub south: GameSide,
+    /// North.
+    pub north: GameSide,
+    /// The two games of a colour-swapped pair share this key (and their opening).
+    pub pair_key: String,
+    /// The seed of the shared random opening.
+    pub opening_seed: i64,
+    /// `ladder`, `placement` or `candidate`.
+    pub purpose: String,
+    /// `running`, `finished` or `aborted`.
+    pub state: String,
+    /// `south`, `north` or `draw` (finished games).
+    pub result: Option<String>,
+    /// How it ended.
+    pub reason: String,
+    /// Plies played.
+    pub plies: i64,
+    /// Start (Unix ms).
+    pub started_at: i64,
+    /// End (Unix ms).
+    pub finished_at: Option<i64>,
+}
+
+const GAME_SELECT: &str = "SELECT g.id, g.pair_key, g.opening_seed, g.purpose, g.state, g.result, g.reason, g.plies,
+        g.started_at, g.finished_at,
+        s.id, sb.name, s.number, su.name, su.id, n.id, nb.name, n.number, nu.name, nu.id, sb.id, nb.id
+     FROM games g
+     JOIN versions s ON s.id = g.south_id JOIN bots sb ON sb.id = s.bot_id JOIN users su ON su.id = sb.owner_id
+     JOIN versions n ON n.id = g.north_id JOIN bots nb ON nb.id = n.bot_id JOIN users nu ON nu.id = nb.owner_id";
+
+fn game_from_row(r: &Row<'_>) -> rusqlite::Result<Game> {
+    Ok(Game {
+        id: r.get(0)?,
+        pair_key: r.get(1)?,
+        opening_seed: r.get(2)?,
+        purpose: r.get(3)?,
+        state: r.get(4)?,
+        result: r.get(5)?,
+        reason: r.get(6)?,
+        plies: r.get(7)?,
+        started_at: r.get(8)?,
+        finished_at: r.get(9)?,
+        south: GameSide {
+            bot_id: r.get(20)?,
+            version_id: r.get(10)?,
+            bot: r.get(11)?,
+            number: r.get(12)?,
+            owner: r.get(13)?,
+            owner_id: r.get(14)?,
+        },
+        north: GameSide {
+            bot_id: r.get(21)?,
+            version_id: r.get(15)?,
+            bot: r.get(16)?,
+            number: r.get(17)?,
+            owner: r.get(18)?,
+            owner_id: r.get(19)?,
+        },
+    })
+}
+
+/// A game to start.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    /// South's version.
+    pub south_id: i64,
+    /// North's version.
+    pub north_id: i64,
+    /// The pair it belongs to.
+    pub pair_key: String,
+    /// The opening's seed.
+    pub opening_seed: i64,
+    /// `ladder`, `placement` or `candidate`.
+    pub purpose: &'static str,
+}
+
+/// Records a game as running; returns its id. Its log goes to `log_path(id)`.
+pub fn insert_running(
+    conn: &Connection,
+    g: &NewGame,
+    log_path: impl Fn(i64) -> String,
+) -> Result<i64, ServerError> {
+    conn.execute(
+        "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, '')",
+        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, now_ms()],
+    )?;
+    let id = conn.last_insert_rowid();
+    conn.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
+    Ok(id)
+}
+
+/// Records the end of a running game, once: false if it was not running.
+pub fn finish(
+    conn: &Connection,
+    id: i64,
+    result: &str,
+    reason: &str,
+    plies: u32,
+) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        "UPDATE games SET state = 'finished', result = ?2, reason = ?3, plies = ?4, finished_at = ?5
+         WHERE id = ?1 AND state = 'running'",
+        params![id, result, reason, plies, now_ms()],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records a running game as aborted (not counted).
+pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError> {
+    conn.execute(
+        "UPDATE games SET state = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = 'running'",
+        params![id, reason, now_ms()],
+    )?;
+    Ok(())
+}
+
+/// One game.
+pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, ServerError> {
+    Ok(conn.query_row(&format!("{GAME_SELECT} WHERE g.id = ?1"), [id], game_from_row).optional()?)
+}
+
+/// The log path of a game.
+pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerError> {
+    Ok(conn.query_row("SELECT log_path FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+}
+
+/// Which games to list.
+#[derive(Debug, Clone, Default)]
+pub struct GameFilter {
+    /// Only games of this bot (any version).
+    pub bot_id: Option<i64>,
+    /// Only games in this state.
+    pub state: Option<String>,
+    /// At most this many, newest first.
+    pub limit: u32,
+    /// Only games with an id below this (paging).
+    pub before: Option<i64>,
+}
+
+/// Games, newest first.
+pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
+    let sql = format!(
+        "{GAME_SELECT} WHERE (?1 IS NULL OR s.bot_id = ?1 OR n.bot_id = ?1) AND (?2 IS NULL OR g.state = ?2)
+         AND (?3 IS NULL OR g.id < ?3) ORDER BY g.id DESC LIMIT ?4"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![f.bot_id, f.state, f.before, f.limit.min(1000)], game_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A finished game's result, for ratings and tests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// South's version.
+    pub south: i64,
+    /// North's version.
+    pub north: i64,
+    /// South's score: 1, ½ or 0.
+    pub south_score: f64,
+}
+
+/// The results of finished games between two versions that are both in one of `states`.
+pub fn outcomes_between(conn: &Connection, states: &[&str]) -> Result<Vec<Outcome>, ServerError> {
+    let list = states.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(",");
+    let sql = format!(
+        "SELECT g.south_id, g.north_id, g.result FROM games g
+         JOIN versions s ON s.id = g.south_id JOIN versions n ON n.id = g.north_id
+         WHERE g.state = 'finished' AND s.state IN ({list}) AND n.state IN ({list}) AND g.purpose != 'candidate'"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map([], |r| {
+        let result: String = r.get(2)?;
+        Ok(Outcome {
+            south: r.get(0)?,
+            north: r.get(1)?,
+            south_score: match result.as_str() {
+                "south" => 1.0,
+                "north" => 0.0,
+                _ => 0.5,
+            },
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
