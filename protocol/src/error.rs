@@ -74,10 +74,10 @@ impl ProtocolError {
     /// `line_too_long` for [`ProtocolError::LineTooLong`], `malformed_line` otherwise.
     /// (During the handshake every failure is `handshake_failed`.)
     #[must_use]
-    pub const fn verdict_reason(&self) -> &'static str {
+    pub const fn verdict_reason(&self) -> crate::Reason {
         match self {
-            ProtocolError::LineTooLong { .. } => crate::reason::LINE_TOO_LONG,
-            _ => crate::reason::MALFORMED_LINE,
+            ProtocolError::LineTooLong { .. } => crate::Reason::LineTooLong,
+            _ => crate::Reason::MalformedLine,
         }
     }
 }

@@ -10,7 +10,7 @@
 //!   which check the line in two stages (JSON object with a known `"type"`, then that
 //!   message's fields) and return a [`ProtocolError`] that names the problem;
 //! - the limits ([`MAX_LINE_BYTES`], [`MAX_INFO_PER_MOVE`], ...) and the game-over
-//!   reasons ([`reason`]);
+//!   reasons ([`Reason`]);
 //! - [`sdk`]: implement [`sdk::Bot`] and call [`sdk::run`] to write a bot in Rust.
 //!
 //! The crate does not depend on the rules engine: positions travel as
@@ -28,7 +28,7 @@ mod error;
 mod limits;
 mod parse;
 mod position;
-pub mod reason;
+mod reason;
 mod referee_message;
 pub mod sdk;
 mod side;
@@ -40,6 +40,7 @@ pub use limits::{
     MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, STDERR_CAP_BYTES, truncate_utf8,
 };
 pub use position::{PositionJson, Rows};
+pub use reason::{Reason, UnknownReason};
 pub use referee_message::{Clock, GameOver, Hello, Limits, MoveRequest, RefereeMessage, TimeControl};
 pub use side::{PerSide, Side};
 

@@ -104,7 +104,7 @@ fn line_length_limit_excludes_the_newline() {
     let err = parse_err(&over);
     assert_eq!(err, ProtocolError::LineTooLong { bytes: MAX_LINE_BYTES + 1, max: MAX_LINE_BYTES });
     assert_eq!(err.to_string(), "line too long: 65537 bytes, the limit is 65536 bytes");
-    assert_eq!(err.verdict_reason(), "line_too_long");
+    assert_eq!(err.verdict_reason().name(), "line_too_long");
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn empty_line_is_named() {
         let err = parse_err(line);
         assert_eq!(err, ProtocolError::EmptyLine);
         assert!(err.to_string().contains("empty line"));
-        assert_eq!(err.verdict_reason(), "malformed_line");
+        assert_eq!(err.verdict_reason().name(), "malformed_line");
     }
 }
 
@@ -199,7 +199,7 @@ fn wrong_field_types_name_message_field_and_problem() {
         let err = parse_err(line);
         assert!(matches!(err, ProtocolError::InvalidField { .. }), "{line}: {err:?}");
         assert!(err.to_string().starts_with(prefix), "{line}: {err}");
-        assert_eq!(err.verdict_reason(), "malformed_line");
+        assert_eq!(err.verdict_reason().name(), "malformed_line");
     }
 }
 

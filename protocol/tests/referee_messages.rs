@@ -1,8 +1,8 @@
 //! Writing and reading the referee → bot messages: the documented shapes, round trips, errors.
 
 use bao_protocol::{
-    Clock, GameOver, Hello, Limits, MoveRequest, PerSide, PositionJson, ProtocolError, RefereeMessage, Rows,
-    Side, TimeControl, reason,
+    Clock, GameOver, Hello, Limits, MoveRequest, PerSide, PositionJson, ProtocolError, Reason,
+    RefereeMessage, Rows, Side, TimeControl,
 };
 use serde_json::{Value, json};
 
@@ -73,7 +73,7 @@ fn game_over_and_quit_have_the_documented_shapes() {
     let over = RefereeMessage::GameOver(GameOver {
         result: "S wins (front_row_empty)".into(),
         winner: Some(Side::South),
-        reason: reason::FRONT_ROW_EMPTY.into(),
+        reason: Reason::FrontRowEmpty.name().into(),
         plies: 57,
     });
     assert_eq!(
@@ -83,7 +83,7 @@ fn game_over_and_quit_have_the_documented_shapes() {
     let draw = RefereeMessage::GameOver(GameOver {
         result: "draw (max_plies)".into(),
         winner: None,
-        reason: reason::MAX_PLIES.into(),
+        reason: Reason::MaxPlies.name().into(),
         plies: 1000,
     });
     assert_eq!(as_json(&draw)["winner"], Value::Null);
@@ -163,10 +163,35 @@ fn parse_errors_name_the_message_and_the_problem() {
 
 #[test]
 fn reasons_are_unique_snake_case_and_include_the_rules_reasons() {
-    let mut sorted = reason::ALL.to_vec();
+    let mut sorted: Vec<&str> = Reason::ALL.iter().map(|r| r.name()).collect();
     sorted.sort_unstable();
     sorted.dedup();
-    assert_eq!(sorted.len(), reason::ALL.len());
-    assert!(reason::ALL.iter().all(|r| r.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
-    assert_eq!(&reason::ALL[..2], &["front_row_empty", "no_legal_moves"]);
+    assert_eq!(sorted.len(), Reason::ALL.len());
+    assert!(Reason::ALL.iter().all(|r| r.name().bytes().all(|b| b.is_ascii_lowercase() || b == b'_')));
+    assert_eq!(&Reason::ALL[..2], &[Reason::FrontRowEmpty, Reason::NoLegalMoves]);
+    for reason in Reason::ALL {
+        assert_eq!(serde_json::to_value(reason).expect("serialises"), json!(reason.name()));
+        assert_eq!(reason.name().parse::<Reason>(), Ok(reason));
+    }
+    assert!("resigned".parse::<Reason>().is_err());
+}
+
+/// The reasons in the Verdicts table of PROTOCOL.md, in order.
+fn documented_reasons() -> Vec<String> {
+    let doc = include_str!("../../PROTOCOL.md");
+    let table = doc.split("## Verdicts").nth(1).expect("PROTOCOL.md has a Verdicts section");
+    table
+        .lines()
+        .skip_while(|l| !l.starts_with("| reason"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('`').nth(1).expect("a reason in back-quotes").to_owned())
+        .collect()
+}
+
+#[test]
+fn every_reason_in_protocol_md_is_a_variant_and_the_reverse() {
+    let documented = documented_reasons();
+    let variants: Vec<String> = Reason::ALL.iter().map(|r| r.name().to_owned()).collect();
+    assert_eq!(documented, variants, "PROTOCOL.md's Verdicts table and Reason::ALL differ");
 }

@@ -25,7 +25,7 @@ pub enum Command {
     /// Plays one game between two bot programs (default: two sample bots).
     Match(crate::match_cmd::MatchArgs),
     /// Replays a game log and checks every move, position and the result.
-    Verify(crate::verify::VerifyArgs),
+    Verify(crate::verify_cmd::VerifyArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
     Tournament(crate::tournament::TournamentArgs),
     /// Combines the output folders of a tournament's shards into one result.
@@ -33,19 +33,12 @@ pub enum Command {
     /// Runs a built-in sample bot on stdin/stdout (an opponent for your bot).
     SampleBot(crate::sample_bot_cmd::SampleBotArgs),
     /// Checks that a bot follows the protocol: runs it through every case and reports each.
-    Check(crate::check::CheckArgs),
-    /// Internal: the re-exec stub that applies limits, then runs a bot (see `exec_stub`).
-    #[command(name = "__exec-bot", hide = true)]
-    ExecBot(crate::exec_stub::ExecBotArgs),
-    /// Benchmarks: the referee's overhead per ply, games per second.
-    Bench(crate::bench_cmd::BenchArgs),
-    /// Internal: the far end of `bench overhead`'s pipe baseline (answers each line at once).
-    #[command(hide = true)]
-    BenchEcho,
+    Check(crate::check_args::CheckArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
 pub fn main() -> ExitCode {
+    bao_supervise::exec_stub::run_if_requested();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -58,14 +51,11 @@ pub fn main() -> ExitCode {
     let code = match cli.command {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
         Command::Match(args) => crate::match_cmd::run(args),
-        Command::Verify(args) => crate::verify::run(&args),
+        Command::Verify(args) => crate::verify_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
-        Command::Check(args) => crate::check::run(&args),
-        Command::ExecBot(args) => crate::exec_stub::run(args),
-        Command::Bench(args) => crate::bench_cmd::run(&args),
-        Command::BenchEcho => crate::bench_cmd::echo::run(),
+        Command::Check(args) => crate::check_cmd::run(&args),
     };
     ExitCode::from(code)
 }

@@ -1,19 +1,18 @@
-//! The bao-referee library: the subcommands of the `bao-referee` binary.
+//! The `bao-referee` command line: argument parsing, console output and the subcommands.
 //!
-//! Exit codes are documented in [`exit`].
+//! This crate is thin: games are played by `bao-game`, bots are run by `bao-supervise`, the
+//! statistics are `bao-stats` and the conformance checks are `bao-check`. What lives here is
+//! what a person at a terminal needs: options, progress, tables, exit codes ([`exit`]), and the
+//! tournament folder.
 
-pub mod bench_cmd;
-pub mod bot;
-pub mod check;
+pub mod check_args;
+pub mod check_cmd;
 pub mod cli;
-pub mod exec_stub;
 pub mod exit;
-pub mod game;
 pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
-pub mod stats;
 pub mod tournament;
-pub mod verify;
+pub mod verify_cmd;

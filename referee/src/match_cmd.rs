@@ -7,11 +7,11 @@ use anyhow::Context;
 use bao_rules::Side;
 use tokio_util::sync::CancellationToken;
 
-use crate::bot::BotSpec;
-use crate::game::log::{GameLog, LogRecord};
-use crate::game::runner::GameObserver;
-use crate::game::{GameConfig, GameResult, play_game};
 use crate::options::GameOptions;
+use bao_game::log::{GameLog, LogRecord};
+use bao_game::runner::GameObserver;
+use bao_game::{GameConfig, GameResult, play_game};
+use bao_supervise::BotSpec;
 
 /// The arguments of `bao-referee match`.
 #[derive(Debug, clap::Args)]
@@ -120,7 +120,7 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let log_path = args.log.clone().unwrap_or_else(default_log_path);
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match bao_game::runtime::build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -128,8 +128,7 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let outcome = runtime.block_on(async {
-        let mut log = GameLog::create(&log_path)
-            .with_context(|| format!("cannot create the log {}", log_path.display()))?;
+        let mut log = GameLog::create(&log_path)?;
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         tokio::spawn(async move {
@@ -140,13 +139,13 @@ pub fn run(args: MatchArgs) -> u8 {
         let mut console = Console { quiet: args.json };
         // Time the referee itself loses is never charged to a bot (docs/tournament.md, "Timing fairness").
         let mut config = config;
-        config.lag = Some(crate::game::lag::LagMonitor::start());
+        config.lag = Some(bao_game::lag::LagMonitor::start());
         play_game(&config, &mut log, &mut console, &cancel).await
     });
     match outcome {
         Ok(result) => {
             report(&args, &result, &log_path);
-            if result.reason == crate::game::Reason::Aborted {
+            if result.reason == bao_game::Reason::Aborted {
                 crate::exit::INTERRUPTED
             } else {
                 crate::exit::SUCCESS

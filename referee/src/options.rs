@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use bao_rules::{Position, Variant};
 
-use crate::bot::ResourceLimits;
-use crate::game::TimeControl;
+use bao_game::TimeControl;
+use bao_supervise::ResourceLimits;
 
 /// Game options common to `match` and `tournament`.
 #[derive(Debug, Clone, clap::Args)]
@@ -90,8 +90,8 @@ impl GameOptions {
 
     /// The isolation asked for.
     #[must_use]
-    pub fn isolation(&self) -> crate::bot::Isolation {
-        crate::bot::Isolation { no_network: self.no_network, pid_namespace: self.pid_namespace }
+    pub fn isolation(&self) -> bao_supervise::Isolation {
+        bao_supervise::Isolation { no_network: self.no_network, pid_namespace: self.pid_namespace }
     }
 
     /// The ply limit, `None` for 0.

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use bao_referee::bot::{
+use bao_supervise::{
     BotFault, BotProcess, BotSpec, EndedBy, Isolation, ResourceLimits, SpawnOptions, StubChoice,
 };
 use tokio::time::Instant;

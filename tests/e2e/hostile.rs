@@ -2,14 +2,13 @@
 //! gives the right verdict and reason, the opponent wins, the referee's
 //! memory stays bounded, the log verifies, and no process is left behind.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::bin;
+use crate::support::{Scratch, bin};
 
 /// A unique word to find a test's processes in /proc.
 fn unique_tag(mode: &str) -> String {
@@ -36,7 +35,7 @@ pub fn processes_with(tag: &str) -> Vec<(u32, String)> {
 /// What a hostile match produced.
 struct Outcome {
     result: Value,
-    log: PathBuf,
+    log: Scratch,
     peak_rss_kib: u64,
     tag: String,
 }
@@ -53,9 +52,7 @@ fn hostile_match(mode: &str, south: impl FnOnce(&str, &str) -> String, extra: &[
     let tag = unique_tag(mode);
     let misbehave = bin("bao-misbehave").display().to_string();
     let south_cmd = south(&misbehave, &tag);
-    let dir = std::env::temp_dir().join("bao-e2e-hostile");
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join(format!("{tag}.jsonl"));
+    let log = Scratch::new("hostile", &format!("{tag}.jsonl"));
     let referee = bin("bao-referee");
     let north = format!("{} sample-bot random --seed 7", referee.display());
     let mut child = Command::new(&referee)
@@ -270,8 +267,7 @@ fn a_tournament_where_half_the_bots_are_hostile_accounts_for_every_game() {
     let tag = unique_tag("tournament");
     let referee = bin("bao-referee").display().to_string();
     let misbehave = bin("bao-misbehave").display().to_string();
-    let out_dir = std::env::temp_dir().join(format!("bao-e2e-{tag}"));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let out_dir = Scratch::dir(&tag);
     let bots = [
         ["name=greedy".to_owned(), format!("cmd={referee} sample-bot greedy")],
         ["name=random".to_owned(), format!("cmd={referee} sample-bot random --seed 3")],

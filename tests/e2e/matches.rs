@@ -1,16 +1,14 @@
 //! `bao-referee match` between well-behaved bots, and `verify` on its logs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{bin, workspace_root};
+use crate::support::{Scratch, bin, workspace_root};
 
-fn temp_log(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bao-e2e-matches-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn temp_log(name: &str) -> Scratch {
+    Scratch::new("matches", name)
 }
 
 fn referee(args: &[&str]) -> Output {
@@ -137,7 +135,7 @@ fn short_game_lines(name: &str) -> Vec<String> {
     std::fs::read_to_string(&log).unwrap().lines().map(str::to_owned).collect()
 }
 
-fn write_lines(name: &str, lines: &[String]) -> PathBuf {
+fn write_lines(name: &str, lines: &[String]) -> Scratch {
     let path = temp_log(name);
     std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
     path

@@ -1,37 +1,70 @@
-//! Locating the workspace's binaries for end-to-end tests.
+//! Locating the binaries under test and making scratch folders for end-to-end tests.
 //!
-//! The binaries of other workspace packages are not visible through
-//! `CARGO_BIN_EXE_*`, so the first test that needs one builds them all with
-//! the same cargo that runs the tests, once per test process.
+//! `bao-referee-e2e` is the `bao-referee` command line built as a binary of this package (its
+//! `main` is the same one line), and `bao-misbehave` is the misbehaving bot: Cargo builds both
+//! for the tests in the tests' own profile and names them in `CARGO_BIN_EXE_*`, so
+//! `cargo test --release` and `cargo nextest run` run fresh binaries and no test builds anything.
 
+use std::ffi::OsStr;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// The directory holding the built binaries (target/debug or the like).
-fn bin_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--workspace", "--bins", "--quiet"])
-            .current_dir(workspace_root())
-            .status()
-            .expect("run cargo build for the workspace binaries");
-        assert!(status.success(), "cargo build --workspace --bins failed");
-        // This test binary lives in target/<profile>/deps/.
-        let exe = std::env::current_exe().expect("current_exe");
-        exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf()
-    })
+/// The path of a binary under test: `bao-referee` or `bao-misbehave`.
+pub fn bin(name: &str) -> PathBuf {
+    let path = match name {
+        "bao-referee" => env!("CARGO_BIN_EXE_bao-referee-e2e"),
+        "bao-misbehave" => env!("CARGO_BIN_EXE_bao-misbehave"),
+        other => panic!("no binary {other} in the e2e package"),
+    };
+    PathBuf::from(path)
 }
 
-/// The path of a workspace binary, e.g. `bao-referee` or `bao-random`.
-pub fn bin(name: &str) -> PathBuf {
-    let path = bin_dir().join(name);
-    assert!(path.exists(), "{} was not built", path.display());
-    path
+/// A path inside a fresh temporary folder that is removed when this value is dropped (also
+/// when the test fails).
+#[derive(Debug)]
+pub struct Scratch {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Scratch {
+    /// `name` inside a new temporary folder labelled `label`.
+    pub fn new(label: &str, name: &str) -> Scratch {
+        let dir =
+            tempfile::Builder::new().prefix(&format!("bao-e2e-{label}-")).tempdir().expect("a temp dir");
+        let path = dir.path().join(name);
+        Scratch { _dir: dir, path }
+    }
+
+    /// A new, empty temporary folder labelled `label`.
+    pub fn dir(label: &str) -> Scratch {
+        let dir =
+            tempfile::Builder::new().prefix(&format!("bao-e2e-{label}-")).tempdir().expect("a temp dir");
+        let path = dir.path().to_path_buf();
+        Scratch { _dir: dir, path }
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.path.as_os_str()
+    }
 }

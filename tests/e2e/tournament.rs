@@ -1,20 +1,17 @@
 //! `bao-referee tournament` and `merge` with the real binary and the sample bots.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::bin;
+use crate::support::{Scratch, bin};
 
 /// A fresh, empty scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bao-e2e-tournament-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> Scratch {
+    Scratch::dir(&format!("tournament-{name}"))
 }
 
 /// `--bot` words for a sample bot; `mark` is a distinctive seed that tells its processes apart in /proc.

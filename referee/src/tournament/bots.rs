@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::bot::BotSpec;
+use bao_supervise::BotSpec;
 
 /// Why the bots cannot be read.
 #[derive(Debug, thiserror::Error)]

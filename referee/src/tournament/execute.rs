@@ -18,10 +18,6 @@ use anyhow::Context;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::game::lag::LagMonitor;
-use crate::game::log::GameLog;
-use crate::game::runner::Silent;
-use crate::game::{GameResult, play_game};
 use crate::tournament::folder::{OutDir, sync_dir};
 use crate::tournament::journal::{Journal, JournalEntry};
 use crate::tournament::plan::Plan;
@@ -30,6 +26,10 @@ use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::signals::{self, StopTokens};
 use crate::tournament::sprt;
 use crate::tournament::tally::Tally;
+use bao_game::lag::LagMonitor;
+use bao_game::log::GameLog;
+use bao_game::runner::Silent;
+use bao_game::{GameResult, play_game};
 
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
@@ -97,10 +97,7 @@ struct RunContext {
 /// When the runtime or the signal handlers cannot be set up (a failure
 /// during the games is returned in [`RunReport::error`] instead).
 pub fn execute(run: Run) -> anyhow::Result<RunReport> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = bao_game::runtime::build().context("cannot start the async runtime")?;
     let local = tokio::task::LocalSet::new();
     runtime.block_on(local.run_until(execute_async(run)))
 }
@@ -312,7 +309,7 @@ fn finish_game(
     sync_dir(&games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
     let verdict = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read the log: {e}"))
-        .and_then(|text| crate::verify::verify_log(&text).map_err(|e| e.to_string()))
+        .and_then(|text| bao_game::verify::verify_log(&text).map_err(|e| e.to_string()))
         .and_then(|verified| {
             if verified.result == entry.result && verified.plies == entry.plies {
                 Ok(())

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::Reason;
+use bao_game::Reason;
 
 /// One finished (or aborted) game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,11 +9,11 @@ use std::path::Path;
 use bao_rules::Position;
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{BotSpec, ResourceLimits};
-use crate::game::{GameConfig, TimeControl};
-use crate::stats::SprtParameters;
 use crate::tournament::schedule::{Mode, ScheduledGame};
 use crate::tournament::shard::Shard;
+use bao_game::{GameConfig, TimeControl};
+use bao_stats::SprtParameters;
+use bao_supervise::{BotSpec, ResourceLimits};
 
 /// The version of the plan format.
 pub const PLAN_VERSION: u32 = 1;
@@ -42,7 +42,7 @@ pub struct Plan {
     pub limits: ResourceLimits,
     /// Namespaces for every bot (absent in plans written before this field existed).
     #[serde(default)]
-    pub isolation: crate::bot::Isolation,
+    pub isolation: bao_supervise::Isolation,
     /// `start`, `random:PLIES` or `file`.
     pub opening_source: String,
     /// The openings in notation, indexed by [`ScheduledGame::opening`].
@@ -95,7 +95,7 @@ impl Plan {
     pub fn game_config(
         &self,
         game: &ScheduledGame,
-        lag: Option<crate::game::lag::LagMonitor>,
+        lag: Option<bao_game::lag::LagMonitor>,
     ) -> Result<GameConfig, String> {
         let opening = self.opening(game.opening)?;
         let mut config =
@@ -241,7 +241,7 @@ pub(crate) mod tests {
             time_control: TimeControl::default(),
             max_plies: Some(40),
             limits: ResourceLimits::default(),
-            isolation: crate::bot::Isolation::default(),
+            isolation: bao_supervise::Isolation::default(),
             opening_source: "start".into(),
             openings: vec![start; 2],
             sprt: None,

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
 use crate::tournament::journal::{JournalEntry, counted_by_game};
 use crate::tournament::plan::Plan;
 use crate::tournament::schedule::{self, Mode};
 use crate::tournament::shard::Shard;
+use bao_stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
 
 /// The version of the results format.
 pub const RESULTS_VERSION: u32 = 1;
@@ -241,7 +241,7 @@ pub fn list_games(games: &[u32]) -> String {
 pub fn render(results: &Results) -> String {
     let mut out = String::new();
     let shard = results.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
-    let sprt_decided = results.sprt.is_some_and(|s| s.decision != crate::stats::SprtDecision::Continue);
+    let sprt_decided = results.sprt.is_some_and(|s| s.decision != bao_stats::SprtDecision::Continue);
     let state = match (results.complete, sprt_decided) {
         (true, _) => "complete".to_owned(),
         (false, true) => format!("stopped by the SPRT, {} not played", results.missing.len()),
@@ -332,9 +332,9 @@ pub fn render(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Reason;
     use crate::tournament::journal::tests::entry;
     use crate::tournament::plan::tests::sample_plan;
+    use bao_game::Reason;
 
     /// Games 0-3 of the sample plan: pairing 0 (bots 0 and 1), two pairs.
     fn four_games() -> Vec<JournalEntry> {

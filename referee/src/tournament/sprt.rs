@@ -1,14 +1,14 @@
 //! `--sprt elo0=.. elo1=.. alpha=.. beta=.. [model=normalized|logistic]`: a
 //! two-bot tournament stops when the sequential probability ratio test
-//! decides. The test itself is `crate::stats`; this module reads the option
+//! decides. The test itself is `bao_stats`; this module reads the option
 //! and evaluates it on the journal (first bot's perspective, pentanomial
 //! counts of complete pairs when there are any).
 
 use std::fmt;
 
-use crate::stats::{EloModel, SprtDecision, SprtParameters, SprtSummary};
 use crate::tournament::plan::Plan;
 use crate::tournament::tally::Tally;
+use bao_stats::{EloModel, SprtDecision, SprtParameters, SprtSummary};
 
 /// Reads the words after `--sprt`: `elo0=` and `elo1=` are required, `alpha=` and `beta=`
 /// default to 0.05, `model=` to normalized.
@@ -78,8 +78,8 @@ pub fn decide(plan: &Plan, tally: &Tally) -> Option<Decided> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Reason;
     use crate::tournament::journal::tests::entry;
+    use bao_game::Reason;
 
     fn words(list: &[&str]) -> Vec<String> {
         list.iter().map(|w| (*w).to_owned()).collect()

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
 use crate::tournament::journal::JournalEntry;
+use bao_stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
 
 /// Points per bot, and the first two bots' game and pair counts.
 #[derive(Debug, Clone, Default)]
@@ -100,9 +100,9 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Reason;
     use crate::tournament::journal::tests::entry;
     use crate::tournament::results::pairing_summary;
+    use bao_game::Reason;
 
     #[test]
     fn the_tally_agrees_with_the_full_statistics() {

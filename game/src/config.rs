@@ -1,0 +1,131 @@
+//! What a game is played with: the bots, the variant and start, the time
+//! control, adjudication and limits.
+
+use std::time::Duration;
+
+use bao_rules::{Position, Variant};
+use serde::{Deserialize, Serialize};
+
+use bao_supervise::{BotSpec, ResourceLimits};
+
+/// The time control of a game.
+///
+/// Either a Fischer clock (`base` plus `increment` after each move) or a
+/// fixed time per move (`move_time`). A move is late when the time it used
+/// exceeds the time left (or the move time) plus `margin`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// The starting time on each clock (Fischer mode).
+    #[serde(with = "millis_opt")]
+    pub base: Option<Duration>,
+    /// Added to a bot's clock after each of its moves (Fischer mode).
+    #[serde(with = "millis")]
+    pub increment: Duration,
+    /// The time for every move (fixed move-time mode; `base` is `None`).
+    #[serde(with = "millis_opt")]
+    pub move_time: Option<Duration>,
+    /// The time a bot has to answer the hello with ready.
+    #[serde(with = "millis")]
+    pub startup: Duration,
+    /// Tolerance added to every deadline (process scheduling, pipes).
+    #[serde(with = "millis")]
+    pub margin: Duration,
+}
+
+impl Default for TimeControl {
+    /// 10 s + 0.1 s Fischer, 5 s startup, 100 ms margin.
+    fn default() -> Self {
+        TimeControl {
+            base: Some(Duration::from_secs(10)),
+            increment: Duration::from_millis(100),
+            move_time: None,
+            startup: Duration::from_secs(5),
+            margin: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Everything one game needs.
+#[derive(Debug, Clone)]
+pub struct GameConfig {
+    /// The bot playing South (moves first).
+    pub south: BotSpec,
+    /// The bot playing North.
+    pub north: BotSpec,
+    /// The start position (its variant is the game's).
+    pub start: Position,
+    /// Clocks.
+    pub time: TimeControl,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: Option<u32>,
+    /// Recorded in the log (and passed to nothing else: bots get no seed).
+    pub seed: u64,
+    /// Resource limits for each bot.
+    pub limits: ResourceLimits,
+    /// At most this many bytes of each bot's stderr are kept.
+    pub stderr_cap: usize,
+    /// How long a bot may take to exit after quit (and after SIGTERM).
+    pub quit_grace: Duration,
+    /// Optional isolation of each bot (Linux namespaces; see docs/supervision.md).
+    pub isolation: bao_supervise::Isolation,
+    /// The referee's event-loop lag monitor: time lost to the referee's own
+    /// delays is never counted against a bot (see `game::lag`).
+    pub lag: Option<crate::lag::LagMonitor>,
+}
+
+impl GameConfig {
+    /// A configuration with defaults for everything but the bots.
+    #[must_use]
+    pub fn new(south: BotSpec, north: BotSpec, variant: Variant) -> GameConfig {
+        GameConfig {
+            south,
+            north,
+            start: Position::start(variant),
+            time: TimeControl::default(),
+            max_plies: Some(1000),
+            seed: 0,
+            limits: ResourceLimits::default(),
+            stderr_cap: 1 << 20,
+            quit_grace: Duration::from_millis(1000),
+            lag: None,
+            isolation: bao_supervise::Isolation::default(),
+        }
+    }
+}
+
+/// Serde for a `Duration` as whole milliseconds.
+pub(crate) mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serialises as milliseconds.
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Deserialises from milliseconds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+/// Serde for an `Option<Duration>` as whole milliseconds or null.
+pub(crate) mod millis_opt {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Serialises as milliseconds or null.
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Deserialises from milliseconds or null.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
+}

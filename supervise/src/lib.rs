@@ -1,0 +1,45 @@
+//! Running one untrusted program as a supervised child process.
+//!
+//! This crate owns everything between the referee and one bot's process: the re-exec stub
+//! ([`exec_stub`]), limits, isolation, the process tree and its termination, and the pump that
+//! reads the bot's output. It must not know what a game, a move or a clock is: it moves lines.
+//!
+//! [`BotProcess::spawn`] starts the bot in its own process group (through the re-exec stub,
+//! `bao-referee __exec-bot`, when there are rlimits, a cgroup to join or namespaces to
+//! create), and hands the child to one background task (the pump) that:
+//! - always drains stdout into a bounded channel of lines (at most
+//!   [`bao_protocol::MAX_LINE_BYTES`] each; longer is [`BotFault::LineTooLong`] after reading
+//!   about that many bytes, never a big allocation), stopping to read only when the channel is
+//!   full (back-pressure);
+//! - always drains stderr into a capped buffer, counting what it drops;
+//! - watches the exit of the main process and turns it into a verdict;
+//! - enforces the limits: output bytes as they are read; CPU time, memory and process count
+//!   on a 50 ms tick; kills the whole tree when one is broken.
+//!
+//! Ending a bot ([`BotProcess::shutdown`]) reaches its whole tree: a cgroup v2 when the
+//! referee can create one (`cgroup.kill`), otherwise its process groups and a `/proc` walk,
+//! with the referee as child subreaper so that orphans stay within reach. See
+//! `docs/supervision.md` for the mechanisms, what each machine supports, and the gaps.
+//!
+//! Linux only.
+
+mod cgroup;
+pub mod exec_stub;
+mod fault;
+pub mod lines;
+mod options;
+mod process;
+mod procfs;
+mod pump;
+pub mod spec;
+mod stderr;
+mod tree;
+
+#[cfg(test)]
+mod tests;
+
+pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
+pub use options::{Isolation, SpawnOptions, StubChoice};
+pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
+pub use spec::{BotSpec, ResourceLimits};
+pub use stderr::StderrCapture;
