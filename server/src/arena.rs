@@ -55,6 +55,9 @@ impl Arena {
             std::fs::create_dir_all(&p)
                 .map_err(|e| ServerError::io(format!("cannot create {}", p.display()), e))?;
         }
+        // Absolute, so that bots started in their own directories find their files.
+        let dir = &std::fs::canonicalize(dir)
+            .map_err(|e| ServerError::io(format!("cannot resolve {}", dir.display()), e))?;
         let config = ArenaConfig::load_or_create(dir)?;
         let db = Db::open(&dir.join(DB_FILE))?;
         Ok(Arena {

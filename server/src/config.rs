@@ -35,6 +35,8 @@ pub struct ArenaConfig {
     pub rating: RatingConfig,
     /// Candidate evaluation (SPRT).
     pub candidate: CandidateConfig,
+    /// The conformance gate.
+    pub gate: GateConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
 }
@@ -107,6 +109,16 @@ pub struct RatingConfig {
     pub recompute_secs: u64,
 }
 
+/// The conformance gate: `bao-check`'s checks with a fixed time per move.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {
+    /// The time per move of the checks, in milliseconds.
+    pub move_ms: u64,
+    /// The time to answer hello, in milliseconds.
+    pub startup_ms: u64,
+}
+
 /// Candidate evaluation: an SPRT between a candidate and its owner's active version.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -176,6 +188,9 @@ impl ArenaConfig {
         }
         if self.games.concurrency == 0 || self.limits.build_concurrency == 0 {
             return Err("games.concurrency and limits.build_concurrency must be at least 1".into());
+        }
+        if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
+            return Err("gate.move_ms and gate.startup_ms must be positive".into());
         }
         if self.games.base_ms == 0 {
             return Err("games.base_ms must be positive".into());

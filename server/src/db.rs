@@ -10,7 +10,10 @@ use rusqlite_migration::{M, Migrations};
 use crate::error::ServerError;
 
 /// The schema migrations, in order (files in `server/migrations/`).
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_initial.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_candidate_verdict.sql"),
+];
 
 /// Opens (creating if needed) the database at `path`, sets WAL mode and
 /// migrates the schema to the latest version.

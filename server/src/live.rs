@@ -18,6 +18,7 @@ pub struct LiveEvent {
 }
 
 /// A broadcast channel of [`LiveEvent`]s (slow subscribers lose old events).
+#[derive(Clone)]
 pub struct LiveHub {
     sender: broadcast::Sender<LiveEvent>,
 }

@@ -71,6 +71,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The bots' re-exec stub (limits, namespaces) runs from this executable.
+    bao_supervise::exec_stub::run_if_requested();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()

@@ -10,6 +10,7 @@ use tokio::net::TcpListener;
 
 use crate::arena::{Arena, SharedArena};
 use crate::build::gate::ConformanceGate;
+use crate::engine::{CheckLimits, Engine};
 use crate::error::ServerError;
 
 /// How to run the server.
@@ -21,21 +22,8 @@ pub struct ServeOptions {
     pub listen: Option<SocketAddr>,
 }
 
-/// The parts of the server that run bots, replaceable in tests.
-#[derive(Clone)]
-pub struct Engines {
-    /// The conformance gate.
-    pub gate: Arc<dyn ConformanceGate>,
-}
-
 /// Runs the server until SIGTERM or Ctrl-C.
 pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
-    let engines = crate::engines::standard();
-    serve_with(opts, engines).await
-}
-
-/// Runs the server with the given engines until SIGTERM or Ctrl-C.
-pub async fn serve_with(opts: ServeOptions, engines: Engines) -> Result<(), ServerError> {
     let arena = Arena::open(&opts.data_dir)?;
     let (aborted, requeued) = arena.recover()?;
     if aborted + requeued > 0 {
@@ -50,10 +38,19 @@ pub async fn serve_with(opts: ServeOptions, engines: Engines) -> Result<(), Serv
     println!("listening on http://{local}");
     tracing::info!(%local, dir = %arena.dir.display(), "serving");
 
+    let check_limits = CheckLimits {
+        move_time: std::time::Duration::from_millis(arena.config.gate.move_ms),
+        startup: std::time::Duration::from_millis(arena.config.gate.startup_ms),
+    };
+    let engine = Arc::new(Engine::start(arena.live.clone(), arena.shutdown.clone(), check_limits)?);
+    let gate: Arc<dyn ConformanceGate> = engine.clone();
     let mut workers = Vec::new();
     for _ in 0..arena.config.limits.build_concurrency {
-        workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), engines.gate.clone())));
+        workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), gate.clone())));
     }
+    drop(gate);
+    workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine.clone())));
+    workers.push(tokio::spawn(crate::ratings::run(arena.clone())));
 
     let app = crate::http::router(arena.clone());
     let shutdown = arena.shutdown.clone();
@@ -69,6 +66,16 @@ pub async fn serve_with(opts: ServeOptions, engines: Engines) -> Result<(), Serv
         .map_err(|e| ServerError::io("the HTTP server failed", e))?;
     for w in workers {
         let _ = w.await;
+    }
+    match Arc::try_unwrap(engine) {
+        Ok(engine) => tokio::task::spawn_blocking(move || engine.stop())
+            .await
+            .map_err(|e| ServerError::Internal(format!("engine stop: {e}")))?,
+        Err(_) => tracing::warn!("the engine is still in use at shutdown"),
+    }
+    // A last rating round so that the stored standings include every recorded game.
+    if let Err(e) = crate::ratings::recompute(&arena).await {
+        tracing::error!(error = %e, "final rating recomputation failed");
     }
     tracing::info!("stopped");
     Ok(())
