@@ -55,7 +55,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             known.join(", ")
         ))
     })?;
-    let file_name = sub.file_name.rsplit('/').next().unwrap_or_default().to_owned();
+    let file_name = sub.file_name.clone();
     crate::names::validate_file_name(&file_name).map_err(ServerError::Invalid)?;
     if sub.bytes.len() > arena.config.limits.upload_bytes {
         return Err(ServerError::Invalid(format!(
