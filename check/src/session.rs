@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
-use bao_protocol::{BotMessage, ProtocolError, Ready};
+use bao_protocol::{ProtocolError, Ready};
 use bao_rules::{Move, MoveText, Position, Side};
 use tokio::time::Instant;
 
-use bao_game::{Reason, wire};
+use bao_game::judge::{self, Cause, Fault};
+use bao_game::{Clock, Reason, wire};
 use bao_supervise::{BotFault, BotProcess, EndedBy, ExitReport, ResourceLimits, SpawnError, StderrCapture};
 
 use super::failure::Failure;
@@ -41,6 +42,8 @@ pub struct Session {
     plies: u32,
     game_over: Option<String>,
     quit_sent: bool,
+    /// The side the bot plays in the current check (set by [`Session::greet`]).
+    side: Side,
 }
 
 impl Session {
@@ -58,6 +61,7 @@ impl Session {
             plies: 0,
             game_over: None,
             quit_sent: false,
+            side: Side::South,
         })
     }
 
@@ -101,52 +105,32 @@ impl Session {
         self.send(&wire::quit_line(), within).await
     }
 
-    /// Sends `hello` and reads lines until `ready` (skipping `info`), within the startup time.
+    /// Sends `hello` and reads lines until `ready` (skipping `info`), within the startup time,
+    /// through the game's judge ([`bao_game::judge::handshake`]).
     ///
     /// # Errors
     /// No `ready` in time, another message, an invalid line, or the bot ended.
     pub async fn handshake(&mut self, hello: &str) -> Result<Ready, Failure> {
         let startup = self.settings.time.startup;
         let deadline = Instant::now() + startup;
-        self.transcript.push(Direction::Sent, hello);
-        self.running()?.send_line(hello, deadline).await.map_err(|fault| {
-            Failure::new(format!("could not send hello: {} (verdict: handshake_failed)", describe(&fault)))
-        })?;
-        loop {
-            let received = self.running()?.recv_line(deadline).await;
-            let line = match received {
-                Ok(line) => line,
-                Err(BotFault::Timeout) => {
-                    return Err(Failure::new(format!(
-                        "no ready within the startup time of {} ms (verdict: handshake_failed)",
-                        startup.as_millis()
-                    )));
+        let side = self.side;
+        let Session { process, transcript, .. } = self;
+        let process =
+            process.as_mut().ok_or_else(|| Failure::new("internal error: the bot was already stopped"))?;
+        judge::handshake(process, side, hello, deadline, transcript).await.map_err(|fault| {
+            let what = match &*fault.cause {
+                Cause::Process(BotFault::Timeout) => {
+                    format!("no ready within the startup time of {} ms", startup.as_millis())
                 }
-                Err(fault) => {
-                    return Err(Failure::new(format!(
-                        "{} instead of answering hello with ready (verdict: handshake_failed)",
-                        describe(&fault)
-                    )));
+                Cause::Process(f) => format!("{} instead of answering hello with ready", describe(f)),
+                Cause::Unexpected(kind) => format!("answered hello with a {kind} message instead of ready"),
+                Cause::Malformed(e) => {
+                    format!("wrote a line that is not a valid message: {e}{}", stray_output_hint(e))
                 }
+                _ => fault.detail.clone(),
             };
-            self.transcript.push(Direction::Received, &line);
-            match BotMessage::parse(&line) {
-                Ok(BotMessage::Ready(ready)) => return Ok(ready),
-                Ok(BotMessage::Info(_)) => {}
-                Ok(other) => {
-                    return Err(Failure::new(format!(
-                        "answered hello with a {} message instead of ready (verdict: handshake_failed)",
-                        other.message_type()
-                    )));
-                }
-                Err(e) => {
-                    return Err(Failure::new(format!(
-                        "wrote a line that is not a valid message: {e}{} (verdict: handshake_failed)",
-                        stray_output_hint(&e)
-                    )));
-                }
-            }
-        }
+            Failure::new(format!("{what} (verdict: {})", fault.reason))
+        })
     }
 
     /// The standard `hello` for the bot playing `side` from `start`, then the handshake.
@@ -154,6 +138,7 @@ impl Session {
     /// # Errors
     /// As [`Session::handshake`].
     pub async fn greet(&mut self, side: Side, start: &Position) -> Result<Ready, Failure> {
+        self.side = side;
         let hello = wire::hello_line(side, start, &self.settings.time);
         self.handshake(&hello).await
     }
@@ -186,8 +171,8 @@ impl Session {
     }
 
     /// Sends the `move_request` line `request` (with id `id`, at `ply`, for `position`) and reads
-    /// the answer like the referee: `info` lines are skipped; the `move` must come within the move
-    /// time plus the margin, carry `id` and be legal.
+    /// and judges the answer with the game's judge ([`bao_game::judge`]): `info` lines are
+    /// skipped; the `move` must come within the move time plus the margin, carry `id` and be legal.
     ///
     /// # Errors
     /// What the referee's verdict would be, in words: timeout, a wrong id, a malformed line, an
@@ -199,80 +184,21 @@ impl Session {
         ply: u32,
         position: &Position,
     ) -> Result<Move, Failure> {
-        let allowed = self.settings.allowed();
-        self.transcript.push(Direction::Sent, request);
-        self.running()?.send_line(request, Instant::now() + allowed).await.map_err(|fault| {
-            Failure::new(format!(
-                "could not send the move_request: {} (verdict: {})",
-                describe(&fault),
-                bao_game::reason::for_fault(&fault)
-            ))
-        })?;
-        let sent = Instant::now();
-        let deadline = sent + allowed;
-        loop {
-            let received = self.running()?.recv_line(deadline).await;
-            let line = match received {
-                Ok(line) => line,
-                Err(BotFault::Timeout) => {
-                    return Err(Failure::new(format!(
-                        "no move within {} ms (the move time of {} ms plus the margin of {} ms) (verdict: timeout)",
-                        allowed.as_millis(),
-                        self.settings.move_time().as_millis(),
-                        self.settings.time.margin.as_millis()
-                    )));
-                }
-                Err(fault) => {
-                    return Err(Failure::new(format!(
-                        "{} instead of answering the move_request (verdict: {})",
-                        describe(&fault),
-                        bao_game::reason::for_fault(&fault)
-                    )));
-                }
-            };
-            self.transcript.push(Direction::Received, &line);
-            match BotMessage::parse(&line) {
-                Ok(BotMessage::Info(_)) => {}
-                Ok(BotMessage::Move(reply)) if reply.id == id => {
-                    let used = sent.elapsed();
-                    if used > allowed {
-                        return Err(Failure::new(format!(
-                            "the move came after {} ms; {} ms are allowed (verdict: timeout)",
-                            used.as_millis(),
-                            allowed.as_millis()
-                        )));
-                    }
-                    return judge(&reply.move_text, position);
-                }
-                Ok(BotMessage::Move(reply)) => {
-                    let hint = if reply.id == u64::from(ply) {
-                        " (that is the ply; the id counts this bot's requests: 1, 2, 3...)"
-                    } else if reply.id < id {
-                        " (an earlier request's id: a bot that answers a request twice, or writes a move \
-                         between requests, gets this)"
-                    } else {
-                        ""
-                    };
-                    return Err(Failure::new(format!(
-                        "answered with id {}, but the request's id was {id}{hint} (verdict: wrong_id)",
-                        reply.id
-                    )));
-                }
-                Ok(other) => {
-                    return Err(Failure::new(format!(
-                        "sent a {} message instead of a move (verdict: unexpected_message)",
-                        other.message_type()
-                    )));
-                }
-                Err(e) => {
-                    return Err(Failure::new(format!(
-                        "wrote a line that is not a valid message: {e}{} (verdict: {})",
-                        stray_output_hint(&e),
-                        e.verdict_reason()
-                    )));
-                }
-            }
-        }
+        let mut clock = Clock::new(self.settings.time);
+        let allowed = clock.allowed();
+        let side = self.side;
+        let Session { process, transcript, settings, .. } = self;
+        let process =
+            process.as_mut().ok_or_else(|| Failure::new("internal error: the bot was already stopped"))?;
+        let successors = position.successors();
+        let judged = match judge::ask_move(process, side, request, id, allowed, None, transcript).await {
+            Ok(answer) => judge::charge(&mut clock, side, &answer)
+                .and_then(|_| judge::judge_move(side, position, &successors, &answer)),
+            Err(fault) => Err(fault),
+        };
+        judged
+            .map(|(mv, _)| mv)
+            .map_err(|fault| Failure::new(move_failure(&fault, settings, id, ply, position)))
     }
 
     /// Waits up to `within` for the bot to exit by itself, recording any line it still writes.
@@ -343,21 +269,47 @@ pub fn legal_moves(position: &Position) -> Vec<String> {
     position.legal_moves().iter().map(ToString::to_string).collect()
 }
 
-/// The bot's move text, judged in `position` as the referee judges it.
-fn judge(text: &str, position: &Position) -> Result<Move, Failure> {
-    let legal = || legal_moves(position).join(" ");
-    let parsed: MoveText = text.parse().map_err(|e| {
-        Failure::new(format!(
-            "{text:?} is not a move: {e}; the legal moves were {} (verdict: illegal_move)",
-            legal()
-        ))
-    })?;
-    parsed.to_move(position).map_err(|e| {
-        Failure::new(format!(
-            "the move {text:?} is illegal: {e}; the legal moves were {} (verdict: illegal_move)",
-            legal()
-        ))
-    })
+/// A move-request verdict of the judge as a sentence for the report, ending with the verdict.
+fn move_failure(fault: &Fault, settings: &Settings, id: u64, ply: u32, position: &Position) -> String {
+    let what = match &*fault.cause {
+        Cause::NoAnswer { allowed } => format!(
+            "no move within {} ms (the move time of {} ms plus the margin of {} ms)",
+            allowed.as_millis(),
+            settings.move_time().as_millis(),
+            settings.time.margin.as_millis()
+        ),
+        Cause::Late { used, allowed } => {
+            format!("the move came after {} ms; {} ms are allowed", used.as_millis(), allowed.as_millis())
+        }
+        Cause::Process(BotFault::Timeout) => {
+            "could not send the move_request: the bot did not read its input in time".to_owned()
+        }
+        Cause::Process(f) => format!("{} instead of answering the move_request", describe(f)),
+        Cause::Unexpected(kind) => format!("sent a {kind} message instead of a move"),
+        Cause::Malformed(e) => {
+            format!("wrote a line that is not a valid message: {e}{}", stray_output_hint(e))
+        }
+        Cause::WrongId { got, expected } => {
+            let hint = if *got == u64::from(ply) {
+                " (that is the ply; the id counts this bot's requests: 1, 2, 3...)"
+            } else if *got < id {
+                " (an earlier request's id: a bot that answers a request twice, or writes a move \
+                 between requests, gets this)"
+            } else {
+                ""
+            };
+            format!("answered with id {got}, but the request's id was {expected}{hint}")
+        }
+        Cause::Illegal { text, why } => {
+            let legal = legal_moves(position).join(" ");
+            if text.parse::<MoveText>().is_err() {
+                format!("{text:?} is not a move: {why}; the legal moves were {legal}")
+            } else {
+                format!("the move {text:?} is illegal: {why}; the legal moves were {legal}")
+            }
+        }
+    };
+    format!("{what} (verdict: {})", fault.reason)
 }
 
 /// A reminder that stdout is for protocol lines only, after an error that a debug print or a
@@ -388,9 +340,26 @@ fn describe(fault: &BotFault) -> String {
 
 #[cfg(test)]
 mod tests {
+    use bao_protocol::BotMessage;
     use bao_rules::Variant;
 
     use super::*;
+
+    /// The move text judged by the game's judge and worded as the report words it.
+    fn judge(text: &str, position: &Position) -> Result<Move, Failure> {
+        let answer = judge::Answer {
+            line: format!(r#"{{"type":"move","id":1,"move":"{text}"}}"#),
+            move_text: text.to_owned(),
+            info: Vec::new(),
+            used: Duration::ZERO,
+            lag: Duration::ZERO,
+        };
+        let spec = bao_supervise::BotSpec { name: None, program: "bot".into(), args: vec![], dir: None };
+        let settings = Settings::new(spec, Duration::from_secs(1), Duration::from_secs(1));
+        judge::judge_move(Side::South, position, &position.successors(), &answer)
+            .map(|(mv, _)| mv)
+            .map_err(|f| Failure::new(move_failure(&f, &settings, 1, 0, position)))
+    }
 
     #[test]
     fn judges_moves_like_the_referee() {

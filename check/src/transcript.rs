@@ -99,6 +99,16 @@ fn cut(line: &str) -> String {
     if kept.len() == line.len() { line.to_owned() } else { format!("{kept}… ({} bytes)", line.len()) }
 }
 
+impl bao_game::judge::LineSink for Transcript {
+    fn line(&mut self, direction: bao_game::judge::LineDirection, line: &str) {
+        let dir = match direction {
+            bao_game::judge::LineDirection::Sent => Direction::Sent,
+            bao_game::judge::LineDirection::Received => Direction::Received,
+        };
+        self.push(dir, line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,10 +29,10 @@ fuzz_target!(|data: &[u8]| {
             Ok(found) => {
                 assert_eq!(found, m);
                 assert!(legal.contains(&m), "{position} {text}: accepted but not listed");
-                assert!(!(parsed.lower_case && position.side_to_move() == Side::South));
+                assert!(!(parsed.lower_case() && position.side_to_move() == Side::South));
             }
             Err(e) => {
-                let lower_for_south = parsed.lower_case && position.side_to_move() == Side::South;
+                let lower_for_south = parsed.lower_case() && position.side_to_move() == Side::South;
                 assert!(lower_for_south || !legal.contains(&m), "{position} {text}: listed but {e}");
             }
         }

@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod config;
 mod error;
+pub mod judge;
 pub mod lag;
 pub mod log;
 pub mod reason;

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use bao_rules::{MoveText, Position, Side, WinReason};
+use bao_rules::{Position, Side, WinReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::GameError;
@@ -11,54 +11,12 @@ use crate::log::{
     BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, Reported, ResultRecord,
     StderrRecord,
 };
-use bao_protocol::BotMessage;
-use bao_supervise::{BotFault, BotProcess, BotSpec, SpawnOptions};
+use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
+
+use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
 
 use crate::wire;
 use crate::{Clock, GameConfig, GameResult, Reason};
-
-/// The longest excerpt of a bot's line kept in a verdict.
-const OFFENSE_EXCERPT_BYTES: usize = 512;
-
-/// A verdict against one bot.
-#[derive(Debug)]
-struct Fault {
-    side: Side,
-    reason: Reason,
-    detail: String,
-    line: Option<String>,
-    mv: Option<String>,
-}
-
-impl Fault {
-    fn new(side: Side, reason: Reason, detail: impl Into<String>) -> Fault {
-        Fault { side, reason, detail: detail.into(), line: None, mv: None }
-    }
-
-    fn with_line(mut self, line: &str) -> Fault {
-        self.line = Some(excerpt(line));
-        self
-    }
-
-    /// A fault from the process layer, during play or (if `handshake`) the handshake.
-    fn from_bot(side: Side, fault: BotFault, handshake: bool) -> Fault {
-        let reason = if handshake { Reason::HandshakeFailed } else { crate::reason::for_fault(&fault) };
-        let detail = if handshake { format!("during the handshake: {fault}") } else { fault.to_string() };
-        Fault::new(side, reason, detail)
-    }
-}
-
-/// The first bytes of a line, cut at a character boundary.
-fn excerpt(line: &str) -> String {
-    if line.len() <= OFFENSE_EXCERPT_BYTES {
-        return line.to_owned();
-    }
-    let mut end = OFFENSE_EXCERPT_BYTES;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &line[..end], line.len())
-}
 
 /// One player's seat: the bot, its clock and what it told us.
 struct Seat {
@@ -91,6 +49,31 @@ impl Seat {
 pub trait GameObserver {
     /// A log record was written.
     fn on_record(&mut self, _record: &LogRecord) {}
+
+    /// A protocol line was written to or read from `side`'s bot, at `at` (for `--debug`).
+    fn on_line(&mut self, _side: Side, _direction: LineDirection, _line: &str, _at: Instant) {}
+}
+
+/// Keeps the lines of one handshake with their times.
+#[derive(Default)]
+struct BufferedLines(Vec<(LineDirection, String, Instant)>);
+
+impl LineSink for BufferedLines {
+    fn line(&mut self, direction: LineDirection, line: &str) {
+        self.0.push((direction, line.to_owned(), Instant::now()));
+    }
+}
+
+/// Passes one seat's lines to the observer.
+struct SeatLines<'a> {
+    side: Side,
+    observer: &'a mut dyn GameObserver,
+}
+
+impl LineSink for SeatLines<'_> {
+    fn line(&mut self, direction: LineDirection, line: &str) {
+        self.observer.on_line(self.side, direction, line, Instant::now());
+    }
 }
 
 /// An observer that ignores everything.
@@ -245,7 +228,21 @@ async fn run(
     started_at: &str,
 ) -> Result<Ending, GameError> {
     let [south, north] = seats;
-    let (s, n) = tokio::join!(start_bot(south, config), start_bot(north, config));
+    // Both handshakes run at once: their lines are kept and passed on in time order.
+    let mut south_lines = BufferedLines::default();
+    let mut north_lines = BufferedLines::default();
+    let (s, n) =
+        tokio::join!(start_bot(south, config, &mut south_lines), start_bot(north, config, &mut north_lines));
+    let mut handshake_lines: Vec<_> = south_lines
+        .0
+        .into_iter()
+        .map(|l| (Side::South, l))
+        .chain(north_lines.0.into_iter().map(|l| (Side::North, l)))
+        .collect();
+    handshake_lines.sort_by_key(|(_, (_, _, at))| *at);
+    for (side, (direction, line, at)) in handshake_lines {
+        observer.on_line(side, direction, &line, at);
+    }
     let header = header_record(config, south, north, started_at);
     log.write(&header)?;
     *header_written = true;
@@ -275,7 +272,8 @@ async fn run(
         let (mover, other) =
             if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
         let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
-        let played = match play_one(mover, other.clock.left(), config, &turn).await {
+        let mut lines = SeatLines { side, observer: &mut *observer };
+        let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
@@ -320,7 +318,7 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
 }
 
 /// Spawns one bot and runs its handshake.
-async fn start_bot(seat: &mut Seat, config: &GameConfig) -> Result<(), Fault> {
+async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSink) -> Result<(), Fault> {
     let side = seat.side;
     let options = SpawnOptions {
         stderr_cap: config.stderr_cap,
@@ -328,49 +326,26 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig) -> Result<(), Fault> {
         ..SpawnOptions::default()
     };
     let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
-        Fault::new(side, Reason::HandshakeFailed, format!("could not start {:?}: {e}", seat.spec.program))
+        let detail = format!("could not start {:?}: {e}", seat.spec.program);
+        Fault::new(
+            side,
+            Reason::HandshakeFailed,
+            detail,
+            Cause::Process(bao_supervise::BotFault::Io(e.to_string())),
+        )
     })?;
     let deadline = tokio::time::Instant::now() + config.time.startup;
     let hello = wire::hello_line(side, &config.start, &config.time);
     tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
-    let result = handshake(&mut process, side, &hello, deadline).await;
+    let result = judge::handshake(&mut process, side, &hello, deadline, lines).await;
     match &result {
         Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
         Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
     }
     seat.process = Some(process);
-    seat.reported = Some(result?);
+    let ready = result?;
+    seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
     Ok(())
-}
-
-async fn handshake(
-    process: &mut BotProcess,
-    side: Side,
-    hello: &str,
-    deadline: tokio::time::Instant,
-) -> Result<Reported, Fault> {
-    process.send_line(hello, deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
-    loop {
-        let line = process.recv_line(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
-        match BotMessage::parse(&line) {
-            Ok(BotMessage::Ready(r)) => {
-                return Ok(Reported { name: r.name, author: r.author, version: r.version });
-            }
-            Ok(BotMessage::Info(_)) => {}
-            Ok(other) => {
-                return Err(Fault::new(
-                    side,
-                    Reason::HandshakeFailed,
-                    format!("expected a ready message, got a {} message", other.message_type()),
-                )
-                .with_line(&line));
-            }
-            Err(e) => {
-                return Err(Fault::new(side, Reason::HandshakeFailed, format!("instead of ready: {e}"))
-                    .with_line(&line));
-            }
-        }
-    }
 }
 
 /// A move that was played.
@@ -397,11 +372,17 @@ async fn play_one(
     opponent_left: Duration,
     config: &GameConfig,
     turn: &Turn<'_>,
+    lines: &mut dyn LineSink,
 ) -> Result<Played, Fault> {
     let position = turn.position;
     let side = seat.side;
     let Some(process) = seat.process.as_mut() else {
-        return Err(Fault::new(side, Reason::BotExited, "the bot is not running"));
+        return Err(Fault::new(
+            side,
+            Reason::BotExited,
+            "the bot is not running",
+            Cause::Process(bao_supervise::BotFault::StdoutClosed),
+        ));
     };
     let id = seat.next_id;
     seat.next_id += 1;
@@ -417,105 +398,10 @@ async fn play_one(
         &config.time,
     );
     let allowed = seat.clock.allowed();
-    process
-        .send_line(&request, tokio::time::Instant::now() + allowed)
-        .await
-        .map_err(|f| Fault::from_bot(side, f, false))?;
-    let sent = Instant::now();
     let cpu_before = process.cpu_time();
-    let deadline = tokio::time::Instant::from_std(sent + allowed);
-    let mut info = Vec::new();
-    let mut deadline = deadline;
-    let mut extended = Duration::ZERO;
-    let (line, text) = loop {
-        let line = match process.recv_line(deadline).await {
-            Ok(line) => line,
-            Err(BotFault::Timeout) => {
-                // Time the referee itself lost is not the bot's: extend the
-                // deadline by the worst event-loop lag seen during the move.
-                let lag = config.lag.as_ref().map_or(Duration::ZERO, |l| l.max_since(sent));
-                if lag > extended {
-                    deadline += lag - extended;
-                    extended = lag;
-                    continue;
-                }
-                return Err(Fault::new(
-                    side,
-                    Reason::Timeout,
-                    format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
-                ));
-            }
-            Err(f) => return Err(Fault::from_bot(side, f, false)),
-        };
-        match BotMessage::parse(&line) {
-            Ok(BotMessage::Info(value)) => {
-                if info.len() < bao_protocol::MAX_INFO_PER_MOVE {
-                    info.push(value.truncated());
-                }
-            }
-            Ok(BotMessage::Move(reply)) if reply.id == id => break (line, reply.move_text),
-            Ok(BotMessage::Move(reply)) => {
-                let got = reply.id;
-                return Err(Fault::new(
-                    side,
-                    Reason::WrongId,
-                    format!("replied with id {got}, expected {id}"),
-                )
-                .with_line(&line));
-            }
-            Ok(other) => {
-                return Err(Fault::new(
-                    side,
-                    Reason::UnexpectedMessage,
-                    format!("expected a move message, got a {} message", other.message_type()),
-                )
-                .with_line(&line));
-            }
-            Err(e) => return Err(Fault::new(side, Reason::MalformedLine, e.to_string()).with_line(&line)),
-        }
-    };
-    let used = sent.elapsed();
+    let answer = judge::ask_move(process, side, &request, id, allowed, config.lag.as_ref(), lines).await?;
     let cpu = process.cpu_time().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
-    let lag = config.lag.as_ref().map_or(Duration::ZERO, |l| l.max_since(sent));
-    let mut lag_excused = None;
-    if let Err(o) = seat.clock.charge(used) {
-        let over = o.used.saturating_sub(o.allowed);
-        if over > lag {
-            return Err(Fault::new(
-                side,
-                Reason::Timeout,
-                format!(
-                    "the move took {} ms, {} ms allowed ({} ms over; referee lag {} ms)",
-                    o.used.as_millis(),
-                    o.allowed.as_millis(),
-                    over.as_millis(),
-                    lag.as_millis()
-                ),
-            )
-            .with_line(&line));
-        }
-        // Late only by the referee's own delay: charge the allowed time.
-        let _ = seat.clock.charge(o.allowed);
-        lag_excused = Some(lag);
-    }
-    let illegal = |detail: String| {
-        let mut f = Fault::new(side, Reason::IllegalMove, detail).with_line(&line);
-        f.mv = Some(text.clone());
-        f
-    };
-    let parsed: MoveText = text.parse().map_err(|e| illegal(format!("{text:?} is not a move: {e}")))?;
-    let candidate = parsed.to_move_unchecked();
-    let found = turn.successors.iter().find(|(m, _)| *m == candidate);
-    let (mv, next) = match found {
-        Some(&(mv, next)) if !(parsed.lower_case && position.side_to_move() == Side::South) => (mv, next),
-        // Not legal: let the rules say why.
-        _ => {
-            let reason = match parsed.to_move(position) {
-                Err(e) => e.to_string(),
-                Ok(m) => format!("{m}: not a legal move here"),
-            };
-            return Err(illegal(format!("illegal move {reason}")));
-        }
-    };
-    Ok(Played { mv, next, used, cpu, info, lag_excused })
+    let lag_excused = judge::charge(&mut seat.clock, side, &answer)?;
+    let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
+    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info, lag_excused })
 }

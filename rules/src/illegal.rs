@@ -8,10 +8,6 @@ pub enum IllegalMove {
     /// The game is over: no move is legal.
     #[error("the game is over ({0}): no move is legal")]
     GameOver(Outcome),
-    /// A hand-built [`MoveText`] names a column outside 1..8 (parsing never
-    /// produces one).
-    #[error("{0}: there is no column {c}; columns are 1..8", c = .0.col)]
-    NoSuchPit(MoveText),
     /// A lower-case row was written for South.
     #[error("{0}: a lower-case row is accepted only for North's moves")]
     LowerCaseForSouth(MoveText),
@@ -62,11 +58,8 @@ impl MoveText {
     /// # Errors
     /// [`IllegalMove`] says why the move is not legal there.
     pub fn to_move(&self, position: &Position) -> Result<Move, IllegalMove> {
-        if self.lower_case && position.side_to_move() == Side::South {
+        if self.lower_case() && position.side_to_move() == Side::South {
             return Err(IllegalMove::LowerCaseForSouth(*self));
-        }
-        if !(1..=8).contains(&self.col) {
-            return Err(IllegalMove::NoSuchPit(*self));
         }
         let m = self.to_move_unchecked();
         if position.legal_moves().contains(&m) {

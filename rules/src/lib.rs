@@ -1,8 +1,19 @@
 //! The rules of Bao la Kiswahili and its learners' variant Bao la Kujifunza.
 //!
-//! This crate does no I/O. It follows the project's rules reference (RULES.md,
-//! summarised in `docs/rules.md`) exactly, including every decision that
-//! reference makes where the traditional descriptions are silent.
+//! It follows the project's rules reference (RULES.md, summarised in
+//! `docs/rules.md`) exactly, including every decision that reference makes
+//! where the traditional descriptions are silent.
+//!
+//! What it owns: positions and their notation, moves and theirs, legal moves,
+//! playing a move ([`Position::play`], [`Position::play_without_outcome`],
+//! [`Position::play_unchecked`]), outcomes, the atomic steps of a move for
+//! replay ([`Position::sowing_steps`], [`SowStep`], absolute pit names
+//! [`BoardPit`]), Zobrist hashing ([`Position::hash_key`]) and [`perft`].
+//!
+//! What it must not know: anything outside one game's rules. It does no I/O
+//! (no files, processes, clocks or randomness); its dependencies are
+//! `thiserror`, `arrayvec` and `serde` (derives only: the JSON form of
+//! [`SowStep`], [`BoardPit`] and [`Side`]; serialising is the caller's job).
 //!
 //! The shape follows the good chess rules libraries: text is first *parsed*
 //! into a plain [`Setup`] (any counts, no rules checked), which becomes a
@@ -20,6 +31,7 @@
 //! assert_eq!(next.to_string().parse::<Position>().unwrap(), next);
 //! ```
 
+mod board_pit;
 mod direction;
 mod illegal;
 mod movegen;
@@ -30,9 +42,12 @@ mod pit;
 mod position;
 mod setup;
 mod side;
+mod sow_step;
 mod sowing;
 mod variant;
+mod zobrist;
 
+pub use board_pit::{BoardPit, ParseBoardPitError};
 pub use direction::Direction;
 pub use illegal::IllegalMove;
 pub use moves::{Move, MoveList, MoveText, ParseMoveError};
@@ -41,9 +56,10 @@ pub use perft::perft;
 pub use pit::{Pit, Row};
 pub use position::{Position, PositionError, Stage};
 pub use setup::{ParseSetupError, Setup, SetupField};
-pub use side::Side;
+pub use side::{ParseSideError, Side};
+pub use sow_step::SowStep;
 pub use sowing::MAX_LAPS;
-pub use variant::Variant;
+pub use variant::{ParseVariantError, Variant};
 
 /// The largest number of seeds a position may hold in all (pits and hands).
 ///

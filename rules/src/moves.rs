@@ -67,38 +67,80 @@ pub type MoveList = arrayvec::ArrayVec<Move, 32>;
 ///
 /// Parsing keeps the case of the row letter so that printing gives back the
 /// same text; [`MoveText::to_move`] accepts a lower-case row only for North.
+/// The pit is always a real pit: a `MoveText` is made by parsing or by
+/// [`MoveText::new`] from a [`Pit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MoveText {
-    /// The row written.
-    pub row: Row,
-    /// The column written, 1..=8.
-    pub col: u8,
-    /// The direction written.
-    pub dir: Direction,
-    /// Whether `+` was written.
-    pub safari: bool,
-    /// Whether the row was written in lower case (`a5<`, North's records).
-    pub lower_case: bool,
+    pit: Pit,
+    dir: Direction,
+    safari: bool,
+    lower_case: bool,
 }
 
 impl MoveText {
-    /// The move this text names, without checking legality.
-    ///
-    /// `col` is 1..=8 when the text was parsed. For a hand-built value with a
-    /// column outside 1..=8 this returns a move from A1; use
-    /// [`MoveText::to_move`], which rejects such a column, when that matters.
+    /// The text of a move from `pit` in `dir`, with `+` if `safari`, and the
+    /// row in lower case if `lower_case` (as North's game records write it).
     #[must_use]
-    pub fn to_move_unchecked(&self) -> Move {
-        let pit = Pit::new(self.row, self.col).unwrap_or(Pit::LEFT_KICHWA);
-        Move::new(pit, self.dir, self.safari)
+    pub const fn new(pit: Pit, dir: Direction, safari: bool, lower_case: bool) -> MoveText {
+        MoveText { pit, dir, safari, lower_case }
+    }
+
+    /// The pit written.
+    #[must_use]
+    pub const fn pit(&self) -> Pit {
+        self.pit
+    }
+
+    /// The row written.
+    #[must_use]
+    pub const fn row(&self) -> Row {
+        self.pit.row()
+    }
+
+    /// The column written, 1..=8.
+    #[must_use]
+    pub const fn col(&self) -> u8 {
+        self.pit.col()
+    }
+
+    /// The direction written.
+    #[must_use]
+    pub const fn direction(&self) -> Direction {
+        self.dir
+    }
+
+    /// Whether `+` was written.
+    #[must_use]
+    pub const fn safari(&self) -> bool {
+        self.safari
+    }
+
+    /// Whether the row was written in lower case (`a5<`, North's records).
+    #[must_use]
+    pub const fn lower_case(&self) -> bool {
+        self.lower_case
+    }
+
+    /// The move this text names, without checking legality (nor the case of
+    /// the row: see [`MoveText::to_move`]).
+    #[must_use]
+    pub const fn to_move_unchecked(&self) -> Move {
+        Move::new(self.pit, self.dir, self.safari)
+    }
+}
+
+/// The text of `m` as [`Move`]'s `Display` writes it (upper case).
+impl From<Move> for MoveText {
+    fn from(m: Move) -> MoveText {
+        MoveText::new(m.pit(), m.direction(), m.safari(), false)
     }
 }
 
 impl fmt::Display for MoveText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let letter = self.row.letter();
+        let letter = self.row().letter();
         let letter = if self.lower_case { letter.to_ascii_lowercase() } else { letter };
-        write!(f, "{letter}{}{}", self.col, self.dir)?;
+        write!(f, "{letter}{}{}", self.col(), self.dir)?;
         if self.safari {
             f.write_str("+")?;
         }
@@ -139,9 +181,12 @@ impl FromStr for MoveText {
             'b' => (Row::Back, true),
             other => return Err(ParseMoveError::Row(other)),
         };
-        let col = match chars.next() {
-            Some(c @ '1'..='8') => c as u8 - b'0',
-            Some(c) => return Err(ParseMoveError::Column(format!("{c:?}"))),
+        let pit = match chars.next() {
+            Some(c) => c
+                .to_digit(10)
+                .and_then(|d| u8::try_from(d).ok())
+                .and_then(|col| Pit::new(row, col))
+                .ok_or_else(|| ParseMoveError::Column(format!("{c:?}")))?,
             None => return Err(ParseMoveError::Column("the end of the text".to_owned())),
         };
         let dir = match chars.next() {
@@ -156,6 +201,6 @@ impl FromStr for MoveText {
             "+" => true,
             other => return Err(ParseMoveError::Trailing(other.to_owned())),
         };
-        Ok(MoveText { row, col, dir, safari, lower_case })
+        Ok(MoveText { pit, dir, safari, lower_case })
     }
 }

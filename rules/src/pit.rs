@@ -55,6 +55,12 @@ impl Pit {
         if index < 16 { Some(Pit(index)) } else { None }
     }
 
+    /// The pit at ring index `index` modulo 16 (for indices known to be in range).
+    #[expect(clippy::cast_possible_truncation, reason = "masked to 0..16")]
+    pub(crate) const fn from_ring(index: usize) -> Pit {
+        Pit((index & 15) as u8)
+    }
+
     /// The ring index (A1..A8 = 0..7, B8..B1 = 8..15).
     #[must_use]
     pub const fn index(self) -> usize {

@@ -1,4 +1,5 @@
 use std::fmt;
+use std::str::FromStr;
 
 /// One of the two players. South moves first in both variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,5 +52,44 @@ impl Side {
 impl fmt::Display for Side {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.letter())
+    }
+}
+
+/// The error of parsing a side.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown side {0:?}: expected \"S\" or \"N\" (or \"south\", \"north\")")]
+pub struct ParseSideError(pub String);
+
+impl FromStr for Side {
+    type Err = ParseSideError;
+
+    /// Parses `S` or `N` (the position notation's letters), or `south` or
+    /// `north` (any case).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "S" => Ok(Side::South),
+            "N" => Ok(Side::North),
+            _ if s.eq_ignore_ascii_case("south") => Ok(Side::South),
+            _ if s.eq_ignore_ascii_case("north") => Ok(Side::North),
+            _ => Err(ParseSideError(s.to_owned())),
+        }
+    }
+}
+
+/// With serde a side is its letter, `"S"` or `"N"`.
+impl serde::Serialize for Side {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(match self {
+            Side::South => "S",
+            Side::North => "N",
+        })
+    }
+}
+
+/// Accepts what [`Side`]'s `FromStr` accepts.
+impl<'de> serde::Deserialize<'de> for Side {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }

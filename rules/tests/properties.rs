@@ -75,6 +75,8 @@ fn check_position(position: &Position, ply: usize) {
         let (next, outcome) = position.play(m).unwrap_or_else(|e| panic!("ply {ply}: {position} {m}: {e}"));
         assert_eq!(&next, after, "{position} {m}: successors disagree with play");
         assert_eq!(position.play_unchecked(m), next, "{position} {m}: play_unchecked disagrees");
+        assert_eq!(position.play_without_outcome(m), Ok(next), "{position} {m}: play_without_outcome");
+        assert_eq!(outcome.is_over(), next.legal_moves().is_empty(), "{position} {m}: over iff no moves");
         assert_eq!(next.total_seeds(), 64);
         assert_eq!(next.side_to_move(), me.opponent());
         match outcome {
@@ -113,8 +115,10 @@ fn check_every_move(p: &Position) {
                 assert_eq!(next.total_seeds(), total, "{p} {m}");
                 assert_eq!(next.outcome(), outcome, "{p} {m}");
                 assert_eq!(unchecked, next, "{p} {m}");
+                assert_eq!(p.play_without_outcome(m), Ok(next), "{p} {m}");
             }
             Err(e) => {
+                assert_eq!(p.play_without_outcome(m), Err(e), "{p} {m}");
                 assert!(!legal.contains(&m), "{p} {m} is listed but: {e}");
                 assert!(!e.to_string().is_empty());
             }

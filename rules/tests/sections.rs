@@ -8,8 +8,8 @@
 //! `A_k` faces `a_(9-k)`.
 
 use bao_rules::{
-    Direction, IllegalMove, Move, MoveText, Outcome, ParseMoveError, Pit, Position, PositionError, Row,
-    SetupField, Side, Stage, Variant, WinReason,
+    Direction, IllegalMove, Move, MoveText, Outcome, ParseMoveError, ParseSideError, ParseVariantError, Pit,
+    Position, PositionError, Row, SetupField, Side, Stage, Variant, WinReason,
 };
 
 // ---------------------------------------------------------------- helpers
@@ -779,21 +779,28 @@ fn s10_no_legal_move_loses() {
 fn s11_move_notation() {
     let m: MoveText = "A6>+".parse().unwrap();
     assert_eq!(
-        (m.row, m.col, m.dir, m.safari, m.lower_case),
+        (m.row(), m.col(), m.direction(), m.safari(), m.lower_case()),
         (Row::Front, 6, Direction::Clockwise, true, false)
     );
     assert_eq!(m.to_string(), "A6>+");
     let b: MoveText = "b3<".parse().unwrap();
-    assert_eq!((b.row, b.col, b.dir, b.lower_case), (Row::Back, 3, Direction::AntiClockwise, true));
+    assert_eq!(
+        (b.row(), b.col(), b.direction(), b.lower_case()),
+        (Row::Back, 3, Direction::AntiClockwise, true)
+    );
+    assert_eq!(b.pit(), Pit::new(Row::Back, 3).unwrap());
     // Lower case is kept in MoveText (round trip) but a Move always prints upper case.
     assert_eq!(b.to_string(), "b3<");
     assert_eq!(b.to_move_unchecked().to_string(), "B3<");
-    // A hand-built MoveText with a column outside 1..8 is refused, not mapped to a pit.
-    let bad =
-        MoveText { row: Row::Front, col: 9, dir: Direction::Clockwise, safari: false, lower_case: false };
-    let start = Position::start(Variant::Kujifunza);
-    assert_eq!(bad.to_move(&start), Err(IllegalMove::NoSuchPit(bad)));
-    assert_eq!(bad.to_move(&start).unwrap_err().to_string(), "A9>: there is no column 9; columns are 1..8");
+    // A MoveText always names a real pit: one is built from a Pit (no column 9).
+    let built = MoveText::new(Pit::new(Row::Front, 8).unwrap(), Direction::Clockwise, false, true);
+    assert_eq!(built.to_string(), "a8>");
+    assert_eq!("a8>".parse::<MoveText>(), Ok(built));
+    let from_move = MoveText::from(b.to_move_unchecked());
+    assert_eq!(
+        (from_move.to_string(), from_move.to_move_unchecked()),
+        ("B3<".to_owned(), b.to_move_unchecked())
+    );
 }
 
 #[test]
@@ -825,6 +832,29 @@ fn s11_lower_case_rows_only_for_north() {
     assert_eq!(e, IllegalMove::LowerCaseForSouth(text));
     assert_eq!(e.to_string(), "a6<: a lower-case row is accepted only for North's moves");
     assert!("A6<".parse::<MoveText>().unwrap().to_move(&south).is_ok());
+}
+
+#[test]
+fn s11_side_and_variant_names() {
+    for (text, side) in
+        [("S", Side::South), ("N", Side::North), ("south", Side::South), ("North", Side::North)]
+    {
+        assert_eq!(text.parse::<Side>(), Ok(side), "{text}");
+    }
+    for side in Side::ALL {
+        assert_eq!(side.to_string().parse::<Side>(), Ok(side));
+        assert_eq!(serde_json::to_string(&side).unwrap(), format!("\"{side}\""));
+        assert_eq!(serde_json::from_str::<Side>(&format!("\"{side}\"")).unwrap(), side);
+    }
+    for bad in ["", "s", "n", "W", "S ", "southern"] {
+        let e: ParseSideError = bad.parse::<Side>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("unknown side {bad:?}: expected \"S\" or \"N\" (or \"south\", \"north\")")
+        );
+    }
+    let e: ParseVariantError = "chess".parse::<Variant>().unwrap_err();
+    assert_eq!(e, ParseVariantError("chess".to_owned()));
 }
 
 #[test]

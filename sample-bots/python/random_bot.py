@@ -32,8 +32,10 @@ The conversation:
 
 import argparse
 import json
+import os
 import random
 import sys
+import time
 
 # The protocol version this bot was written for (sent by the referee in hello).
 PROTOCOL_VERSION = 1
@@ -56,10 +58,13 @@ def choose_move(request, rng):
     """Pick a move for a move_request.
 
     This is the part to replace with your own engine. The request holds:
-      request["position"]["notation"]  the position in RULES.md notation
-      request["position"]["rows"]      {"A": [8 ints], "B": [...], "a": [...], "b": [...]}
+      request["position"]["notation"]  the position in the notation of docs/rules.md
+      request["position"]["rows"]      {"A": [8 ints], "B": [...], "a": [...], "b": [...]}:
+                                       A, B are South's rows, a, b North's, each in
+                                       its owner's numbering (index 0 = column 1)
       request["position"]["to_move"]   "S" or "N" (that is you)
-      request["legal"]                 every legal move, e.g. ["A6<", "A6>", ...]
+      request["legal"]                 every legal move, e.g. ["A6<", "A6>", ...], in
+                                       your own perspective (A, B are your rows)
       request["clock"]["you_ms"]       milliseconds left on your clock for this move
     A bot may trust the "legal" list: it is never empty, and any entry is a
     legal answer.
@@ -69,9 +74,12 @@ def choose_move(request, rng):
 
 def main():
     parser = argparse.ArgumentParser(description="A random bao-referee bot.")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random generator")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the random generator (default: from the time and the process id)")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
+    seed = args.seed if args.seed is not None else time.time_ns() ^ (os.getpid() << 32)
+    log("seed", seed)  # --seed N replays a game
+    rng = random.Random(seed)
 
     # Read the referee's lines one by one. readline() returns "" at end of
     # input (the referee closed our stdin): then we simply exit.

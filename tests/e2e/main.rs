@@ -7,5 +7,6 @@ mod hostile;
 mod matches;
 mod rules_cli;
 mod smoke;
+mod starter_kits;
 mod support;
 mod tournament;

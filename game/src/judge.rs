@@ -1,0 +1,340 @@
+//! The one judge of a bot's replies: the handshake, a move request and its answer, the clock,
+//! the legality of the move. `play_game` and `bao-check` both call these functions, so a bot
+//! that passes `check` is judged the same way in `match`, and the reverse.
+//!
+//! Each verdict is a [`Fault`]: the side, the [`Reason`], a sentence for the log, and the
+//! structured [`Cause`] from which a caller (the checker) can word its own report.
+
+use std::time::{Duration, Instant};
+
+use bao_protocol::{BotMessage, Info, ProtocolError, Ready};
+use bao_rules::{Move, MoveText, Position, Side};
+use bao_supervise::{BotFault, BotProcess};
+
+use crate::lag::LagMonitor;
+use crate::{Clock, Reason};
+
+/// The longest excerpt of a bot's line kept in a verdict.
+const OFFENSE_EXCERPT_BYTES: usize = 512;
+
+/// Which way a protocol line went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineDirection {
+    /// From the referee to the bot.
+    Sent,
+    /// From the bot to the referee.
+    Received,
+}
+
+/// Receives every line exchanged with a bot, as it is written or read (for `--debug` traces
+/// and the checker's transcripts).
+pub trait LineSink {
+    /// One line, without its `'\n'`.
+    fn line(&mut self, direction: LineDirection, line: &str);
+}
+
+/// A sink that keeps nothing.
+#[derive(Debug, Default)]
+pub struct NoLines;
+
+impl LineSink for NoLines {
+    fn line(&mut self, _direction: LineDirection, _line: &str) {}
+}
+
+/// What exactly went wrong, for callers that word their own report.
+#[derive(Debug, Clone)]
+pub enum Cause {
+    /// The process layer: the bot exited, closed stdout, broke a limit, or did not read or
+    /// write in time (`BotFault::Timeout`).
+    Process(BotFault),
+    /// No complete answer before the deadline (time left plus margin, plus any excused lag).
+    NoAnswer {
+        /// The time the bot had.
+        allowed: Duration,
+    },
+    /// The answer came, but later than allowed (by the clock's arithmetic).
+    Late {
+        /// The time the bot took.
+        used: Duration,
+        /// The time it had.
+        allowed: Duration,
+    },
+    /// A line that is not a valid message.
+    Malformed(ProtocolError),
+    /// A valid message of the wrong type (its type).
+    Unexpected(&'static str),
+    /// A move with another request's id.
+    WrongId {
+        /// The id the bot sent.
+        got: u64,
+        /// The id of the request.
+        expected: u64,
+    },
+    /// A move that is not notation, or not legal here.
+    Illegal {
+        /// The move text.
+        text: String,
+        /// Why, in words (from the rules engine).
+        why: String,
+    },
+}
+
+/// A verdict against one bot.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    /// The bot at fault.
+    pub side: Side,
+    /// The verdict.
+    pub reason: Reason,
+    /// A sentence for the log and the console.
+    pub detail: String,
+    /// The offending line (an excerpt), if there was one.
+    pub line: Option<String>,
+    /// The move it sent, if it was illegal.
+    pub mv: Option<String>,
+    /// What went wrong, structured (boxed: verdicts are rare, results are passed often).
+    pub cause: Box<Cause>,
+}
+
+impl Fault {
+    /// A verdict with its sentence and cause.
+    #[must_use]
+    pub fn new(side: Side, reason: Reason, detail: impl Into<String>, cause: Cause) -> Fault {
+        Fault { side, reason, detail: detail.into(), line: None, mv: None, cause: Box::new(cause) }
+    }
+
+    fn with_line(mut self, line: &str) -> Fault {
+        self.line = Some(excerpt(line));
+        self
+    }
+
+    /// A fault from the process layer, during play or (if `handshake`) the handshake.
+    #[must_use]
+    pub fn from_bot(side: Side, fault: BotFault, handshake: bool) -> Fault {
+        let reason = if handshake { Reason::HandshakeFailed } else { crate::reason::for_fault(&fault) };
+        let detail = if handshake { format!("during the handshake: {fault}") } else { fault.to_string() };
+        Fault::new(side, reason, detail, Cause::Process(fault))
+    }
+}
+
+/// The first bytes of a line, cut at a character boundary.
+#[must_use]
+pub fn excerpt(line: &str) -> String {
+    if line.len() <= OFFENSE_EXCERPT_BYTES {
+        return line.to_owned();
+    }
+    let mut end = OFFENSE_EXCERPT_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &line[..end], line.len())
+}
+
+/// Sends `hello` and reads lines until `ready` (skipping `info`), before `deadline`.
+///
+/// # Errors
+/// A `handshake_failed` verdict: no `ready` in time, another message, an invalid line, or the
+/// process ended.
+pub async fn handshake(
+    process: &mut BotProcess,
+    side: Side,
+    hello: &str,
+    deadline: tokio::time::Instant,
+    lines: &mut dyn LineSink,
+) -> Result<Ready, Fault> {
+    lines.line(LineDirection::Sent, hello);
+    process.send_line(hello, deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
+    loop {
+        let line = process.recv_line(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
+        lines.line(LineDirection::Received, &line);
+        match BotMessage::parse(&line) {
+            Ok(BotMessage::Ready(ready)) => return Ok(ready),
+            Ok(BotMessage::Info(_)) => {}
+            Ok(other) => {
+                let kind = other.message_type();
+                return Err(Fault::new(
+                    side,
+                    Reason::HandshakeFailed,
+                    format!("expected a ready message, got a {kind} message"),
+                    Cause::Unexpected(kind),
+                )
+                .with_line(&line));
+            }
+            Err(e) => {
+                return Err(Fault::new(
+                    side,
+                    Reason::HandshakeFailed,
+                    format!("instead of ready: {e}"),
+                    Cause::Malformed(e),
+                )
+                .with_line(&line));
+            }
+        }
+    }
+}
+
+/// A bot's answer to a move request, read but not yet charged or judged.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The `move` line.
+    pub line: String,
+    /// Its move text.
+    pub move_text: String,
+    /// The `info` lines before it (at most [`bao_protocol::MAX_INFO_PER_MOVE`], truncated).
+    pub info: Vec<Info>,
+    /// Wall time from the request written to the answer read.
+    pub used: Duration,
+    /// The worst referee lag seen while the bot was thinking.
+    pub lag: Duration,
+}
+
+/// Sends the `move_request` line `request` (with id `id`) and reads the answer: `info` lines
+/// are kept, the `move` must come within `allowed` (extended by the referee's own measured
+/// lag, if a monitor is given) and carry `id`.
+///
+/// # Errors
+/// The verdict: timeout, wrong id, a malformed line, an unexpected message, or the process
+/// layer's fault.
+pub async fn ask_move(
+    process: &mut BotProcess,
+    side: Side,
+    request: &str,
+    id: u64,
+    allowed: Duration,
+    lag: Option<&LagMonitor>,
+    lines: &mut dyn LineSink,
+) -> Result<Answer, Fault> {
+    lines.line(LineDirection::Sent, request);
+    process
+        .send_line(request, tokio::time::Instant::now() + allowed)
+        .await
+        .map_err(|f| Fault::from_bot(side, f, false))?;
+    let sent = Instant::now();
+    let mut deadline = tokio::time::Instant::from_std(sent + allowed);
+    let mut info = Vec::new();
+    let mut extended = Duration::ZERO;
+    loop {
+        let line = match process.recv_line(deadline).await {
+            Ok(line) => line,
+            Err(BotFault::Timeout) => {
+                // Time the referee itself lost is not the bot's: extend the
+                // deadline by the worst event-loop lag seen during the move.
+                let seen = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
+                if seen > extended {
+                    deadline += seen - extended;
+                    extended = seen;
+                    continue;
+                }
+                return Err(Fault::new(
+                    side,
+                    Reason::Timeout,
+                    format!("no move within {} ms (time left plus margin)", allowed.as_millis()),
+                    Cause::NoAnswer { allowed },
+                ));
+            }
+            Err(f) => return Err(Fault::from_bot(side, f, false)),
+        };
+        lines.line(LineDirection::Received, &line);
+        match BotMessage::parse(&line) {
+            Ok(BotMessage::Info(value)) => {
+                if info.len() < bao_protocol::MAX_INFO_PER_MOVE {
+                    info.push(value.truncated());
+                }
+            }
+            Ok(BotMessage::Move(reply)) if reply.id == id => {
+                let used = sent.elapsed();
+                let lag = lag.map_or(Duration::ZERO, |l| l.max_since(sent));
+                return Ok(Answer { line, move_text: reply.move_text, info, used, lag });
+            }
+            Ok(BotMessage::Move(reply)) => {
+                let got = reply.id;
+                return Err(Fault::new(
+                    side,
+                    Reason::WrongId,
+                    format!("replied with id {got}, expected {id}"),
+                    Cause::WrongId { got, expected: id },
+                )
+                .with_line(&line));
+            }
+            Ok(other) => {
+                let kind = other.message_type();
+                return Err(Fault::new(
+                    side,
+                    Reason::UnexpectedMessage,
+                    format!("expected a move message, got a {kind} message"),
+                    Cause::Unexpected(kind),
+                )
+                .with_line(&line));
+            }
+            Err(e) => {
+                return Err(
+                    Fault::new(side, e.verdict_reason(), e.to_string(), Cause::Malformed(e)).with_line(&line)
+                );
+            }
+        }
+    }
+}
+
+/// Charges `answer.used` to `clock`. An overrun no larger than the referee's own lag during
+/// the move is excused (the allowed time is charged instead) and returned.
+///
+/// # Errors
+/// A `timeout` verdict when the bot was late by more than the referee's lag.
+pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<Option<Duration>, Fault> {
+    let Err(o) = clock.charge(answer.used) else { return Ok(None) };
+    let over = o.used.saturating_sub(o.allowed);
+    if over > answer.lag {
+        return Err(Fault::new(
+            side,
+            Reason::Timeout,
+            format!(
+                "the move took {} ms, {} ms allowed ({} ms over; referee lag {} ms)",
+                o.used.as_millis(),
+                o.allowed.as_millis(),
+                over.as_millis(),
+                answer.lag.as_millis()
+            ),
+            Cause::Late { used: o.used, allowed: o.allowed },
+        )
+        .with_line(&answer.line));
+    }
+    // Late only by the referee's own delay: charge the allowed time.
+    let _ = clock.charge(o.allowed);
+    Ok(Some(answer.lag))
+}
+
+/// Judges the move text of `answer` in `position`, whose legal moves and their results are
+/// `successors` (as [`Position::successors`] gives them).
+///
+/// # Errors
+/// An `illegal_move` verdict, with the rules engine's reason.
+pub fn judge_move(
+    side: Side,
+    position: &Position,
+    successors: &[(Move, Position)],
+    answer: &Answer,
+) -> Result<(Move, Position), Fault> {
+    let text = &answer.move_text;
+    let illegal = |why: String, detail: String| {
+        let mut f = Fault::new(side, Reason::IllegalMove, detail, Cause::Illegal { text: text.clone(), why })
+            .with_line(&answer.line);
+        f.mv = Some(text.clone());
+        f
+    };
+    let parsed: MoveText = text.parse().map_err(|e: bao_rules::ParseMoveError| {
+        let why = e.to_string();
+        illegal(why.clone(), format!("{text:?} is not a move: {why}"))
+    })?;
+    let candidate = parsed.to_move_unchecked();
+    match successors.iter().find(|(m, _)| *m == candidate) {
+        Some(&(mv, next)) if !(parsed.lower_case() && position.side_to_move() == Side::South) => Ok((mv, next)),
+        // Not legal: let the rules say why.
+        _ => {
+            let why = match parsed.to_move(position) {
+                Err(e) => e.to_string(),
+                Ok(m) => format!("{m}: not a legal move here"),
+            };
+            Err(illegal(why.clone(), format!("illegal move {why}")))
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! Seeing a game of Bao: the board as text for a terminal, a self-contained HTML replay of a
+//! game, and a tournament index page linking to the replays.
+//!
+//! The input is plain data ([`ReplayData`], [`IndexData`]), serialisable, documented in
+//! docs/viewer.md; [`BoardJson::from_position`] and [`PlyData::from_positions`] build it from
+//! `bao-rules` positions. Nothing here does I/O: every function returns a `String`.
+//!
+//! ```
+//! use bao_rules::{Position, Variant};
+//! use bao_viewer::{BoardJson, TerminalStyle, render_board};
+//! let board = BoardJson::from_position(&Position::start(Variant::Kiswahili));
+//! let text = render_board(&board, "greedy", "random", TerminalStyle::PLAIN);
+//! assert!(text.contains("[  6]"));
+//! ```
+
+mod from_rules;
+mod html_text;
+mod index_data;
+mod index_html;
+mod replay_data;
+mod replay_html;
+mod terminal;
+
+pub use from_rules::{absolute_pit_name, record_form};
+pub use html_text::{escape_html, relative_href, script_json};
+pub use index_data::{
+    CrossCell, CrossTable, EloInterval, GameRow, IndexData, SprtState, StandingRow, signed,
+};
+pub use index_html::tournament_index_html;
+pub use replay_data::{
+    BoardJson, InfoData, PlyData, ROW_LETTERS, ReplayData, ResultData, SideCode, StageCode, Step,
+    parse_pit_name, pit_name,
+};
+pub use replay_html::{replay_html, replay_html_with_json};
+pub use terminal::{
+    TerminalStyle, format_clock_ms, format_info, format_micros, render_board, render_game, render_ply,
+    render_ply_header, render_result,
+};
