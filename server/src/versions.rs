@@ -56,6 +56,8 @@ pub struct Version {
     pub reason: String,
     /// The candidate test's log-likelihood ratio, while or after it runs.
     pub sprt_llr: Option<f64>,
+    /// The candidate test's verdict: `h1` (better) or `h0` (not better); none while undecided.
+    pub sprt_result: Option<String>,
 }
 
 /// A version with the logs only its owner (and admins) may read.
@@ -72,7 +74,7 @@ pub struct VersionDetail {
 
 const VERSION_COLUMNS: &str =
     "v.id, v.bot_id, b.name, u.name, v.number, v.language, v.source_name, v.source_bytes,
-     v.state, v.candidate, v.auto_promote, v.baseline_id, v.submitted_at, v.state_at, v.reason, v.sprt_llr";
+     v.state, v.candidate, v.auto_promote, v.baseline_id, v.submitted_at, v.state_at, v.reason, v.sprt_llr, v.sprt_result";
 
 fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
     let state: String = r.get(8)?;
@@ -99,6 +101,7 @@ fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
         state_at: r.get(13)?,
         reason: r.get(14)?,
         sprt_llr: r.get(15)?,
+        sprt_result: r.get(16)?,
     })
 }
 

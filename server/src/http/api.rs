@@ -132,6 +132,41 @@ pub async fn version(
     Ok(Json(if may_see { VersionView::Detail(detail) } else { VersionView::Public(detail.version) }))
 }
 
+/// Promotes a candidate whose SPRT found it better: it replaces the bot's active version.
+#[utoipa::path(post, path = "/api/versions/{id}/promote", tag = "bots",
+    params(("id" = i64, Path, description = "The candidate's id")),
+    responses((status = 200, body = Version), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn promote(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+    Path(id): Path<i64>,
+) -> Result<Json<Version>, ApiError> {
+    Ok(Json(promote_as(&arena, &user, id).await?))
+}
+
+/// Promotes version `id` on behalf of `user` (its owner or an admin).
+pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Version, ApiError> {
+    let v = arena
+        .db
+        .read(move |c| versions::version(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no version has id {id}")))?;
+    let bot = v.bot.clone();
+    let owner = arena.db.read(move |c| versions::bot_by_name(c, &bot)).await?.map(|b| b.owner_id);
+    if !(user.is_admin || owner == Some(user.id)) {
+        return Err(ApiError::forbidden("only the bot's owner may promote its versions"));
+    }
+    arena.db.write(move |c| crate::candidate::promote(c, id)).await?;
+    arena.game_wake.notify_one();
+    arena
+        .db
+        .read(move |c| versions::version(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no version has id {id}")))
+}
+
 /// The leaderboard.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
 pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Json<Vec<Standing>>, ApiError> {

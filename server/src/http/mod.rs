@@ -24,6 +24,7 @@ pub fn router(arena: SharedArena) -> Router {
         .route("/bots/{name}", get(api::bot))
         .route("/bots/{name}/versions", post(api::submit))
         .route("/versions/{id}", get(api::version))
+        .route("/versions/{id}/promote", post(api::promote))
         .route("/leaderboard", get(api::leaderboard))
         .route("/games", get(api::games))
         .route("/games/{id}", get(api::game))

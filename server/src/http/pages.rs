@@ -33,6 +33,7 @@ pub fn routes() -> Router<SharedArena> {
         .route("/", get(leaderboard))
         .route("/bots/{name}", get(bot))
         .route("/versions/{id}", get(version))
+        .route("/versions/{id}/promote", axum::routing::post(promote))
         .route("/games/{id}", get(game))
         .route("/live", get(live_index))
         .route("/live/events", get(live_all_events))
@@ -207,6 +208,23 @@ async fn version(State(arena): State<SharedArena>, session: PageSession, Path(id
         "version.html",
         context! { v, detail => may_see.then_some(detail), sprt_lower => lower, sprt_upper => upper, user, csrf },
     )
+}
+
+async fn promote(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let Some(s) = &session.0 else { return failed(&arena, &session, ApiError::unauthorized("log in first")) };
+    if let Err(e) = check_form(s, &form.csrf, &headers) {
+        return failed(&arena, &session, e);
+    }
+    match crate::http::api::promote_as(&arena, &s.user, id).await {
+        Ok(_) => Redirect::to(&format!("/versions/{id}")).into_response(),
+        Err(e) => failed(&arena, &session, e),
+    }
 }
 
 /// What the game page shows of a log: the moves and, for their owners, the stderr.
