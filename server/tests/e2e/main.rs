@@ -5,6 +5,7 @@
 //! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
+mod browser;
 mod candidate;
 mod hostile;
 mod ladder;
@@ -23,6 +24,7 @@ const TESTS: &[Test] = &[
     ("rate_limit_and_bot_ownership", hostile::rate_limit_and_bot_ownership),
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
+    ("pages_in_a_browser", browser::pages_in_a_browser),
 ];
 
 fn main() -> ExitCode {

@@ -7,10 +7,29 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// Runs this binary as a sample bot.
+/// A random bot that thinks 150 ms per move (so that games last long enough to watch).
+struct SlowBot(bao_sample_bots::RandomBot);
+
+impl bao_protocol::sdk::Bot for SlowBot {
+    fn identity(&self) -> bao_protocol::sdk::Identity {
+        bao_protocol::sdk::Identity::new("slow-random")
+    }
+
+    fn choose_move(
+        &mut self,
+        request: &bao_protocol::MoveRequest,
+        info: &mut bao_protocol::sdk::InfoSink<'_>,
+    ) -> String {
+        std::thread::sleep(Duration::from_millis(150));
+        self.0.choose_move(request, info)
+    }
+}
+
+/// Runs this binary as a sample bot: `random`, `greedy` or `slow`.
 pub fn run_bot(kind: &str) -> ExitCode {
     let r = match kind {
         "greedy" => bao_protocol::sdk::run(bao_sample_bots::GreedyBot),
+        "slow" => bao_protocol::sdk::run(SlowBot(bao_sample_bots::RandomBot::new(rand::random()))),
         _ => bao_protocol::sdk::run(bao_sample_bots::RandomBot::new(rand::random())),
     };
     match r {
