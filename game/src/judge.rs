@@ -327,7 +327,9 @@ pub fn judge_move(
     })?;
     let candidate = parsed.to_move_unchecked();
     match successors.iter().find(|(m, _)| *m == candidate) {
-        Some(&(mv, next)) if !(parsed.lower_case() && position.side_to_move() == Side::South) => Ok((mv, next)),
+        Some(&(mv, next)) if !(parsed.lower_case() && position.side_to_move() == Side::South) => {
+            Ok((mv, next))
+        }
         // Not legal: let the rules say why.
         _ => {
             let why = match parsed.to_move(position) {

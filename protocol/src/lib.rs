@@ -13,8 +13,8 @@
 //!   reasons ([`Reason`]);
 //! - [`sdk`]: implement [`sdk::Bot`] and call [`sdk::run`] to write a bot in Rust.
 //!
-//! The crate does not depend on the rules engine: positions travel as
-//! [`PositionJson`], filled by the referee.
+//! The crate uses the rules engine only for the one [`Side`] type: positions travel as
+//! [`PositionJson`], filled by the referee. It has no process, thread or async dependency.
 //!
 //! ```
 //! use bao_protocol::{BotMessage, ProtocolError};

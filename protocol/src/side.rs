@@ -1,55 +1,9 @@
-//! The two players as they appear on the wire: `"S"` and `"N"`.
-
-use std::fmt;
+//! The two players as they appear on the wire: `"S"` and `"N"`. The type is the rules
+//! engine's [`Side`] (one definition for the whole project); this module adds [`PerSide`].
 
 use serde::{Deserialize, Serialize};
 
-/// One of the two players, written `"S"` (South, moves first) or `"N"` (North).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Side {
-    /// South: owns rows `A` and `B`; moves first.
-    #[serde(rename = "S")]
-    South,
-    /// North: owns rows `a` and `b`.
-    #[serde(rename = "N")]
-    North,
-}
-
-impl Side {
-    /// `'S'` or `'N'`.
-    #[must_use]
-    pub const fn letter(self) -> char {
-        match self {
-            Side::South => 'S',
-            Side::North => 'N',
-        }
-    }
-
-    /// Parses `'S'` or `'N'`.
-    #[must_use]
-    pub const fn from_letter(letter: char) -> Option<Side> {
-        match letter {
-            'S' => Some(Side::South),
-            'N' => Some(Side::North),
-            _ => None,
-        }
-    }
-
-    /// The other player.
-    #[must_use]
-    pub const fn opponent(self) -> Side {
-        match self {
-            Side::South => Side::North,
-            Side::North => Side::South,
-        }
-    }
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.letter())
-    }
-}
+pub use bao_rules::Side;
 
 /// One value for each player, written `{"S": ..., "N": ...}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]

@@ -156,7 +156,7 @@ fn parse_errors_name_the_message_and_the_problem() {
     let err =
         RefereeMessage::parse(r#"{"type":"game_over","result":"r","winner":"X","reason":"r","plies":3}"#)
             .expect_err("bad side");
-    assert!(err.to_string().contains("unknown variant `X`"), "{err}");
+    assert!(err.to_string().contains("unknown side \"X\""), "{err}");
     assert_eq!(RefereeMessage::parse("").expect_err("empty"), ProtocolError::EmptyLine);
     assert!(matches!(RefereeMessage::parse("[]"), Err(ProtocolError::NotAnObject("an array"))));
 }

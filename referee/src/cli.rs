@@ -26,6 +26,8 @@ pub enum Command {
     Match(crate::match_cmd::MatchArgs),
     /// Replays a game log and checks every move, position and the result.
     Verify(crate::verify_cmd::VerifyArgs),
+    /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
+    Show(crate::show_cmd::ShowArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
     Tournament(crate::tournament::TournamentArgs),
     /// Combines the output folders of a tournament's shards into one result.
@@ -52,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify_cmd::run(&args),
+        Command::Show(args) => crate::show_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),

@@ -14,5 +14,6 @@ pub mod merge_cmd;
 pub mod options;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
+pub mod show_cmd;
 pub mod tournament;
 pub mod verify_cmd;

@@ -14,12 +14,13 @@ use crate::{BoardPit, IllegalMove, Move, Position};
 /// variants are markers: they move no seed.
 ///
 /// Pits are absolute ([`BoardPit`]). With serde a step is an object tagged by
-/// `"type"`, e.g. `{"type":"hand"}`, `{"type":"pick","pit":"A5","seeds":6}`,
-/// `{"type":"drop","pit":"a3"}`, `{"type":"capture","pit":"a4","seeds":2}`,
-/// `{"type":"kichwa","pit":"A1"}`, `{"type":"safari","pit":"A5"}`,
-/// `{"type":"nyumba_lost","pit":"a5"}`.
+/// `"op"`, the JSON the replay viewer's `bao_viewer::Step` reads:
+/// `{"op":"hand"}`, `{"op":"pick","pit":"A5","seeds":6}`,
+/// `{"op":"drop","pit":"a3"}`, `{"op":"capture","pit":"a4","seeds":2}`,
+/// `{"op":"kichwa","pit":"A1"}`, `{"op":"safari","pit":"A5"}`,
+/// `{"op":"nyumba_lost","pit":"a5"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum SowStep {
     /// One seed taken from the mover's hand into transit: the first step of
     /// every namua move (always followed by the `Drop` of that seed into the

@@ -329,19 +329,19 @@ fn illegal_and_infinite_moves_are_refused() {
 #[test]
 fn json_form() {
     let json = |s: &SowStep| serde_json::to_string(s).unwrap();
-    assert_eq!(json(&SowStep::Hand), r#"{"type":"hand"}"#);
-    assert_eq!(json(&SowStep::Pick { pit: at("A5"), seeds: 6 }), r#"{"type":"pick","pit":"A5","seeds":6}"#);
-    assert_eq!(json(&SowStep::Drop { pit: at("a3") }), r#"{"type":"drop","pit":"a3"}"#);
+    assert_eq!(json(&SowStep::Hand), r#"{"op":"hand"}"#);
+    assert_eq!(json(&SowStep::Pick { pit: at("A5"), seeds: 6 }), r#"{"op":"pick","pit":"A5","seeds":6}"#);
+    assert_eq!(json(&SowStep::Drop { pit: at("a3") }), r#"{"op":"drop","pit":"a3"}"#);
     assert_eq!(
         json(&SowStep::Capture { pit: at("b8"), seeds: 2 }),
-        r#"{"type":"capture","pit":"b8","seeds":2}"#
+        r#"{"op":"capture","pit":"b8","seeds":2}"#
     );
-    assert_eq!(json(&SowStep::Kichwa { pit: at("A8") }), r#"{"type":"kichwa","pit":"A8"}"#);
-    assert_eq!(json(&SowStep::Safari { pit: at("a5") }), r#"{"type":"safari","pit":"a5"}"#);
-    assert_eq!(json(&SowStep::NyumbaLost { pit: at("A5") }), r#"{"type":"nyumba_lost","pit":"A5"}"#);
-    let back: SowStep = serde_json::from_str(r#"{"type":"drop","pit":"B1"}"#).unwrap();
+    assert_eq!(json(&SowStep::Kichwa { pit: at("A8") }), r#"{"op":"kichwa","pit":"A8"}"#);
+    assert_eq!(json(&SowStep::Safari { pit: at("a5") }), r#"{"op":"safari","pit":"a5"}"#);
+    assert_eq!(json(&SowStep::NyumbaLost { pit: at("A5") }), r#"{"op":"nyumba_lost","pit":"A5"}"#);
+    let back: SowStep = serde_json::from_str(r#"{"op":"drop","pit":"B1"}"#).unwrap();
     assert_eq!(back, SowStep::Drop { pit: at("B1") });
-    assert!(serde_json::from_str::<SowStep>(r#"{"type":"drop","pit":"C1"}"#).is_err());
+    assert!(serde_json::from_str::<SowStep>(r#"{"op":"drop","pit":"C1"}"#).is_err());
 }
 
 #[test]

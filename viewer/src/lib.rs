@@ -13,6 +13,7 @@
 //! assert!(text.contains("[  6]"));
 //! ```
 
+mod from_log;
 mod from_rules;
 mod html_text;
 mod index_data;
@@ -21,6 +22,7 @@ mod replay_data;
 mod replay_html;
 mod terminal;
 
+pub use from_log::{FromLogError, replay_from_log};
 pub use from_rules::{absolute_pit_name, record_form};
 pub use html_text::{escape_html, relative_href, script_json};
 pub use index_data::{

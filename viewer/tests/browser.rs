@@ -16,10 +16,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bao_rules::{Position, Side, Variant};
+use bao_rules::{Pit, Position, Row, Side, Variant};
 use bao_viewer::{
     CrossCell, CrossTable, EloInterval, GameRow, IndexData, ReplayData, SideCode, SprtState, StandingRow,
-    replay_html, tournament_index_html,
+    absolute_pit_name, replay_html, tournament_index_html,
 };
 use serde_json::{Value, json};
 
@@ -42,10 +42,8 @@ fn node_major_version() -> Option<u32> {
 
 /// The expected counts of every pit (absolute names) and both hands, from the engine.
 fn board_spec(position: &Position) -> Value {
-    let pits: serde_json::Map<String, Value> = common::all_pits()
-        .into_iter()
-        .map(|(side, pit, name)| (name, json!(position.count(side, pit))))
-        .collect();
+    let pits: serde_json::Map<String, Value> =
+        all_pits().into_iter().map(|(side, pit, name)| (name, json!(position.count(side, pit)))).collect();
     json!({"pits": pits, "hands": [position.hand(Side::South), position.hand(Side::North)]})
 }
 
@@ -253,4 +251,18 @@ fn replay_and_index_in_headless_chromium() {
     }
     assert!(run.status.success(), "the browser checks failed ({}):\n{stdout}\n{stderr}", run.status);
     assert!(stdout.contains(" checks, 0 failed"), "the harness did not report its checks:\n{stdout}");
+}
+
+/// Every pit of both sides, with its absolute name.
+fn all_pits() -> Vec<(Side, Pit, String)> {
+    let mut out = Vec::new();
+    for side in Side::ALL {
+        for row in [Row::Front, Row::Back] {
+            for col in 1..=8 {
+                let pit = Pit::new(row, col).expect("columns 1..=8 exist");
+                out.push((side, pit, absolute_pit_name(side, pit)));
+            }
+        }
+    }
+    out
 }

@@ -34,6 +34,8 @@ use bao_game::{GameResult, play_game};
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
 const LAG_POLL: Duration = Duration::from_secs(1);
+/// How often `index.html` is rewritten while games finish.
+const INDEX_EVERY: Duration = Duration::from_secs(2);
 
 /// What a run needs.
 #[derive(Debug)]
@@ -79,6 +81,8 @@ struct Shared {
     error: Option<anyhow::Error>,
     /// The worst lag seen by each running game so far.
     running_lag: BTreeMap<u32, Duration>,
+    /// When `index.html` was last rewritten during the run.
+    index_written: Option<Instant>,
 }
 
 /// What every game task needs.
@@ -123,6 +127,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
             progress: run.progress,
             error: None,
             running_lag: BTreeMap::new(),
+            index_written: None,
         }),
     });
     if let Some(decision) = sprt::decide(&context.plan, &context.shared.borrow().tally) {
@@ -256,6 +261,17 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     let score = shared.tally.score_line();
     shared.progress.game_finished(&entry, &score);
     shared.entries.push(entry);
+    if shared.index_written.is_none_or(|at| at.elapsed() >= INDEX_EVERY) {
+        shared.index_written = Some(Instant::now());
+        // Off the game thread: the page is rebuilt from a copy of the journal.
+        let (plan, out, entries) = (Arc::clone(&context.plan), context.out.clone(), shared.entries.clone());
+        tokio::task::spawn_blocking(move || {
+            let results = super::results::compute(&plan, &entries, None);
+            if let Err(e) = super::index_page::write_index(&out, &results, &entries) {
+                tracing::warn!("{e}");
+            }
+        });
+    }
     let Shared { progress, tally, .. } = &mut *shared;
     let decision =
         if context.stop.no_new_games.is_cancelled() { None } else { sprt::decide(&context.plan, tally) };
@@ -322,6 +338,9 @@ fn finish_game(
         });
     entry.verified = verdict.is_ok();
     entry.verify_error = verdict.err();
+    if let Err(e) = super::index_page::write_replay(&path) {
+        tracing::warn!("no replay page: {e}");
+    }
     let mut journal = journal.lock().map_err(|_| anyhow::anyhow!("the journal lock is poisoned"))?;
     journal.append(&entry)?;
     Ok(entry)

@@ -12,6 +12,7 @@ pub mod args;
 pub mod bots;
 pub mod execute;
 pub mod folder;
+pub mod index_page;
 pub mod journal;
 pub mod openings;
 pub mod plan;
@@ -143,6 +144,9 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
     folder::write_atomically(&out.results(), text.as_bytes())
         .with_context(|| format!("cannot write {}", out.results().display()))
         .map_err(internal)?;
+    if let Err(e) = index_page::write_index(out, &results, &report.entries) {
+        eprintln!("warning: {e}");
+    }
     if args.json {
         println!("{}", serde_json::to_string(&results).map_err(internal)?);
     } else {

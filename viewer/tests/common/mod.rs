@@ -2,13 +2,11 @@
 //!
 //! The moves are chosen deterministically (South greedy on material, North by a fixed
 //! pseudo-random sequence), so the game, and every snapshot of it, is the same on every run.
-//! Timings and clocks are made up (fixed numbers). The sowing `steps` are SYNTHETIC: worked
-//! out from the difference between the positions before and after (lift what decreased,
-//! capture what the opponent lost, drop into what increased), not the real sowing order. They
-//! exercise the page's animation; the real steps come from the rules crate.
+//! Timings and clocks are made up (fixed numbers). The sowing `steps` are the rules engine's
+//! own (`Position::sowing_steps`), with one unknown op added that the page must skip.
 
-use bao_rules::{Pit, Position, Row, Side, Variant};
-use bao_viewer::{BoardJson, InfoData, PlyData, ReplayData, ResultData, Step, absolute_pit_name};
+use bao_rules::{Position, Side, Variant};
+use bao_viewer::{BoardJson, InfoData, PlyData, ReplayData, ResultData, Step};
 
 /// Plies after which the fixture game is adjudicated a draw.
 pub const MAX_PLIES: usize = 400;
@@ -25,50 +23,12 @@ fn material(position: &Position, side: Side) -> i32 {
     own + i32::from(position.hand(side))
 }
 
-/// Every pit of both sides, with its absolute name.
-pub fn all_pits() -> Vec<(Side, Pit, String)> {
-    let mut out = Vec::new();
-    for side in Side::ALL {
-        for row in [Row::Front, Row::Back] {
-            for col in 1..=8 {
-                let pit = Pit::new(row, col).expect("columns 1..=8 exist");
-                out.push((side, pit, absolute_pit_name(side, pit)));
-            }
-        }
-    }
-    out
-}
-
-fn synthetic_steps(before: &Position, after: &Position) -> Vec<Step> {
-    let mover = before.side_to_move();
-    let mut picks = Vec::new();
-    let mut captures = Vec::new();
-    let mut drops = Vec::new();
-    for (side, pit, name) in all_pits() {
-        let (b, a) = (u32::from(before.count(side, pit)), u32::from(after.count(side, pit)));
-        if a < b && side == mover {
-            picks.push(Step::Pick { pit: name, seeds: b - a });
-        } else if a < b {
-            captures.push(Step::Capture { pit: name, seeds: b - a });
-        } else {
-            drops.extend((b..a).map(|_| Step::Drop { pit: name.clone() }));
-        }
-    }
-    let mut steps = Vec::new();
-    if before.hand(mover) > after.hand(mover) {
-        steps.push(Step::Hand);
-    }
-    steps.extend(picks);
-    steps.extend(captures);
-    for side in Side::ALL {
-        if before.owns_nyumba(side) && !after.owns_nyumba(side) {
-            let pit = absolute_pit_name(side, Pit::NYUMBA);
-            steps.push(Step::NyumbaLost { pit });
-        }
-    }
-    // An op the page does not know must be skipped.
+/// The real sowing steps of `mv` from the rules engine, plus one op the page does not know
+/// (which it must skip).
+fn real_steps(before: &Position, mv: bao_rules::Move) -> Vec<Step> {
+    let mut steps: Vec<Step> =
+        before.sowing_steps(mv).expect("a legal move has steps").into_iter().map(Step::from).collect();
     steps.push(Step::Other);
-    steps.extend(drops);
     steps
 }
 
@@ -122,7 +82,7 @@ pub fn play_game(variant: Variant, south: &str, north: &str) -> Game {
                 },
             ];
         }
-        ply.steps = synthetic_steps(&position, &next);
+        ply.steps = real_steps(&position, mv);
         plies.push(ply);
         positions.push(next);
         position = next;

@@ -1,0 +1,146 @@
+//! The tournament folder's web pages: `index.html` (standings with Elo intervals, the cross
+//! table, the SPRT, every game with a link to its replay) and `games/NNNNNN.html` (each game's
+//! self-contained replay, written next to its log), through `bao-viewer`. Both work from
+//! `file://`; the index is rewritten as games finish, so a running tournament can be watched
+//! by reloading it.
+
+use std::path::Path;
+
+use bao_stats::IntervalSummary;
+use bao_viewer::{
+    CrossCell, CrossTable, EloInterval, GameRow, IndexData, SideCode, SprtState, StandingRow,
+    replay_from_log, replay_html, tournament_index_html,
+};
+
+use super::folder::{OutDir, write_atomically};
+use super::journal::JournalEntry;
+use super::results::{Results, pairing_summary};
+
+/// The most games listed on the index (the newest); the standings count every game.
+pub const MAX_GAMES_LISTED: usize = 2_000;
+
+/// Writes the replay page of the game log at `log` next to it (`NNNNNN.html`).
+///
+/// # Errors
+/// The log cannot be read or shown, or the page cannot be written; the message names the path.
+pub fn write_replay(log: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+    let mut replay = replay_from_log(&text).map_err(|e| format!("{}: {e}", log.display()))?;
+    replay.back_href = Some("../index.html".to_owned());
+    if let Some(stem) = log.file_stem() {
+        replay.title = Some(format!("game {}", stem.to_string_lossy()));
+    }
+    let page = log.with_extension("html");
+    write_atomically(&page, replay_html(&replay).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", page.display()))
+}
+
+/// An interval of the statistics (undefined bounds are infinite) as the page shows it.
+fn interval(summary: &IntervalSummary) -> Option<EloInterval> {
+    let estimate = summary.estimate?;
+    Some(EloInterval {
+        estimate,
+        lower: summary.lower.unwrap_or(f64::NEG_INFINITY),
+        upper: summary.upper.unwrap_or(f64::INFINITY),
+    })
+}
+
+fn side_code(winner: Option<&str>) -> Option<SideCode> {
+    match winner {
+        Some("S") => Some(SideCode::South),
+        Some("N") => Some(SideCode::North),
+        _ => None,
+    }
+}
+
+/// The index page's data from the results and the journal.
+#[must_use]
+pub fn index_data(title: &str, results: &Results, entries: &[JournalEntry], written_at: String) -> IndexData {
+    let standings = results
+        .standings
+        .iter()
+        .map(|s| StandingRow {
+            name: s.name.clone(),
+            games: s.stats.games,
+            wins: s.stats.wdl.wins,
+            losses: s.stats.wdl.losses,
+            draws: s.stats.wdl.draws,
+            points: s.score,
+            elo: s.stats.trinomial.as_ref().and_then(|e| interval(&e.elo)),
+            pentanomial: s.stats.pentanomial.map(|p| [p.ll, p.ld, p.dd_or_wl, p.wd, p.ww]),
+        })
+        .collect();
+    let n = results.bots.len();
+    let cells = (0..n)
+        .map(|a| {
+            (0..n)
+                .map(|b| {
+                    (a != b).then(|| {
+                        let wdl = pairing_summary(entries, a, b, None).wdl;
+                        CrossCell { wins: wdl.wins, losses: wdl.losses, draws: wdl.draws }
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let sprt = results.sprt.as_ref().map(|s| SprtState {
+        elo0: s.elo0,
+        elo1: s.elo1,
+        alpha: s.alpha,
+        beta: s.beta,
+        llr: s.llr,
+        lower_bound: s.lower_bound,
+        upper_bound: s.upper_bound,
+        decision: format!("{:?}", s.decision).to_lowercase(),
+    });
+    let mut notes = Vec::new();
+    if entries.len() > MAX_GAMES_LISTED {
+        notes.push(format!(
+            "The newest {MAX_GAMES_LISTED} of {} games are listed; the standings count them all.",
+            entries.len()
+        ));
+    }
+    if !results.complete {
+        notes.push("The tournament is not complete: reload this page to see new games.".to_owned());
+    }
+    let games = entries
+        .iter()
+        .rev()
+        .take(MAX_GAMES_LISTED)
+        .map(|e| GameRow {
+            id: format!("{}", e.game),
+            south: e.south.clone(),
+            north: e.north.clone(),
+            winner: side_code(e.winner.as_deref()),
+            result: e.result.clone(),
+            reason: e.reason.name().to_owned(),
+            plies: e.plies,
+            replay_href: Some(Path::new(&e.log).with_extension("html").display().to_string()),
+            log_href: Some(e.log.clone()),
+        })
+        .collect();
+    IndexData {
+        title: title.to_owned(),
+        written_at,
+        complete: results.complete,
+        games_planned: Some(results.games_planned),
+        notes,
+        standings,
+        cross_table: Some(CrossTable { names: results.bots.clone(), cells }),
+        sprt,
+        games,
+    }
+}
+
+/// Writes `index.html` in the tournament folder.
+///
+/// # Errors
+/// The page cannot be written; the message names the path.
+pub fn write_index(out: &OutDir, results: &Results, entries: &[JournalEntry]) -> Result<(), String> {
+    let title =
+        out.root().file_name().map_or_else(|| "tournament".to_owned(), |n| n.to_string_lossy().into_owned());
+    let written_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let page = tournament_index_html(&index_data(&title, results, entries, written_at));
+    let path = out.root().join("index.html");
+    write_atomically(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
