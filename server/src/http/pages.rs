@@ -35,6 +35,7 @@ pub fn routes() -> Router<SharedArena> {
         .route("/versions/{id}", get(version))
         .route("/versions/{id}/promote", axum::routing::post(promote))
         .route("/games/{id}", get(game))
+        .route("/games/{id}/replay", get(replay))
         .route("/live", get(live_index))
         .route("/live/events", get(live_all_events))
         .route("/live/{id}", get(live_game))
@@ -278,6 +279,44 @@ async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): 
     let view = read_log(&text, sees(g.south.owner_id), sees(g.north.owner_id));
     let (user, csrf) = who(&session);
     arena.templates.page("game.html", context! { g, moves => view.moves, stderr => view.stderr, user, csrf })
+}
+
+/// The replay page of `bao-viewer` for a finished or aborted game.
+async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+    let g = match arena.db.read(move |c| games::game(c, id)).await {
+        Ok(Some(g)) => g,
+        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
+        Err(e) => return failed(&arena, &session, e),
+    };
+    if g.state == "running" {
+        return Redirect::to(&format!("/live/{id}")).into_response();
+    }
+    let text = match tokio::fs::read_to_string(arena.game_log_path(id)).await {
+        Ok(t) => t,
+        Err(e) => {
+            return failed(
+                &arena,
+                &session,
+                ApiError::not_found(format!("the log of game {id} is not on the server ({e})")),
+            );
+        }
+    };
+    match tokio::task::spawn_blocking(move || {
+        bao_viewer::replay_from_log(&text).map(|d| bao_viewer::replay_html(&d))
+    })
+    .await
+    {
+        Ok(Ok(html)) => axum::response::Html(html).into_response(),
+        Ok(Err(e)) => failed(
+            &arena,
+            &session,
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("the log of game {id} cannot be replayed: {e}"),
+            ),
+        ),
+        Err(e) => failed(&arena, &session, ServerError::Internal(format!("replay task: {e}"))),
+    }
 }
 
 async fn live_index(State(arena): State<SharedArena>, session: PageSession) -> Response {

@@ -95,4 +95,8 @@ pub fn pages_in_a_browser() {
     let page = chromium(&profile, &["--dump-dom", &format!("{u}/games/{id}")]);
     assert!(page.contains("Download the game log") && li_count(&page) > 0, "{page}");
     screenshot(&profile, &format!("{u}/games/{id}"), &shots.join("server-game.png"));
+    let replay = chromium(&profile, &["--dump-dom", &format!("{u}/games/{id}/replay")]);
+    // The viewer names the bots as they reported themselves in the log.
+    assert!(replay.contains("greedy vs slow-random") || replay.contains("slow-random vs greedy"), "{replay}");
+    screenshot(&profile, &format!("{u}/games/{id}/replay"), &shots.join("server-replay.png"));
 }

@@ -139,6 +139,9 @@ pub fn ladder_survives_kill_9_and_exports() {
     assert!(log.body.starts_with("{\"type\":\"header\""), "{}", &log.body[..100.min(log.body.len())]);
     let page = get(&format!("{}/games/{id}", server.url), None, None);
     assert!(page.body.contains("Download the game log"), "{}", page.body);
+    let replay = get(&format!("{}/games/{id}/replay", server.url), None, None);
+    assert_eq!(replay.status, 200, "{}", replay.body);
+    assert!(replay.body.contains("<script"), "the viewer's replay page");
     let bot_page = get(&format!("{}/bots/greedy", server.url), None, None);
     assert!(bot_page.body.contains("Head to head") && bot_page.body.contains("random"), "{}", bot_page.body);
     let live = get(&format!("{}/live", server.url), None, None);
