@@ -171,14 +171,30 @@ pub struct GameFilter {
     pub before: Option<i64>,
 }
 
-/// Games, newest first.
+/// Games, newest first. The SQL holds only the filters given, so that SQLite
+/// can use the indexes (a bot's games through its versions' ids).
 pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
-    let sql = format!(
-        "{GAME_SELECT} WHERE (?1 IS NULL OR s.bot_id = ?1 OR n.bot_id = ?1) AND (?2 IS NULL OR g.state = ?2)
-         AND (?3 IS NULL OR g.id < ?3) ORDER BY g.id DESC LIMIT ?4"
-    );
+    let mut clauses: Vec<&str> = Vec::new();
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    if let Some(bot) = f.bot_id {
+        clauses.push(
+            "(g.south_id IN (SELECT id FROM versions WHERE bot_id = ?) OR g.north_id IN (SELECT id FROM versions WHERE bot_id = ?))",
+        );
+        args.push(bot.into());
+        args.push(bot.into());
+    }
+    if let Some(state) = &f.state {
+        clauses.push("g.state = ?");
+        args.push(state.clone().into());
+    }
+    if let Some(before) = f.before {
+        clauses.push("g.id < ?");
+        args.push(before.into());
+    }
+    let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
+    let sql = format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {}", f.limit.min(1000));
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params![f.bot_id, f.state, f.before, f.limit.min(1000)], game_from_row)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args), game_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -193,26 +209,37 @@ pub struct Outcome {
     pub south_score: f64,
 }
 
-/// The results of finished games between two versions that are both in one of `states`.
-pub fn outcomes_between(conn: &Connection, states: &[&str]) -> Result<Vec<Outcome>, ServerError> {
-    let list = states.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(",");
-    let sql = format!(
-        "SELECT g.south_id, g.north_id, g.result FROM games g
-         JOIN versions s ON s.id = g.south_id JOIN versions n ON n.id = g.north_id
-         WHERE g.state = 'finished' AND s.state IN ({list}) AND n.state IN ({list}) AND g.purpose != 'candidate'"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([], |r| {
-        let result: String = r.get(2)?;
-        Ok(Outcome {
-            south: r.get(0)?,
-            north: r.get(1)?,
-            south_score: match result.as_str() {
-                "south" => 1.0,
-                "north" => 0.0,
-                _ => 0.5,
-            },
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+/// Finished ladder and placement games with an id above `after`, and the
+/// smallest id of a game still running (all in one snapshot).
+pub fn outcomes_after(
+    conn: &mut Connection,
+    after: i64,
+) -> Result<(Vec<(i64, Outcome)>, Option<i64>), ServerError> {
+    let tx = conn.transaction()?;
+    let rows = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, south_id, north_id, result FROM games
+             WHERE id > ?1 AND state = 'finished' AND purpose != 'candidate' ORDER BY id",
+        )?;
+        let rows = stmt.query_map([after], |r| {
+            let result: String = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                Outcome {
+                    south: r.get(1)?,
+                    north: r.get(2)?,
+                    south_score: match result.as_str() {
+                        "south" => 1.0,
+                        "north" => 0.0,
+                        _ => 0.5,
+                    },
+                },
+            ))
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let running: Option<i64> =
+        tx.query_row("SELECT min(id) FROM games WHERE state = 'running'", [], |r| r.get(0))?;
+    tx.commit()?;
+    Ok((rows, running))
 }

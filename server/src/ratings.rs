@@ -43,34 +43,54 @@ pub struct Rating {
     pub draws: u32,
 }
 
-/// Fits ratings for `players` from `outcomes` (games involving others are ignored).
-#[must_use]
-pub fn fit(players: &[i64], outcomes: &[Outcome]) -> Vec<Rating> {
-    let n = players.len();
-    let index: HashMap<i64, usize> = players.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-    // Aggregate per unordered pair: games and points of the lower index.
-    let mut pairs: HashMap<(usize, usize), (f64, f64)> = HashMap::new();
-    let mut wld = vec![(0u32, 0u32, 0u32); n];
+/// Results between two versions `lo < hi`: `lo`'s wins, draws, `hi`'s wins.
+pub type PairResults = HashMap<(i64, i64), [u32; 3]>;
+
+/// Adds game results to a table of pair results.
+pub fn add_outcomes(table: &mut PairResults, outcomes: impl IntoIterator<Item = Outcome>) {
     for o in outcomes {
-        let (Some(&s), Some(&t)) = (index.get(&o.south), index.get(&o.north)) else { continue };
-        if s == t {
+        if o.south == o.north {
             continue;
         }
-        let (a, b, points_a) = if s < t { (s, t, o.south_score) } else { (t, s, 1.0 - o.south_score) };
-        let e = pairs.entry((a, b)).or_insert((0.0, 0.0));
-        e.0 += 1.0;
-        e.1 += points_a;
-        for (who, score) in [(s, o.south_score), (t, 1.0 - o.south_score)] {
-            match score {
-                x if x > 0.75 => wld[who].0 += 1,
-                x if x < 0.25 => wld[who].1 += 1,
-                _ => wld[who].2 += 1,
-            }
+        let (lo, hi, lo_score) = if o.south < o.north {
+            (o.south, o.north, o.south_score)
+        } else {
+            (o.north, o.south, 1.0 - o.south_score)
+        };
+        let e = table.entry((lo, hi)).or_insert([0; 3]);
+        match lo_score {
+            x if x > 0.75 => e[0] += 1,
+            x if x < 0.25 => e[2] += 1,
+            _ => e[1] += 1,
         }
+    }
+}
+
+/// Fits ratings for `players` from the pair results (pairs with others are ignored).
+#[must_use]
+pub fn fit(players: &[i64], table: &PairResults) -> Vec<Rating> {
+    let n = players.len();
+    let index: HashMap<i64, usize> = players.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    // Per pair of indices: games and points of the first.
+    let mut pairs: Vec<(usize, usize, f64, f64)> = Vec::new();
+    let mut wld = vec![(0u32, 0u32, 0u32); n];
+    for (&(lo, hi), &[w, d, l]) in table {
+        let (Some(&a), Some(&b)) = (index.get(&lo), index.get(&hi)) else { continue };
+        let games = f64::from(w + d + l);
+        if games == 0.0 {
+            continue;
+        }
+        pairs.push((a, b, games, f64::from(w) + 0.5 * f64::from(d)));
+        wld[a].0 += w;
+        wld[a].1 += l;
+        wld[a].2 += d;
+        wld[b].0 += l;
+        wld[b].1 += w;
+        wld[b].2 += d;
     }
     // Points of each player, plus the prior's half point.
     let mut points = vec![0.5; n];
-    for (&(a, b), &(games, pa)) in &pairs {
+    for &(a, b, games, pa) in &pairs {
         points[a] += pa;
         points[b] += games - pa;
     }
@@ -78,7 +98,7 @@ pub fn fit(players: &[i64], outcomes: &[Outcome]) -> Vec<Rating> {
     for _ in 0..10_000 {
         // The prior's virtual game against an opponent of strength 1.
         let mut denom: Vec<f64> = gamma.iter().map(|g| 1.0 / (g + 1.0)).collect();
-        for (&(a, b), &(games, _)) in &pairs {
+        for &(a, b, games, _) in &pairs {
             let d = games / (gamma[a] + gamma[b]);
             denom[a] += d;
             denom[b] += d;
@@ -89,7 +109,7 @@ pub fn fit(players: &[i64], outcomes: &[Outcome]) -> Vec<Rating> {
             change = change.max((next.ln() - gamma[i].ln()).abs());
             gamma[i] = next;
         }
-        if change < 1e-10 {
+        if change < 1e-9 {
             break;
         }
     }
@@ -97,7 +117,7 @@ pub fn fit(players: &[i64], outcomes: &[Outcome]) -> Vec<Rating> {
     let mean = if n == 0 { 0.0 } else { theta.iter().sum::<f64>() / n as f64 };
     // Fisher information (diagonal): Σ n p (1 − p), with the prior's virtual game.
     let mut info: Vec<f64> = gamma.iter().map(|&g| g / ((g + 1.0) * (g + 1.0))).collect();
-    for (&(a, b), &(games, _)) in &pairs {
+    for &(a, b, games, _) in &pairs {
         let p = gamma[a] / (gamma[a] + gamma[b]);
         let v = games * p * (1.0 - p);
         info[a] += v;
@@ -131,21 +151,58 @@ pub fn rank_confidence(sorted: &[Rating]) -> Vec<f64> {
         .collect()
 }
 
-/// Reads every game between active versions, fits, stores the ratings and
-/// appends to the history the versions whose rating or game count changed.
-pub async fn recompute(arena: &Arena) -> Result<usize, ServerError> {
+/// What the rating task has read so far: the results of every finished game
+/// up to a watermark, aggregated per pair, so that each round reads only the
+/// games that ended since the last one.
+#[derive(Debug, Default)]
+pub struct RatingState {
+    table: PairResults,
+    /// Every game with an id at or below this is counted (or was aborted).
+    watermark: i64,
+    /// Games above the watermark already counted.
+    counted: std::collections::HashSet<i64>,
+}
+
+impl RatingState {
+    /// Games counted so far.
+    #[must_use]
+    pub fn games(&self) -> u64 {
+        self.table.values().map(|r| u64::from(r[0] + r[1] + r[2])).sum()
+    }
+}
+
+/// Reads the games that ended since the last round, fits the active versions,
+/// stores the ratings and appends to the history the versions whose rating or
+/// game count changed. Returns the number of versions rated.
+pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, ServerError> {
     let started = Instant::now();
-    let (players, outcomes) = arena
+    let after = state.watermark;
+    let (players, (rows, running)) = arena
         .db
-        .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT id FROM versions WHERE state = 'active' ORDER BY id")?;
-            let players: Vec<i64> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
-            Ok((players, crate::games::outcomes_between(c, &["active"])?))
+        .read(move |c| {
+            let players: Vec<i64> = {
+                let mut stmt =
+                    c.prepare_cached("SELECT id FROM versions WHERE state = 'active' ORDER BY id")?;
+                stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+            };
+            Ok((players, crate::games::outcomes_after(c, after)?))
         })
         .await?;
-    let mut ratings = tokio::task::spawn_blocking(move || fit(&players, &outcomes))
-        .await
-        .map_err(|e| ServerError::Internal(format!("rating task: {e}")))?;
+    let max_seen = rows.last().map_or(after, |r| r.0);
+    let fresh: Vec<Outcome> =
+        rows.iter().filter(|(id, _)| state.counted.insert(*id)).map(|(_, o)| *o).collect();
+    add_outcomes(&mut state.table, fresh);
+    state.watermark = running.map_or(max_seen, |r| (r - 1).max(after));
+    let mark = state.watermark;
+    state.counted.retain(|&id| id > mark);
+    let table = std::mem::take(&mut state.table);
+    let (table, mut ratings) = tokio::task::spawn_blocking(move || {
+        let r = fit(&players, &table);
+        (table, r)
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("rating task: {e}")))?;
+    state.table = table;
     ratings.sort_by(|a, b| b.elo.total_cmp(&a.elo));
     let sure = rank_confidence(&ratings);
     let count = ratings.len();
@@ -177,9 +234,9 @@ pub async fn recompute(arena: &Arena) -> Result<usize, ServerError> {
                         now
                     ],
                 )?;
-                let changed = old.get(&r.version_id).is_none_or(|&(elo, games)| {
-                    (elo - r.elo).abs() > 0.5 || games != i64::from(r.games)
-                });
+                let changed = old
+                    .get(&r.version_id)
+                    .is_none_or(|&(elo, games)| (elo - r.elo).abs() > 0.5 || games != i64::from(r.games));
                 if changed && r.games > 0 {
                     tx.execute(
                         "INSERT INTO rating_history (version_id, at, elo, games) VALUES (?1, ?2, ?3, ?4)",
@@ -195,29 +252,38 @@ pub async fn recompute(arena: &Arena) -> Result<usize, ServerError> {
     Ok(count)
 }
 
-/// Recomputes the ratings every `rating.recompute_secs` while games end, until shutdown.
+/// Recomputes the ratings after games end (at most every `rating.recompute_secs`,
+/// at least every minute), until shutdown; once more at the end.
 pub async fn run(arena: Arc<Arena>) {
     let period = Duration::from_secs(arena.config.rating.recompute_secs);
+    let mut state = RatingState::default();
     loop {
-        if let Err(e) = recompute(&arena).await {
+        if let Err(e) = recompute(&arena, &mut state).await {
             tracing::error!(error = %e, "rating recomputation failed");
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => return,
+            () = arena.shutdown.cancelled() => break,
             () = tokio::time::sleep(period) => {}
         }
-        // Wait for a game to end (or at most a minute) before the next round.
         tokio::select! {
-            () = arena.shutdown.cancelled() => return,
+            () = arena.shutdown.cancelled() => break,
             () = arena.rating_wake.notified() => {}
             () = tokio::time::sleep(Duration::from_secs(60)) => {}
         }
     }
+    // The engine records the games it aborts on shutdown; the serve loop runs
+    // the last round after the engine has stopped.
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn table(outcomes: Vec<Outcome>) -> PairResults {
+        let mut t = PairResults::new();
+        add_outcomes(&mut t, outcomes);
+        t
+    }
 
     fn games(a: i64, b: i64, a_wins: u32, draws: u32, b_wins: u32) -> Vec<Outcome> {
         let mut v = Vec::new();
@@ -241,14 +307,14 @@ mod tests {
 
     #[test]
     fn equal_results_give_equal_ratings_around_the_mean() {
-        let r = fit(&[1, 2], &games(1, 2, 10, 0, 10));
+        let r = fit(&[1, 2], &table(games(1, 2, 10, 0, 10)));
         assert!((r[0].elo - 1500.0).abs() < 1e-6 && (r[1].elo - 1500.0).abs() < 1e-6, "{r:?}");
         assert_eq!((r[0].wins, r[0].losses, r[0].draws, r[0].games), (10, 10, 0, 20));
     }
 
     #[test]
     fn a_75_percent_score_is_about_190_elo_with_a_weak_prior() {
-        let r = fit(&[1, 2], &games(1, 2, 300, 0, 100));
+        let r = fit(&[1, 2], &table(games(1, 2, 300, 0, 100)));
         let diff = r[0].elo - r[1].elo;
         // 75 % is 190.8 Elo; the prior pulls a little towards 0.
         assert!((185.0..191.0).contains(&diff), "{diff}");
@@ -260,7 +326,7 @@ mod tests {
     fn all_wins_stay_finite_and_order_is_transitive() {
         let mut g = games(1, 2, 10, 0, 0);
         g.extend(games(2, 3, 10, 0, 0));
-        let r = fit(&[1, 2, 3], &g);
+        let r = fit(&[1, 2, 3], &table(g.clone()));
         assert!(r.iter().all(|x| x.elo.is_finite() && x.sd.is_finite()));
         assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
         let mean = r.iter().map(|x| x.elo).sum::<f64>() / 3.0;
@@ -269,14 +335,14 @@ mod tests {
 
     #[test]
     fn more_games_narrow_the_interval() {
-        let few = fit(&[1, 2], &games(1, 2, 5, 0, 5));
-        let many = fit(&[1, 2], &games(1, 2, 500, 0, 500));
+        let few = fit(&[1, 2], &table(games(1, 2, 5, 0, 5)));
+        let many = fit(&[1, 2], &table(games(1, 2, 500, 0, 500)));
         assert!(many[0].sd < few[0].sd / 5.0, "{} vs {}", many[0].sd, few[0].sd);
     }
 
     #[test]
     fn unplayed_versions_sit_at_the_mean_with_a_wide_interval() {
-        let r = fit(&[1, 2, 3], &games(1, 2, 10, 0, 10));
+        let r = fit(&[1, 2, 3], &table(games(1, 2, 10, 0, 10)));
         assert!((r[2].elo - 1500.0).abs() < 1e-6);
         assert!(r[2].sd > 300.0, "{}", r[2].sd);
         assert_eq!(r[2].games, 0);

@@ -5,7 +5,7 @@
 //! bots start and becomes `finished` in one statement after its log is synced,
 //! so a kill at any moment loses no finished game and counts none twice.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,19 +38,26 @@ pub struct PairPlan {
 
 /// Runs the game loop until shutdown.
 pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
+    let stats = match arena.db.read(|c| LadderStats::load(c)).await {
+        Ok(s) => Arc::new(std::sync::Mutex::new(s)),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the games: the game loop does not run");
+            return;
+        }
+    };
     let slots = arena.config.games.concurrency;
     let mut running: JoinSet<[i64; 2]> = JoinSet::new();
     let mut busy: HashSet<i64> = HashSet::new();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
-            match next_pair(&arena, &busy).await {
+            match next_pair(&arena, &stats, &busy).await {
                 Ok(Some(plan)) => {
                     busy.insert(plan.first);
                     busy.insert(plan.second);
-                    let (arena, engine) = (arena.clone(), engine.clone());
+                    let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
                     running.spawn(async move {
                         let ids = [plan.first, plan.second];
-                        if let Err(e) = play_pair(&arena, &engine, &plan).await {
+                        if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
                             tracing::error!(error = %e, "a pair of games failed");
                         }
                         ids
@@ -81,65 +88,117 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
     while running.join_next().await.is_some() {}
 }
 
-/// What the matchmaker needs to know about the active versions.
+/// What the game loop knows of past games, read once at start and then kept
+/// up to date by the loop itself (the only writer of games), so that choosing
+/// a pair never scans the games table.
+#[derive(Debug, Default)]
+pub struct LadderStats {
+    /// Finished ladder and placement games per version.
+    games: HashMap<i64, u32>,
+    /// The last start of a game per version (Unix ms).
+    last_start: HashMap<i64, i64>,
+    /// Finished games per pair of versions.
+    pairs: PairCounts,
+}
+
+impl LadderStats {
+    /// Reads the statistics of every game so far.
+    pub fn load(conn: &rusqlite::Connection) -> Result<LadderStats, ServerError> {
+        let mut stats = LadderStats::default();
+        let mut stmt = conn.prepare(
+            "SELECT south_id, north_id, count(*), max(started_at), sum(state = 'finished') FROM games
+             WHERE purpose != 'candidate' GROUP BY south_id, north_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(3)?, r.get::<_, u32>(4)?))
+        })?;
+        for row in rows {
+            let (s, n, last, finished) = row?;
+            stats.pairs.add(s, n, finished);
+            for v in [s, n] {
+                *stats.games.entry(v).or_insert(0) += finished;
+                let l = stats.last_start.entry(v).or_insert(0);
+                *l = (*l).max(last);
+            }
+        }
+        Ok(stats)
+    }
+
+    fn started(&mut self, a: i64, b: i64, at: i64) {
+        self.last_start.insert(a, at);
+        self.last_start.insert(b, at);
+    }
+
+    fn finished(&mut self, a: i64, b: i64) {
+        self.pairs.add(a, b, 1);
+        *self.games.entry(a).or_insert(0) += 1;
+        *self.games.entry(b).or_insert(0) += 1;
+    }
+}
+
+/// The shared statistics.
+pub type SharedStats = Arc<std::sync::Mutex<LadderStats>>;
+
+/// The active versions as the matchmaker sees them.
 fn entrants(
     conn: &rusqlite::Connection,
+    stats: &LadderStats,
     placement_games: u32,
-) -> Result<(Vec<Entrant>, PairCounts), ServerError> {
+) -> Result<Vec<Entrant>, ServerError> {
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
-        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at,
-           (SELECT count(*) FROM games g WHERE (g.south_id = v.id OR g.north_id = v.id) AND g.state != 'aborted'
-              AND g.purpose != 'candidate'),
-           (SELECT max(g.started_at) FROM games g WHERE g.south_id = v.id OR g.north_id = v.id)
+        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at
          FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
     )?;
     let rows = stmt.query_map([], |r| {
-        let since: i64 = r.get::<_, Option<i64>>(5)?.unwrap_or(r.get(3)?);
-        let games: i64 = r.get(4)?;
-        Ok(Entrant {
-            id: r.get(0)?,
-            rating: r.get(1)?,
-            sd: r.get(2)?,
-            placement_left: placement_games.saturating_sub(u32::try_from(games).unwrap_or(u32::MAX)),
-            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
-        })
+        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
     })?;
-    let list: Vec<Entrant> = rows.collect::<Result<_, _>>()?;
-    let mut pairs = PairCounts::default();
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.south_id, g.north_id, count(*) FROM games g
-         JOIN versions s ON s.id = g.south_id JOIN versions n ON n.id = g.north_id
-         WHERE g.state = 'finished' AND s.state = 'active' AND n.state = 'active' GROUP BY g.south_id, g.north_id",
-    )?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, u32>(2)?)))? {
-        let (a, b, n) = row?;
-        pairs.add(a, b, n);
+    let mut list = Vec::new();
+    for row in rows {
+        let (id, rating, sd, active_since) = row?;
+        let since = stats.last_start.get(&id).copied().unwrap_or(0).max(active_since);
+        let games = stats.games.get(&id).copied().unwrap_or(0);
+        list.push(Entrant {
+            id,
+            rating,
+            sd,
+            placement_left: placement_games.saturating_sub(games),
+            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
+        });
     }
-    Ok((list, pairs))
+    Ok(list)
 }
 
 /// The next pair to play: ladder versions over the wait bound first, then a
 /// candidate under test, then the matchmaker's choice.
-async fn next_pair(arena: &Arena, busy: &HashSet<i64>) -> Result<Option<PairPlan>, ServerError> {
+async fn next_pair(
+    arena: &Arena,
+    stats: &SharedStats,
+    busy: &HashSet<i64>,
+) -> Result<Option<PairPlan>, ServerError> {
     let placement = arena.config.matchmaking.placement_games;
     let bound = arena.config.matchmaking.wait_bound_secs;
     let busy_ids = busy.clone();
-    let (list, pairs, candidates) = arena
+    let shared = stats.clone();
+    let (list, candidates) = arena
         .db
         .read(move |c| {
-            let (list, pairs) = entrants(c, placement)?;
+            let stats = shared.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
+            let list = entrants(c, &stats, placement)?;
             let mut stmt = c.prepare_cached(
                 "SELECT v.id, v.baseline_id FROM versions v JOIN versions b ON b.id = v.baseline_id
                  WHERE v.state = 'evaluating' AND v.sprt_result IS NULL AND b.state = 'active' ORDER BY v.id",
             )?;
             let candidates: Vec<(i64, i64)> =
                 stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-            Ok((list, pairs, candidates))
+            Ok((list, candidates))
         })
         .await?;
     let mut jitter = || rand::random::<f64>();
-    let ladder = matchmaking::choose(&list, &pairs, &busy_ids, bound, &mut jitter);
+    let ladder = {
+        let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
+        matchmaking::choose(&list, &stats.pairs, &busy_ids, bound, &mut jitter)
+    };
     let plan_of = |p: Pairing| PairPlan {
         first: p.anchor,
         second: p.opponent,
@@ -205,7 +264,12 @@ fn game_config(
 }
 
 /// Plays the two games of a pair, recording each.
-pub async fn play_pair(arena: &Arena, engine: &Engine, plan: &PairPlan) -> Result<(), ServerError> {
+pub async fn play_pair(
+    arena: &Arena,
+    engine: &Engine,
+    stats: &SharedStats,
+    plan: &PairPlan,
+) -> Result<(), ServerError> {
     let (a, b) = (plan.first, plan.second);
     let (va, vb) = arena.db.read(move |c| Ok((versions::version(c, a)?, versions::version(c, b)?))).await?;
     let (Some(va), Some(vb)) = (va, vb) else {
@@ -217,7 +281,16 @@ pub async fn play_pair(arena: &Arena, engine: &Engine, plan: &PairPlan) -> Resul
         if arena.shutdown.is_cancelled() {
             break;
         }
-        play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
+        if let Ok(mut s) = stats.lock() {
+            s.started(south.id, north.id, now_ms());
+        }
+        let finished = play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
+        if finished
+            && plan.purpose != "candidate"
+            && let Ok(mut s) = stats.lock()
+        {
+            s.finished(south.id, north.id);
+        }
     }
     if let Some(cand) = plan.candidate {
         crate::candidate::update(arena, cand).await?;
@@ -233,7 +306,7 @@ async fn play_one(
     pair_key: &str,
     seed: u32,
     purpose: &'static str,
-) -> Result<(), ServerError> {
+) -> Result<bool, ServerError> {
     let config = game_config(arena, south, north, u64::from(seed))?;
     let new = NewGame {
         south_id: south.id,
@@ -260,6 +333,7 @@ async fn play_one(
     });
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
     arena.metrics.games_running.dec();
+    let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
     match outcome {
         Ok(r) if r.reason == bao_game::Reason::Aborted => {
             arena.metrics.games_aborted.inc();
@@ -289,5 +363,5 @@ async fn play_one(
             return Err(e);
         }
     }
-    Ok(())
+    Ok(finished)
 }

@@ -74,7 +74,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
         Err(_) => tracing::warn!("the engine is still in use at shutdown"),
     }
     // A last rating round so that the stored standings include every recorded game.
-    if let Err(e) = crate::ratings::recompute(&arena).await {
+    if let Err(e) = crate::ratings::recompute(&arena, &mut crate::ratings::RatingState::default()).await {
         tracing::error!(error = %e, "final rating recomputation failed");
     }
     tracing::info!("stopped");
