@@ -209,12 +209,12 @@ pub struct Outcome {
     pub south_score: f64,
 }
 
+/// Finished games with their ids, and the smallest id of a game still running.
+pub type OutcomesAfter = (Vec<(i64, Outcome)>, Option<i64>);
+
 /// Finished ladder and placement games with an id above `after`, and the
 /// smallest id of a game still running (all in one snapshot).
-pub fn outcomes_after(
-    conn: &mut Connection,
-    after: i64,
-) -> Result<(Vec<(i64, Outcome)>, Option<i64>), ServerError> {
+pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter, ServerError> {
     let tx = conn.transaction()?;
     let rows = {
         let mut stmt = tx.prepare_cached(
