@@ -55,7 +55,7 @@ pub struct GamesConfig {
     pub startup_ms: u64,
     /// A game still running after this many plies is a draw.
     pub max_plies: u32,
-    /// Games played at the same time.
+    /// Pairs of games played at the same time (0 pauses the game loop).
     pub concurrency: usize,
     /// Random plies from the start position that make a pair's shared opening.
     pub opening_plies: u32,
@@ -186,8 +186,8 @@ impl ArenaConfig {
                 self.games.variant
             ));
         }
-        if self.games.concurrency == 0 || self.limits.build_concurrency == 0 {
-            return Err("games.concurrency and limits.build_concurrency must be at least 1".into());
+        if self.limits.build_concurrency == 0 {
+            return Err("limits.build_concurrency must be at least 1".into());
         }
         if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
             return Err("gate.move_ms and gate.startup_ms must be positive".into());

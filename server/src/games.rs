@@ -107,19 +107,21 @@ pub struct NewGame {
     pub purpose: &'static str,
 }
 
-/// Records a game as running; returns its id. Its log goes to `log_path(id)`.
+/// Records a game as running (one transaction); returns its id. Its log goes to `log_path(id)`.
 pub fn insert_running(
-    conn: &Connection,
+    conn: &mut Connection,
     g: &NewGame,
     log_path: impl Fn(i64) -> String,
 ) -> Result<i64, ServerError> {
-    conn.execute(
+    let tx = conn.transaction()?;
+    tx.execute(
         "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
          VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, '')",
         params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, now_ms()],
     )?;
-    let id = conn.last_insert_rowid();
-    conn.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
+    let id = tx.last_insert_rowid();
+    tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
+    tx.commit()?;
     Ok(id)
 }
 
