@@ -39,6 +39,8 @@ pub struct Arena {
     pub rating_wake: Notify,
     /// The page templates.
     pub templates: Templates,
+    /// Answers served to many clients (the leaderboard).
+    pub cache: crate::cache::AnswerCache,
 }
 
 /// The shared handle on the arena.
@@ -71,6 +73,7 @@ impl Arena {
             game_wake: Notify::new(),
             rating_wake: Notify::new(),
             templates: Templates::new()?,
+            cache: crate::cache::AnswerCache::default(),
         })
     }
 

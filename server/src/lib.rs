@@ -9,6 +9,7 @@
 pub mod arena;
 pub mod auth;
 pub mod build;
+pub mod cache;
 pub mod candidate;
 pub mod client;
 pub mod config;

@@ -69,6 +69,14 @@ pub fn add_outcomes(table: &mut PairResults, outcomes: impl IntoIterator<Item = 
 /// Fits ratings for `players` from the pair results (pairs with others are ignored).
 #[must_use]
 pub fn fit(players: &[i64], table: &PairResults) -> Vec<Rating> {
+    fit_from(players, table, &mut HashMap::new())
+}
+
+/// [`fit`], starting from the strengths in `start` (by version; 1 for others) and
+/// leaving the fitted ones there: after a few more games the fit converges in a
+/// few iterations.
+#[must_use]
+pub fn fit_from(players: &[i64], table: &PairResults, start: &mut HashMap<i64, f64>) -> Vec<Rating> {
     let n = players.len();
     let index: HashMap<i64, usize> = players.iter().enumerate().map(|(i, &p)| (p, i)).collect();
     // Per pair of indices: games and points of the first.
@@ -94,7 +102,7 @@ pub fn fit(players: &[i64], table: &PairResults) -> Vec<Rating> {
         points[a] += pa;
         points[b] += games - pa;
     }
-    let mut gamma = vec![1.0f64; n];
+    let mut gamma: Vec<f64> = players.iter().map(|p| start.get(p).copied().unwrap_or(1.0)).collect();
     for _ in 0..10_000 {
         // The prior's virtual game against an opponent of strength 1.
         let mut denom: Vec<f64> = gamma.iter().map(|g| 1.0 / (g + 1.0)).collect();
@@ -109,10 +117,12 @@ pub fn fit(players: &[i64], table: &PairResults) -> Vec<Rating> {
             change = change.max((next.ln() - gamma[i].ln()).abs());
             gamma[i] = next;
         }
-        if change < 1e-9 {
+        if change < 1e-8 {
             break;
         }
     }
+    start.clear();
+    start.extend(players.iter().copied().zip(gamma.iter().copied()));
     let theta: Vec<f64> = gamma.iter().map(|g| g.ln()).collect();
     let mean = if n == 0 { 0.0 } else { theta.iter().sum::<f64>() / n as f64 };
     // Fisher information (diagonal): Σ n p (1 − p), with the prior's virtual game.
@@ -161,6 +171,8 @@ pub struct RatingState {
     watermark: i64,
     /// Games above the watermark already counted.
     counted: std::collections::HashSet<i64>,
+    /// The last fitted strengths, to start the next fit from.
+    gamma: HashMap<i64, f64>,
 }
 
 impl RatingState {
@@ -196,13 +208,15 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
     let mark = state.watermark;
     state.counted.retain(|&id| id > mark);
     let table = std::mem::take(&mut state.table);
-    let (table, mut ratings) = tokio::task::spawn_blocking(move || {
-        let r = fit(&players, &table);
-        (table, r)
+    let mut gamma = std::mem::take(&mut state.gamma);
+    let (table, gamma, mut ratings) = tokio::task::spawn_blocking(move || {
+        let r = fit_from(&players, &table, &mut gamma);
+        (table, gamma, r)
     })
     .await
     .map_err(|e| ServerError::Internal(format!("rating task: {e}")))?;
     state.table = table;
+    state.gamma = gamma;
     ratings.sort_by(|a, b| b.elo.total_cmp(&a.elo));
     let sure = rank_confidence(&ratings);
     let count = ratings.len();
@@ -331,6 +345,19 @@ mod tests {
         assert!(r[0].elo > r[1].elo && r[1].elo > r[2].elo, "{r:?}");
         let mean = r.iter().map(|x| x.elo).sum::<f64>() / 3.0;
         assert!((mean - 1500.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_warm_start_gives_the_same_fit() {
+        let mut g = games(1, 2, 30, 5, 10);
+        g.extend(games(2, 3, 20, 0, 20));
+        let cold = fit(&[1, 2, 3], &table(g.clone()));
+        let mut start = HashMap::new();
+        let _ = fit_from(&[1, 2, 3], &table(games(1, 2, 3, 0, 1)), &mut start);
+        let warm = fit_from(&[1, 2, 3], &table(g), &mut start);
+        for (c, w) in cold.iter().zip(&warm) {
+            assert!((c.elo - w.elo).abs() < 0.01, "{c:?} vs {w:?}");
+        }
     }
 
     #[test]

@@ -169,8 +169,17 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
 
 /// The leaderboard.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
-pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Json<Vec<Standing>>, ApiError> {
-    Ok(Json(arena.db.read(|c| standings::leaderboard(c)).await?))
+pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, ApiError> {
+    let body = match arena.cache.get("api/leaderboard") {
+        Some(b) => b,
+        None => {
+            let rows: Vec<Standing> = arena.db.read(|c| standings::leaderboard(c)).await?;
+            let text = serde_json::to_string(&rows)
+                .map_err(|e| ApiError::from(crate::error::ServerError::Internal(e.to_string())))?;
+            arena.cache.put("api/leaderboard", text)
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response())
 }
 
 /// Which games to list.

@@ -55,6 +55,12 @@ fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) ->
 }
 
 async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    // Visitors without a session all see the same page: it is cached for a second.
+    if session.0.is_none()
+        && let Some(html) = arena.cache.get("page/leaderboard")
+    {
+        return axum::response::Html(html.to_string()).into_response();
+    }
     let data = arena
         .db
         .read(|c| {
@@ -64,9 +70,17 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> 
         })
         .await;
     let (user, csrf) = who(&session);
+    let anonymous = user.is_none();
     match data {
         Ok((standings, games)) => {
-            arena.templates.page("leaderboard.html", context! { standings, games, user, csrf })
+            match arena.templates.render("leaderboard.html", context! { standings, games, user, csrf }) {
+                Ok(html) if anonymous => {
+                    axum::response::Html(arena.cache.put("page/leaderboard", html).to_string())
+                        .into_response()
+                }
+                Ok(html) => axum::response::Html(html).into_response(),
+                Err(e) => failed(&arena, &session, e),
+            }
         }
         Err(e) => failed(&arena, &session, e),
     }
