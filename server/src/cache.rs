@@ -12,19 +12,19 @@ pub const TTL: Duration = Duration::from_secs(1);
 /// Cached answers by key.
 #[derive(Default)]
 pub struct AnswerCache {
-    entries: RwLock<HashMap<&'static str, (Instant, std::sync::Arc<str>)>>,
+    entries: RwLock<HashMap<&'static str, (Instant, bytes::Bytes)>>,
 }
 
 impl AnswerCache {
     /// The fresh answer under `key`, if any.
-    pub fn get(&self, key: &'static str) -> Option<std::sync::Arc<str>> {
+    pub fn get(&self, key: &'static str) -> Option<bytes::Bytes> {
         let entries = self.entries.read().ok()?;
         entries.get(key).filter(|(at, _)| at.elapsed() < TTL).map(|(_, v)| v.clone())
     }
 
     /// Stores an answer.
-    pub fn put(&self, key: &'static str, value: String) -> std::sync::Arc<str> {
-        let value: std::sync::Arc<str> = value.into();
+    pub fn put(&self, key: &'static str, value: String) -> bytes::Bytes {
+        let value = bytes::Bytes::from(value);
         if let Ok(mut entries) = self.entries.write() {
             entries.insert(key, (Instant::now(), value.clone()));
         }
@@ -41,7 +41,7 @@ mod tests {
         let c = AnswerCache::default();
         assert!(c.get("a").is_none());
         c.put("a", "x".into());
-        assert_eq!(c.get("a").as_deref(), Some("x"));
+        assert_eq!(c.get("a").as_deref(), Some(&b"x"[..]));
         assert!(c.get("b").is_none());
     }
 }

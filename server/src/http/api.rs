@@ -179,7 +179,7 @@ pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, A
             arena.cache.put("api/leaderboard", text)
         }
     };
-    Ok(([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response())
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// Which games to list.

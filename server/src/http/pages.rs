@@ -59,7 +59,7 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> 
     if session.0.is_none()
         && let Some(html) = arena.cache.get("page/leaderboard")
     {
-        return axum::response::Html(html.to_string()).into_response();
+        return axum::response::Html(html).into_response();
     }
     let data = arena
         .db
@@ -75,8 +75,7 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> 
         Ok((standings, games)) => {
             match arena.templates.render("leaderboard.html", context! { standings, games, user, csrf }) {
                 Ok(html) if anonymous => {
-                    axum::response::Html(arena.cache.put("page/leaderboard", html).to_string())
-                        .into_response()
+                    axum::response::Html(arena.cache.put("page/leaderboard", html)).into_response()
                 }
                 Ok(html) => axum::response::Html(html).into_response(),
                 Err(e) => failed(&arena, &session, e),
