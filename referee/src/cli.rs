@@ -28,6 +28,10 @@ pub enum Command {
     Verify(crate::verify_cmd::VerifyArgs),
     /// Prints a game log as a game record: numbered move pairs (`1. A6< a6<`) and the result.
     Record(crate::record_cmd::RecordArgs),
+    /// Runs the competition server (submissions, conformance gate, ladder, web pages, API).
+    Serve(crate::serve_cmd::ServeArgs),
+    /// Submits a bot to a competition server.
+    Submit(crate::serve_cmd::SubmitArgs),
     /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
     Show(crate::show_cmd::ShowArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
@@ -57,6 +61,8 @@ pub fn main() -> ExitCode {
         Command::Match(args) => crate::match_cmd::run(args),
         Command::Verify(args) => crate::verify_cmd::run(&args),
         Command::Record(args) => crate::record_cmd::run(&args),
+        Command::Serve(args) => crate::serve_cmd::run_serve(&args),
+        Command::Submit(args) => crate::serve_cmd::run_submit(&args),
         Command::Show(args) => crate::show_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),

@@ -17,6 +17,7 @@ pub mod preflight;
 pub mod record_cmd;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
+pub mod serve_cmd;
 pub mod show_cmd;
 pub mod signals;
 pub mod tournament;

@@ -1,0 +1,125 @@
+//! `bao-referee serve` (the competition server of `bao-server`) and `bao-referee submit` (its
+//! client, for a bot author's own CI). See docs/server.md.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// The arguments of `bao-referee serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The arena directory (database, bots, games, arena.toml).
+    #[arg(long, default_value = "arena", global = true)]
+    pub data: PathBuf,
+    /// Listen on this address instead of arena.toml's (default 127.0.0.1:8080).
+    #[arg(long)]
+    pub listen: Option<SocketAddr>,
+    /// Administration instead of serving.
+    #[command(subcommand)]
+    pub command: Option<ServeCommand>,
+}
+
+/// `bao-referee serve user|export`.
+#[derive(Debug, clap::Subcommand)]
+pub enum ServeCommand {
+    /// Users: `serve user add NAME [--admin]` prints the new user's API token.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Writes every finished game's log (verifiable with `bao-referee verify`) and the
+    /// standings as JSON into DIR.
+    Export {
+        /// Where to write.
+        dir: PathBuf,
+    },
+}
+
+/// `bao-referee serve user ...`.
+#[derive(Debug, clap::Subcommand)]
+pub enum UserCommand {
+    /// Adds a user and prints its API token (stored hashed; shown once).
+    Add {
+        /// The user's name.
+        name: String,
+        /// Make the user an administrator.
+        #[arg(long)]
+        admin: bool,
+    },
+}
+
+/// The arguments of `bao-referee submit`.
+#[derive(Debug, clap::Args)]
+pub struct SubmitArgs {
+    /// The server's URL, e.g. http://127.0.0.1:8080.
+    #[arg(long)]
+    pub server: String,
+    /// Your API token (from `bao-referee serve user add`).
+    #[arg(long)]
+    pub token: String,
+    /// The bot's name (a new version of it when it exists).
+    #[arg(long)]
+    pub bot: String,
+    /// The language, from the server's table (python, node, cpp, java, rust, executable).
+    #[arg(long)]
+    pub language: String,
+    /// Submit as a candidate against your active version (an SPRT decides).
+    #[arg(long)]
+    pub candidate: bool,
+    /// Promote the candidate automatically when it passes.
+    #[arg(long, requires = "candidate")]
+    pub auto_promote: bool,
+    /// The file to upload: one source file, an executable, or a tar/zip archive.
+    pub file: PathBuf,
+}
+
+/// Runs `bao-referee serve`; returns the exit code.
+#[must_use]
+pub fn run_serve(args: &ServeArgs) -> u8 {
+    let result = match &args.command {
+        None => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| bao_server::ServerError::io("cannot start the server's runtime", e))
+            .and_then(|rt| {
+                rt.block_on(bao_server::serve(bao_server::ServeOptions {
+                    data_dir: args.data.clone(),
+                    listen: args.listen,
+                }))
+            }),
+        Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
+            bao_server::user_add(&args.data, name, *admin).map(|token| crate::out::line(&token))
+        }
+        Some(ServeCommand::Export { dir }) => bao_server::export(&args.data, dir).map(|s| {
+            crate::out::line(&format!(
+                "exported {} games and {} standings to {}",
+                s.games,
+                s.standings,
+                dir.display()
+            ));
+        }),
+    };
+    finish(result)
+}
+
+/// Runs `bao-referee submit`; returns the exit code.
+#[must_use]
+pub fn run_submit(args: &SubmitArgs) -> u8 {
+    let options = bao_server::SubmitOptions {
+        server: args.server.clone(),
+        token: args.token.clone(),
+        file: args.file.clone(),
+        bot: args.bot.clone(),
+        language: args.language.clone(),
+        candidate: args.candidate,
+        auto_promote: args.auto_promote,
+    };
+    finish(bao_server::submit_client(&options).map(|answer| crate::out::line(&answer.to_string())))
+}
+
+fn finish(result: Result<(), bao_server::ServerError>) -> u8 {
+    match result {
+        Ok(()) => crate::exit::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            crate::exit::INTERNAL
+        }
+    }
+}

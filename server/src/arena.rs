@@ -1,0 +1,112 @@
+//! An open arena: its directory, configuration, database, metrics, the live
+//! event hub and the signals that wake the background workers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ArenaConfig;
+use crate::db::Db;
+use crate::error::ServerError;
+use crate::live::LiveHub;
+use crate::metrics::Metrics;
+use crate::pages::Templates;
+
+/// The file name of the database inside the arena directory.
+pub const DB_FILE: &str = "arena.sqlite3";
+
+/// Everything the server's handlers and workers share.
+pub struct Arena {
+    /// The arena directory.
+    pub dir: PathBuf,
+    /// `arena.toml`.
+    pub config: ArenaConfig,
+    /// The database.
+    pub db: Db,
+    /// Prometheus metrics.
+    pub metrics: Metrics,
+    /// Moves of running games, for the live pages.
+    pub live: LiveHub,
+    /// Cancelled on shutdown.
+    pub shutdown: CancellationToken,
+    /// Wakes the build worker (a version was queued).
+    pub build_wake: Notify,
+    /// Wakes the matchmaker (a version became active, a game ended).
+    pub game_wake: Notify,
+    /// Wakes the rating task (a game ended).
+    pub rating_wake: Notify,
+    /// The page templates.
+    pub templates: Templates,
+    /// Answers served to many clients (the leaderboard).
+    pub cache: crate::cache::AnswerCache,
+}
+
+/// The shared handle on the arena.
+pub type SharedArena = Arc<Arena>;
+
+impl Arena {
+    /// Opens the arena in `dir`: creates the directory, `arena.toml`, the
+    /// database and its subdirectories on first use.
+    pub fn open(dir: &Path) -> Result<Arena, ServerError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
+        for sub in ["bots", "games", "tmp"] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p)
+                .map_err(|e| ServerError::io(format!("cannot create {}", p.display()), e))?;
+        }
+        // Absolute, so that bots started in their own directories find their files.
+        let dir = &std::fs::canonicalize(dir)
+            .map_err(|e| ServerError::io(format!("cannot resolve {}", dir.display()), e))?;
+        let config = ArenaConfig::load_or_create(dir)?;
+        let db = Db::open(&dir.join(DB_FILE))?;
+        Ok(Arena {
+            dir: dir.to_path_buf(),
+            config,
+            db,
+            metrics: Metrics::new()?,
+            live: LiveHub::new(),
+            shutdown: CancellationToken::new(),
+            build_wake: Notify::new(),
+            game_wake: Notify::new(),
+            rating_wake: Notify::new(),
+            templates: Templates::new()?,
+            cache: crate::cache::AnswerCache::default(),
+        })
+    }
+
+    /// Puts the database back in a consistent state after a stop at any moment:
+    /// games that were running are recorded as aborted (never counted), and
+    /// versions that were being built or checked are queued again. Returns
+    /// (games aborted, versions requeued).
+    pub fn recover(&self) -> Result<(usize, usize), ServerError> {
+        self.db.write_blocking(|conn| {
+            let tx = conn.transaction()?;
+            let aborted = tx.execute(
+                "UPDATE games SET state = 'aborted', reason = 'the server stopped during the game',
+                 finished_at = ?1 WHERE state = 'running'",
+                [crate::db::now_ms()],
+            )?;
+            let requeued = tx.execute(
+                "UPDATE versions SET state = 'queued', state_at = ?1 WHERE state IN ('building', 'checking')",
+                [crate::db::now_ms()],
+            )?;
+            tx.commit()?;
+            Ok((aborted, requeued))
+        })
+    }
+
+    /// The directory of a bot version's files.
+    #[must_use]
+    pub fn version_dir(&self, bot_id: i64, number: i64) -> PathBuf {
+        self.dir.join("bots").join(bot_id.to_string()).join(format!("v{number}"))
+    }
+
+    /// The path of a game's log.
+    #[must_use]
+    pub fn game_log_path(&self, game_id: i64) -> PathBuf {
+        self.dir.join("games").join(format!("{game_id}.jsonl"))
+    }
+}

@@ -1,0 +1,122 @@
+//! The build worker: takes the oldest queued version, builds it in its
+//! directory, runs the conformance gate on it, and records the outcome
+//! (`active`, `evaluating` for a candidate, or `rejected` with the reason).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::arena::Arena;
+use crate::build::gate::{BuiltBot, ConformanceGate};
+use crate::build::sandbox::{BuildLimits, run_build};
+use crate::error::ServerError;
+use crate::lifecycle::VersionState;
+use crate::versions::{self, Version};
+
+/// Runs builds until shutdown.
+pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
+    loop {
+        match process_one(&arena, gate.as_ref()).await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => tracing::error!(error = %e, "build worker"),
+        }
+        tokio::select! {
+            () = arena.shutdown.cancelled() => return,
+            () = arena.build_wake.notified() => {}
+            () = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+    }
+}
+
+/// Builds and checks one queued version; false when none was queued.
+pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bool, ServerError> {
+    let Some(v) = arena.db.write(|conn| versions::claim_queued(conn)).await? else { return Ok(false) };
+    let span = tracing::info_span!("build", version = v.id, bot = %v.bot, number = v.number);
+    let _enter = span.enter();
+    let dir = arena.version_dir(v.bot_id, v.number);
+    let Some(language) = arena.config.language(&v.language).cloned() else {
+        reject(
+            arena,
+            &v,
+            VersionState::Building,
+            format!("the language {:?} is no longer offered", v.language),
+        )
+        .await?;
+        return Ok(true);
+    };
+    if !dir.is_dir() {
+        reject(arena, &v, VersionState::Building, "the upload's files are missing on the server".into())
+            .await?;
+        return Ok(true);
+    }
+    let limits = &arena.config.limits;
+    let build_limits = BuildLimits {
+        timeout: Duration::from_secs(limits.build_timeout_secs),
+        memory_bytes: limits.build_memory_mib << 20,
+        cpu_secs: limits.build_cpu_secs,
+        output_bytes: limits.build_log_bytes,
+    };
+    let outcome = if language.build.trim().is_empty() {
+        None
+    } else {
+        let o = run_build(&language.build, &dir, build_limits).await;
+        arena.metrics.build_seconds.observe(o.elapsed.as_secs_f64());
+        Some(o)
+    };
+    let log =
+        outcome.as_ref().map_or_else(|| "(this language has no build step)\n".to_owned(), |o| o.log.clone());
+    let id = v.id;
+    arena.db.write(move |conn| versions::set_build_log(conn, id, &log)).await?;
+    if outcome.as_ref().is_some_and(|o| !o.success) {
+        arena.metrics.builds_failed.inc();
+        reject(arena, &v, VersionState::Building, "the build failed (see the build log)".into()).await?;
+        return Ok(true);
+    }
+    let moved = arena
+        .db
+        .write(move |conn| versions::set_state(conn, id, VersionState::Building, VersionState::Checking, ""))
+        .await?;
+    if !moved {
+        return Ok(true);
+    }
+    let argv = language.run_argv().map_err(ServerError::Invalid)?;
+    let bot = BuiltBot { name: format!("{} v{}", v.bot, v.number), argv, dir };
+    let report = gate.check(&bot).await;
+    let text = report.report.clone();
+    arena.db.write(move |conn| versions::set_check_report(conn, id, &text)).await?;
+    if !report.passed {
+        arena.metrics.checks_failed.inc();
+        reject(arena, &v, VersionState::Checking, "the conformance check failed (see the report)".into())
+            .await?;
+        return Ok(true);
+    }
+    if v.candidate {
+        arena
+            .db
+            .write(move |conn| {
+                versions::set_state(
+                    conn,
+                    id,
+                    VersionState::Checking,
+                    VersionState::Evaluating,
+                    "passed the checks; playing the active version",
+                )
+            })
+            .await?;
+    } else {
+        arena
+            .db
+            .write(move |conn| versions::activate(conn, id, VersionState::Checking, "passed the checks"))
+            .await?;
+    }
+    tracing::info!("version passed the gate");
+    arena.game_wake.notify_one();
+    Ok(true)
+}
+
+async fn reject(arena: &Arena, v: &Version, from: VersionState, reason: String) -> Result<(), ServerError> {
+    tracing::info!(version = v.id, %reason, "version rejected");
+    let id = v.id;
+    arena.db.write(move |conn| versions::set_state(conn, id, from, VersionState::Rejected, &reason)).await?;
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! Candidate evaluation: a candidate plays its owner's active version in
+//! colour-swapped pairs; after each pair the SPRT of `bao-stats` (pentanomial,
+//! logistic Elo) is updated, its LLR stored for the pages, and on a decision
+//! the candidate is promoted (automatically if the owner asked), or rejected
+//! with the reason.
+
+use std::collections::HashMap;
+
+use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
+use rusqlite::params;
+
+use crate::arena::Arena;
+use crate::error::ServerError;
+use crate::lifecycle::VersionState;
+use crate::versions;
+
+/// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
+pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<PentanomialCounts, ServerError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT pair_key, south_id, result FROM games
+         WHERE purpose = 'candidate' AND state = 'finished' AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
+    )?;
+    let rows = stmt.query_map([candidate], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+    })?;
+    let mut pairs: HashMap<String, Vec<GameOutcome>> = HashMap::new();
+    for row in rows {
+        let (key, south, result) = row?;
+        let candidate_south = south == candidate;
+        let outcome = match (result.as_str(), candidate_south) {
+            ("draw", _) => GameOutcome::Draw,
+            ("south", true) | ("north", false) => GameOutcome::Win,
+            _ => GameOutcome::Loss,
+        };
+        pairs.entry(key).or_default().push(outcome);
+    }
+    Ok(PentanomialCounts::from_pairs(pairs.into_values().filter(|g| g.len() == 2).map(|g| (g[0], g[1]))))
+}
+
+/// Updates the SPRT of a candidate and acts on its decision. Returns the decision.
+pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, ServerError> {
+    let c = arena.config.candidate.clone();
+    let params = SprtParameters::new(c.alpha, c.beta, c.elo0, c.elo1, EloModel::Logistic)
+        .map_err(|e| ServerError::Invalid(format!("candidate SPRT settings: {e}")))?;
+    arena
+        .db
+        .write(move |conn| {
+            let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
+            if v.state != VersionState::Evaluating {
+                return Ok(SprtDecision::Continue);
+            }
+            let baseline_active = match v.baseline_id {
+                Some(b) => versions::version(conn, b)?.is_some_and(|b| b.state == VersionState::Active),
+                None => false,
+            };
+            if !baseline_active {
+                versions::set_state(
+                    conn,
+                    candidate,
+                    VersionState::Evaluating,
+                    VersionState::Rejected,
+                    "the version it was tested against is no longer active",
+                )?;
+                return Ok(SprtDecision::AcceptH0);
+            }
+            let counts = pair_counts(conn, candidate)?;
+            let status = params.evaluate_pentanomial(&counts);
+            let llr = status.llr.unwrap_or(0.0);
+            conn.execute("UPDATE versions SET sprt_llr = ?2 WHERE id = ?1", params![candidate, llr])?;
+            let games = counts.games();
+            let bounds = format!("LLR {llr:.2}, bounds {:.2} and {:.2}, {games} games", status.lower_bound, status.upper_bound);
+            match status.decision {
+                SprtDecision::AcceptH1 if v.auto_promote => {
+                    let why = format!("better: the SPRT accepted H1 (elo >= {}) ({bounds}); promoted", c.elo1);
+                    conn.execute("UPDATE versions SET sprt_result = 'h1' WHERE id = ?1", [candidate])?;
+                    versions::activate(conn, candidate, VersionState::Evaluating, &why)?;
+                }
+                SprtDecision::AcceptH1 => {
+                    let why = format!(
+                        "better: the SPRT accepted H1 (elo >= {}) ({bounds}); promote it to replace the active version",
+                        c.elo1
+                    );
+                    conn.execute("UPDATE versions SET sprt_result = 'h1', reason = ?2 WHERE id = ?1", params![candidate, why])?;
+                }
+                SprtDecision::AcceptH0 => {
+                    let why = format!("not better: the SPRT accepted H0 (elo <= {}) ({bounds})", c.elo0);
+                    conn.execute("UPDATE versions SET sprt_result = 'h0' WHERE id = ?1", [candidate])?;
+                    versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+                }
+                SprtDecision::Continue if games >= u64::from(c.max_games) => {
+                    let why = format!("undecided after {games} games ({bounds}): not promoted");
+                    versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+                }
+                SprtDecision::Continue => {
+                    conn.execute(
+                        "UPDATE versions SET reason = ?2 WHERE id = ?1",
+                        params![candidate, format!("testing against the active version: {bounds}")],
+                    )?;
+                }
+            }
+            Ok(status.decision)
+        })
+        .await
+}
+
+/// Promotes a candidate whose SPRT accepted H1 (its owner asked).
+pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), ServerError> {
+    let result: Option<String> =
+        conn.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
+    if result.as_deref() != Some("h1") {
+        return Err(ServerError::Invalid(format!(
+            "version {candidate} cannot be promoted: only a candidate whose test found it better can"
+        )));
+    }
+    if !versions::activate(
+        conn,
+        candidate,
+        VersionState::Evaluating,
+        "promoted by its owner after passing its SPRT",
+    )? {
+        return Err(ServerError::Invalid(format!("version {candidate} is no longer under evaluation")));
+    }
+    Ok(())
+}

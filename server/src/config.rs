@@ -1,0 +1,246 @@
+//! `arena.toml`: the operator's configuration of an arena, written with comments
+//! on first start ([`DEFAULT_CONFIG`]) and read on every start.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::ServerError;
+use crate::languages::Language;
+
+/// The configuration file written into a new arena directory. Every key is
+/// documented here and in docs/server.md.
+pub const DEFAULT_CONFIG: &str = include_str!("../arena.default.toml");
+
+/// An arena's configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaConfig {
+    /// The address to listen on (`--listen` overrides it).
+    pub listen: SocketAddr,
+    /// The public URL of the server, shown in pages (informational).
+    #[serde(default)]
+    pub public_url: Option<String>,
+    /// Set the `Secure` flag on the session cookie (serve behind HTTPS).
+    #[serde(default)]
+    pub secure_cookies: bool,
+    /// The games played.
+    pub games: GamesConfig,
+    /// Limits on submissions and builds.
+    pub limits: LimitsConfig,
+    /// Matchmaking.
+    pub matchmaking: MatchmakingConfig,
+    /// Ratings.
+    pub rating: RatingConfig,
+    /// Candidate evaluation (SPRT).
+    pub candidate: CandidateConfig,
+    /// The conformance gate.
+    pub gate: GateConfig,
+    /// The languages entrants may submit in.
+    pub languages: Vec<Language>,
+}
+
+/// How games are played.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GamesConfig {
+    /// `kiswahili` or `kujifunza`.
+    pub variant: String,
+    /// Base time on each clock, in milliseconds.
+    pub base_ms: u64,
+    /// Fischer increment per move, in milliseconds.
+    pub increment_ms: u64,
+    /// Time a bot has to answer hello, in milliseconds.
+    pub startup_ms: u64,
+    /// A game still running after this many plies is a draw.
+    pub max_plies: u32,
+    /// Pairs of games played at the same time (0 pauses the game loop).
+    pub concurrency: usize,
+    /// Random plies from the start position that make a pair's shared opening.
+    pub opening_plies: u32,
+    /// Memory limit per bot process, in MiB.
+    pub bot_memory_mib: u64,
+    /// CPU-time limit per bot process for one game, in seconds.
+    pub bot_cpu_secs: u64,
+}
+
+/// Limits on uploads, builds and submission rate.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// The largest upload accepted, in bytes.
+    pub upload_bytes: usize,
+    /// The most entries (files and directories) an archive may have.
+    pub archive_entries: usize,
+    /// The most bytes an archive may unpack to.
+    pub unpacked_bytes: u64,
+    /// Submissions per user per hour (admins are not limited).
+    pub submissions_per_hour: u32,
+    /// Wall-clock limit of a build, in seconds.
+    pub build_timeout_secs: u64,
+    /// Address-space limit of a build, in MiB.
+    pub build_memory_mib: u64,
+    /// CPU-time limit of a build, in seconds.
+    pub build_cpu_secs: u64,
+    /// Bytes of build output kept (the rest is cut).
+    pub build_log_bytes: usize,
+    /// Builds run at the same time.
+    pub build_concurrency: usize,
+}
+
+/// Matchmaking settings (see docs/server.md for the reasoning).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchmakingConfig {
+    /// Games a new version plays (in colour-swapped pairs) before anything else.
+    pub placement_games: u32,
+    /// A bot that has not started a game for this many seconds is scheduled next.
+    pub wait_bound_secs: u64,
+}
+
+/// Rating settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatingConfig {
+    /// `bradley-terry` (maximum likelihood over all games, shown on the Elo scale).
+    pub model: String,
+    /// Seconds between two recomputations of the ratings.
+    pub recompute_secs: u64,
+}
+
+/// The conformance gate: `bao-check`'s checks with a fixed time per move.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {
+    /// The time per move of the checks, in milliseconds.
+    pub move_ms: u64,
+    /// The time to answer hello, in milliseconds.
+    pub startup_ms: u64,
+}
+
+/// Candidate evaluation: an SPRT between a candidate and its owner's active version.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateConfig {
+    /// H0: the candidate is at most this many Elo better.
+    pub elo0: f64,
+    /// H1: the candidate is at least this many Elo better.
+    pub elo1: f64,
+    /// False-positive rate.
+    pub alpha: f64,
+    /// False-negative rate.
+    pub beta: f64,
+    /// Games after which an undecided test stops (and the candidate is rejected).
+    pub max_games: u32,
+}
+
+impl ArenaConfig {
+    /// Parses a configuration, naming `path` in errors, and checks its values.
+    pub fn parse(text: &str, path: &Path) -> Result<ArenaConfig, ServerError> {
+        let err = |message: String| ServerError::Config { path: path.display().to_string(), message };
+        let config: ArenaConfig = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        config.validate().map_err(err)?;
+        Ok(config)
+    }
+
+    /// The configuration written on first start.
+    #[must_use]
+    pub fn default_config() -> ArenaConfig {
+        toml::from_str(DEFAULT_CONFIG).unwrap_or_else(|e| unreachable!("arena.default.toml is invalid: {e}"))
+    }
+
+    /// Reads `DIR/arena.toml`, writing the default one first if it does not exist.
+    pub fn load_or_create(dir: &Path) -> Result<ArenaConfig, ServerError> {
+        let path = dir.join("arena.toml");
+        if !path.exists() {
+            std::fs::write(&path, DEFAULT_CONFIG)
+                .map_err(|e| ServerError::io(format!("cannot write {}", path.display()), e))?;
+            tracing::info!(path = %path.display(), "wrote the default configuration");
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| ServerError::io(format!("cannot read {}", path.display()), e))?;
+        ArenaConfig::parse(&text, &path)
+    }
+
+    /// The language named `name`.
+    #[must_use]
+    pub fn language(&self, name: &str) -> Option<&Language> {
+        self.languages.iter().find(|l| l.name == name)
+    }
+
+    /// The rules variant.
+    #[must_use]
+    pub fn variant(&self) -> bao_rules::Variant {
+        if self.games.variant == "kujifunza" {
+            bao_rules::Variant::Kujifunza
+        } else {
+            bao_rules::Variant::Kiswahili
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if !matches!(self.games.variant.as_str(), "kiswahili" | "kujifunza") {
+            return Err(format!(
+                "games.variant must be \"kiswahili\" or \"kujifunza\", not {:?}",
+                self.games.variant
+            ));
+        }
+        if self.limits.build_concurrency == 0 {
+            return Err("limits.build_concurrency must be at least 1".into());
+        }
+        if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
+            return Err("gate.move_ms and gate.startup_ms must be positive".into());
+        }
+        if self.games.base_ms == 0 {
+            return Err("games.base_ms must be positive".into());
+        }
+        if self.rating.model != "bradley-terry" {
+            return Err(format!("rating.model must be \"bradley-terry\", not {:?}", self.rating.model));
+        }
+        if self.rating.recompute_secs == 0 {
+            return Err("rating.recompute_secs must be at least 1".into());
+        }
+        let c = &self.candidate;
+        let ordered = c.elo1 > c.elo0 && c.elo0.is_finite() && c.elo1.is_finite();
+        let rates =
+            (0.0..0.5).contains(&c.alpha) && c.alpha > 0.0 && (0.0..0.5).contains(&c.beta) && c.beta > 0.0;
+        if !(ordered && rates) {
+            return Err("candidate: need elo1 > elo0 and 0 < alpha, beta < 0.5".into());
+        }
+        if self.languages.is_empty() {
+            return Err("at least one [[languages]] entry is needed".into());
+        }
+        for (i, l) in self.languages.iter().enumerate() {
+            l.validate().map_err(|e| format!("languages[{i}] ({}): {e}", l.name))?;
+            if self.languages[..i].iter().any(|o| o.name == l.name) {
+                return Err(format!("language {:?} is defined twice", l.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_parses_and_validates() {
+        let c = ArenaConfig::parse(DEFAULT_CONFIG, Path::new("arena.toml")).expect("valid");
+        for name in ["python", "node", "cpp", "java", "rust", "executable"] {
+            assert!(c.language(name).is_some(), "language {name} missing");
+        }
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        let bad = DEFAULT_CONFIG.replace("concurrency = 1\n", "concurrency = 1\nbogus = 3\n");
+        let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("unknown key").to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let bad = DEFAULT_CONFIG.replace("variant = \"kiswahili\"", "variant = \"chess\"");
+        let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("bad variant").to_string();
+        assert!(e.contains("chess"), "{e}");
+    }
+}

@@ -1,0 +1,129 @@
+//! The arena database: SQLite in WAL mode, schema migrations from
+//! `server/migrations/`, and a handle that runs queries off the async threads.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+use crate::error::ServerError;
+
+/// The schema migrations, in order (files in `server/migrations/`).
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_candidate_verdict.sql"),
+];
+
+/// Opens (creating if needed) the database at `path`, sets WAL mode and
+/// migrates the schema to the latest version.
+pub fn open(path: &Path) -> Result<Connection, ServerError> {
+    let mut conn = Connection::open(path)?;
+    configure(&conn)?;
+    let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
+    migrations.to_latest(&mut conn)?;
+    Ok(conn)
+}
+
+/// WAL journal, full synchronisation of commits, foreign keys, a busy timeout.
+fn configure(conn: &Connection) -> Result<(), ServerError> {
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(ServerError::Internal(format!("the database refused WAL mode (journal_mode = {mode})")));
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;")?;
+    Ok(())
+}
+
+/// A shared handle on the database: one connection for writes and one for
+/// reads (WAL lets readers run beside the writer), each used on tokio's
+/// blocking threads.
+#[derive(Clone)]
+pub struct Db {
+    writer: Arc<Mutex<Connection>>,
+    reader: Arc<Mutex<Connection>>,
+}
+
+impl Db {
+    /// Opens the database at `path` (see [`open`]) with a second connection for reads.
+    pub fn open(path: &Path) -> Result<Db, ServerError> {
+        let writer = open(path)?;
+        let reader = Connection::open(path)?;
+        configure(&reader)?;
+        Ok(Db { writer: Arc::new(Mutex::new(writer)), reader: Arc::new(Mutex::new(reader)) })
+    }
+
+    /// Runs `f` on the write connection, on a blocking thread.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+    {
+        run_on(self.writer.clone(), f).await
+    }
+
+    /// Runs `f` on the read connection, on a blocking thread.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, ServerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+    {
+        run_on(self.reader.clone(), f).await
+    }
+
+    /// Runs `f` on the write connection in the calling thread (for commands
+    /// that run without the server, and for tests).
+    pub fn write_blocking<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, ServerError>,
+    ) -> Result<T, ServerError> {
+        let mut conn =
+            self.writer.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
+        f(&mut conn)
+    }
+}
+
+async fn run_on<T, F>(conn: Arc<Mutex<Connection>>, f: F) -> Result<T, ServerError>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(move || {
+        let mut conn = conn.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
+        f(&mut conn)
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("database task failed: {e}")))?
+}
+
+/// The current time in Unix milliseconds.
+#[must_use]
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_are_valid() {
+        let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
+        migrations.validate().expect("migrations apply to an empty database");
+    }
+
+    #[test]
+    fn open_sets_wal_and_reopens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.sqlite3");
+        let conn = open(&path).expect("open");
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("pragma");
+        assert_eq!(mode, "wal");
+        drop(conn);
+        let conn = open(&path).expect("reopen migrates nothing");
+        let n: i64 = conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0)).expect("users table");
+        assert_eq!(n, 0);
+    }
+}

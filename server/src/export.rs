@@ -1,0 +1,56 @@
+//! `serve export DIR`: every finished game's log, and the standings as JSON.
+
+use std::path::Path;
+
+use crate::arena::Arena;
+use crate::error::ServerError;
+use crate::games::{self, GameFilter};
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportSummary {
+    /// Game logs copied.
+    pub games: usize,
+    /// Rows of the standings.
+    pub standings: usize,
+}
+
+/// Writes `out/games/ID.jsonl` for every finished game, `out/games.json` (their
+/// records) and `out/standings.json`, from the arena in `data_dir`. A server may
+/// be running: SQLite's WAL gives the export a consistent snapshot.
+pub fn export(data_dir: &Path, out: &Path) -> Result<ExportSummary, ServerError> {
+    let arena = Arena::open(data_dir)?;
+    let games_dir = out.join("games");
+    std::fs::create_dir_all(&games_dir)
+        .map_err(|e| ServerError::io(format!("cannot create {}", games_dir.display()), e))?;
+    let (all, standings) = arena.db.write_blocking(|c| {
+        let tx = c.transaction()?;
+        let mut all = Vec::new();
+        let mut before = None;
+        loop {
+            let filter =
+                GameFilter { state: Some("finished".into()), limit: 1000, before, ..GameFilter::default() };
+            let page = games::list(&tx, &filter)?;
+            let Some(last) = page.last() else { break };
+            before = Some(last.id);
+            all.extend(page);
+        }
+        let standings = crate::standings::leaderboard(&tx)?;
+        tx.commit()?;
+        Ok((all, standings))
+    })?;
+    for g in &all {
+        let from = arena.game_log_path(g.id);
+        let to = games_dir.join(format!("{}.jsonl", g.id));
+        std::fs::copy(&from, &to)
+            .map_err(|e| ServerError::io(format!("cannot copy {} to {}", from.display(), to.display()), e))?;
+    }
+    write_json(&out.join("games.json"), &all)?;
+    write_json(&out.join("standings.json"), &standings)?;
+    Ok(ExportSummary { games: all.len(), standings: standings.len() })
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), ServerError> {
+    let text = serde_json::to_vec_pretty(value).map_err(|e| ServerError::Internal(format!("JSON: {e}")))?;
+    std::fs::write(path, text).map_err(|e| ServerError::io(format!("cannot write {}", path.display()), e))
+}

@@ -1,0 +1,247 @@
+//! Games in the database: a game is recorded `running` before it starts and
+//! `finished` (exactly once, in one statement) after its log is on disk;
+//! a game found `running` at start-up was cut by a stop and becomes `aborted`.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use crate::db::now_ms;
+use crate::error::ServerError;
+
+/// One side of a game.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GameSide {
+    /// The version's id.
+    pub version_id: i64,
+    /// The bot's id.
+    pub bot_id: i64,
+    /// The bot's name.
+    pub bot: String,
+    /// The version's number.
+    pub number: i64,
+    /// The owner's name.
+    pub owner: String,
+    /// The owner's user id.
+    pub owner_id: i64,
+}
+
+/// A game, as the API and pages show it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Game {
+    /// Database id.
+    pub id: i64,
+    /// South (moves first).
+    pub south: GameSide,
+    /// North.
+    pub north: GameSide,
+    /// The two games of a colour-swapped pair share this key (and their opening).
+    pub pair_key: String,
+    /// The seed of the shared random opening.
+    pub opening_seed: i64,
+    /// `ladder`, `placement` or `candidate`.
+    pub purpose: String,
+    /// `running`, `finished` or `aborted`.
+    pub state: String,
+    /// `south`, `north` or `draw` (finished games).
+    pub result: Option<String>,
+    /// How it ended.
+    pub reason: String,
+    /// Plies played.
+    pub plies: i64,
+    /// Start (Unix ms).
+    pub started_at: i64,
+    /// End (Unix ms).
+    pub finished_at: Option<i64>,
+}
+
+const GAME_SELECT: &str = "SELECT g.id, g.pair_key, g.opening_seed, g.purpose, g.state, g.result, g.reason, g.plies,
+        g.started_at, g.finished_at,
+        s.id, sb.name, s.number, su.name, su.id, n.id, nb.name, n.number, nu.name, nu.id, sb.id, nb.id
+     FROM games g
+     JOIN versions s ON s.id = g.south_id JOIN bots sb ON sb.id = s.bot_id JOIN users su ON su.id = sb.owner_id
+     JOIN versions n ON n.id = g.north_id JOIN bots nb ON nb.id = n.bot_id JOIN users nu ON nu.id = nb.owner_id";
+
+fn game_from_row(r: &Row<'_>) -> rusqlite::Result<Game> {
+    Ok(Game {
+        id: r.get(0)?,
+        pair_key: r.get(1)?,
+        opening_seed: r.get(2)?,
+        purpose: r.get(3)?,
+        state: r.get(4)?,
+        result: r.get(5)?,
+        reason: r.get(6)?,
+        plies: r.get(7)?,
+        started_at: r.get(8)?,
+        finished_at: r.get(9)?,
+        south: GameSide {
+            bot_id: r.get(20)?,
+            version_id: r.get(10)?,
+            bot: r.get(11)?,
+            number: r.get(12)?,
+            owner: r.get(13)?,
+            owner_id: r.get(14)?,
+        },
+        north: GameSide {
+            bot_id: r.get(21)?,
+            version_id: r.get(15)?,
+            bot: r.get(16)?,
+            number: r.get(17)?,
+            owner: r.get(18)?,
+            owner_id: r.get(19)?,
+        },
+    })
+}
+
+/// A game to start.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    /// South's version.
+    pub south_id: i64,
+    /// North's version.
+    pub north_id: i64,
+    /// The pair it belongs to.
+    pub pair_key: String,
+    /// The opening's seed.
+    pub opening_seed: i64,
+    /// `ladder`, `placement` or `candidate`.
+    pub purpose: &'static str,
+}
+
+/// Records a game as running (one transaction); returns its id. Its log goes to `log_path(id)`.
+pub fn insert_running(
+    conn: &mut Connection,
+    g: &NewGame,
+    log_path: impl Fn(i64) -> String,
+) -> Result<i64, ServerError> {
+    let tx = conn.transaction()?;
+    tx.execute(
+        "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, '')",
+        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, now_ms()],
+    )?;
+    let id = tx.last_insert_rowid();
+    tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// Records the end of a running game, once: false if it was not running.
+pub fn finish(
+    conn: &Connection,
+    id: i64,
+    result: &str,
+    reason: &str,
+    plies: u32,
+) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        "UPDATE games SET state = 'finished', result = ?2, reason = ?3, plies = ?4, finished_at = ?5
+         WHERE id = ?1 AND state = 'running'",
+        params![id, result, reason, plies, now_ms()],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records a running game as aborted (not counted).
+pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError> {
+    conn.execute(
+        "UPDATE games SET state = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = 'running'",
+        params![id, reason, now_ms()],
+    )?;
+    Ok(())
+}
+
+/// One game.
+pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, ServerError> {
+    Ok(conn.query_row(&format!("{GAME_SELECT} WHERE g.id = ?1"), [id], game_from_row).optional()?)
+}
+
+/// The log path of a game.
+pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerError> {
+    Ok(conn.query_row("SELECT log_path FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+}
+
+/// Which games to list.
+#[derive(Debug, Clone, Default)]
+pub struct GameFilter {
+    /// Only games of this bot (any version).
+    pub bot_id: Option<i64>,
+    /// Only games in this state.
+    pub state: Option<String>,
+    /// At most this many, newest first.
+    pub limit: u32,
+    /// Only games with an id below this (paging).
+    pub before: Option<i64>,
+}
+
+/// Games, newest first. The SQL holds only the filters given, so that SQLite
+/// can use the indexes (a bot's games through its versions' ids).
+pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
+    let mut clauses: Vec<&str> = Vec::new();
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    if let Some(bot) = f.bot_id {
+        clauses.push(
+            "(g.south_id IN (SELECT id FROM versions WHERE bot_id = ?) OR g.north_id IN (SELECT id FROM versions WHERE bot_id = ?))",
+        );
+        args.push(bot.into());
+        args.push(bot.into());
+    }
+    if let Some(state) = &f.state {
+        clauses.push("g.state = ?");
+        args.push(state.clone().into());
+    }
+    if let Some(before) = f.before {
+        clauses.push("g.id < ?");
+        args.push(before.into());
+    }
+    let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
+    let sql = format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {}", f.limit.min(1000));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args), game_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A finished game's result, for ratings and tests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// South's version.
+    pub south: i64,
+    /// North's version.
+    pub north: i64,
+    /// South's score: 1, ½ or 0.
+    pub south_score: f64,
+}
+
+/// Finished games with their ids, and the smallest id of a game still running.
+pub type OutcomesAfter = (Vec<(i64, Outcome)>, Option<i64>);
+
+/// Finished ladder and placement games with an id above `after`, and the
+/// smallest id of a game still running (all in one snapshot).
+pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter, ServerError> {
+    let tx = conn.transaction()?;
+    let rows = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, south_id, north_id, result FROM games
+             WHERE id > ?1 AND state = 'finished' AND purpose != 'candidate' ORDER BY id",
+        )?;
+        let rows = stmt.query_map([after], |r| {
+            let result: String = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                Outcome {
+                    south: r.get(1)?,
+                    north: r.get(2)?,
+                    south_score: match result.as_str() {
+                        "south" => 1.0,
+                        "north" => 0.0,
+                        _ => 0.5,
+                    },
+                },
+            ))
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let running: Option<i64> =
+        tx.query_row("SELECT min(id) FROM games WHERE state = 'running'", [], |r| r.get(0))?;
+    tx.commit()?;
+    Ok((rows, running))
+}

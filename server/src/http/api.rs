@@ -1,0 +1,268 @@
+//! The JSON API's handlers (documented in the OpenAPI document at `/api/openapi.json`).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use crate::arena::SharedArena;
+use crate::auth::{ApiUser, MaybeApiUser};
+use crate::error::{ApiError, ErrorBody};
+use crate::games::{self, Game, GameFilter};
+use crate::languages::Language;
+use crate::standings::{self, Standing};
+use crate::submit::{self, Submission, SubmitParams};
+use crate::users::User;
+use crate::versions::{self, Bot, Version, VersionDetail};
+
+/// The user the token belongs to.
+#[utoipa::path(get, path = "/api/me", tag = "users",
+    responses((status = 200, body = User), (status = 401, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn me(ApiUser(user): ApiUser) -> Json<User> {
+    Json(user)
+}
+
+/// The languages this arena accepts.
+#[utoipa::path(get, path = "/api/languages", tag = "bots", responses((status = 200, body = [Language])))]
+pub async fn languages(State(arena): State<SharedArena>) -> Json<Vec<Language>> {
+    Json(arena.config.languages.clone())
+}
+
+/// Every bot.
+#[utoipa::path(get, path = "/api/bots", tag = "bots", responses((status = 200, body = [Bot])))]
+pub async fn bots(State(arena): State<SharedArena>) -> Result<Json<Vec<Bot>>, ApiError> {
+    Ok(Json(arena.db.read(|c| versions::all_bots(c)).await?))
+}
+
+/// A bot and its versions.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct BotWithVersions {
+    /// The bot.
+    pub bot: Bot,
+    /// Its versions, newest first.
+    pub versions: Vec<Version>,
+}
+
+/// A bot with its versions.
+#[utoipa::path(get, path = "/api/bots/{name}", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, body = BotWithVersions), (status = 404, body = ErrorBody)))]
+pub async fn bot(
+    State(arena): State<SharedArena>,
+    Path(name): Path<String>,
+) -> Result<Json<BotWithVersions>, ApiError> {
+    let n = name.clone();
+    let found = arena
+        .db
+        .read(move |c| {
+            let Some(bot) = versions::bot_by_name(c, &n)? else { return Ok(None) };
+            let versions = versions::versions_of_bot(c, bot.id)?;
+            Ok(Some(BotWithVersions { bot, versions }))
+        })
+        .await?;
+    found.map(Json).ok_or_else(|| ApiError::not_found(format!("no bot is named {name:?}")))
+}
+
+/// Submits a new version of a bot (creating the bot on its first submission).
+/// The body is the file itself (a source file, an executable, or a .zip,
+/// .tar, .tar.gz archive).
+#[utoipa::path(post, path = "/api/bots/{name}/versions", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name"), SubmitParams),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 201, body = Version), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody), (status = 429, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn submit(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+    Path(name): Path<String>,
+    Query(params): Query<SubmitParams>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Version>), ApiError> {
+    let sub = Submission {
+        bot: name,
+        language: params.language,
+        file_name: params.file_name.unwrap_or_else(|| "upload".into()),
+        bytes: body.to_vec(),
+        candidate: params.candidate,
+        auto_promote: params.auto_promote,
+    };
+    let v = submit::submit(&arena, &user, sub).await?;
+    Ok((StatusCode::CREATED, Json(v)))
+}
+
+/// A version, or (with its owner's or an admin's token) a version with its build log and check report.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum VersionView {
+    /// Its owner sees the logs.
+    Detail(VersionDetail),
+    /// Others see the record.
+    Public(Version),
+}
+
+/// A version; its owner (or an admin) also sees its build log and check report.
+#[utoipa::path(get, path = "/api/versions/{id}", tag = "bots",
+    params(("id" = i64, Path, description = "The version's id")),
+    responses((status = 200, body = VersionView), (status = 404, body = ErrorBody)))]
+pub async fn version(
+    State(arena): State<SharedArena>,
+    MaybeApiUser(user): MaybeApiUser,
+    Path(id): Path<i64>,
+) -> Result<Json<VersionView>, ApiError> {
+    let detail = arena
+        .db
+        .read(move |c| versions::version_detail(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no version has id {id}")))?;
+    let owner_id = arena
+        .db
+        .read(move |c| {
+            Ok(c.query_row(
+                "SELECT b.owner_id FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?1",
+                [id],
+                |r| r.get::<_, i64>(0),
+            )?)
+        })
+        .await?;
+    let may_see = user.is_some_and(|u| u.is_admin || u.id == owner_id);
+    Ok(Json(if may_see { VersionView::Detail(detail) } else { VersionView::Public(detail.version) }))
+}
+
+/// Promotes a candidate whose SPRT found it better: it replaces the bot's active version.
+#[utoipa::path(post, path = "/api/versions/{id}/promote", tag = "bots",
+    params(("id" = i64, Path, description = "The candidate's id")),
+    responses((status = 200, body = Version), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn promote(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+    Path(id): Path<i64>,
+) -> Result<Json<Version>, ApiError> {
+    Ok(Json(promote_as(&arena, &user, id).await?))
+}
+
+/// Promotes version `id` on behalf of `user` (its owner or an admin).
+pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Version, ApiError> {
+    let v = arena
+        .db
+        .read(move |c| versions::version(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no version has id {id}")))?;
+    let bot = v.bot.clone();
+    let owner = arena.db.read(move |c| versions::bot_by_name(c, &bot)).await?.map(|b| b.owner_id);
+    if !(user.is_admin || owner == Some(user.id)) {
+        return Err(ApiError::forbidden("only the bot's owner may promote its versions"));
+    }
+    arena.db.write(move |c| crate::candidate::promote(c, id)).await?;
+    arena.game_wake.notify_one();
+    arena
+        .db
+        .read(move |c| versions::version(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no version has id {id}")))
+}
+
+/// The leaderboard.
+#[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
+pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, ApiError> {
+    let body = match arena.cache.get("api/leaderboard") {
+        Some(b) => b,
+        None => {
+            let rows: Vec<Standing> = arena.db.read(|c| standings::leaderboard(c)).await?;
+            let text = serde_json::to_string(&rows)
+                .map_err(|e| ApiError::from(crate::error::ServerError::Internal(e.to_string())))?;
+            arena.cache.put("api/leaderboard", text)
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// Which games to list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct GamesQuery {
+    /// Only games of this bot.
+    pub bot: Option<String>,
+    /// Only games in this state: running, finished or aborted.
+    pub state: Option<String>,
+    /// At most this many (default 50, at most 1000).
+    pub limit: Option<u32>,
+    /// Only games with a smaller id (for paging).
+    pub before: Option<i64>,
+}
+
+/// Games, newest first.
+#[utoipa::path(get, path = "/api/games", tag = "games", params(GamesQuery),
+    responses((status = 200, body = [Game]), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn games(
+    State(arena): State<SharedArena>,
+    Query(q): Query<GamesQuery>,
+) -> Result<Json<Vec<Game>>, ApiError> {
+    if let Some(s) = &q.state
+        && !matches!(s.as_str(), "running" | "finished" | "aborted")
+    {
+        return Err(ApiError::bad_request(format!("state must be running, finished or aborted, not {s:?}")));
+    }
+    let bot_id = match q.bot.clone() {
+        None => None,
+        Some(name) => {
+            let n = name.clone();
+            let bot = arena.db.read(move |c| versions::bot_by_name(c, &n)).await?;
+            Some(bot.ok_or_else(|| ApiError::not_found(format!("no bot is named {name:?}")))?.id)
+        }
+    };
+    let filter = GameFilter { bot_id, state: q.state, limit: q.limit.unwrap_or(50), before: q.before };
+    Ok(Json(arena.db.read(move |c| games::list(c, &filter)).await?))
+}
+
+/// One game.
+#[utoipa::path(get, path = "/api/games/{id}", tag = "games",
+    params(("id" = i64, Path, description = "The game's id")),
+    responses((status = 200, body = Game), (status = 404, body = ErrorBody)))]
+pub async fn game(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Result<Json<Game>, ApiError> {
+    arena
+        .db
+        .read(move |c| games::game(c, id))
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("no game has id {id}")))
+}
+
+/// A game's log (JSON lines, verifiable with `bao-referee verify`).
+#[utoipa::path(get, path = "/api/games/{id}/log", tag = "games",
+    params(("id" = i64, Path, description = "The game's id")),
+    responses((status = 200, content_type = "application/x-ndjson", body = String), (status = 404, body = ErrorBody)))]
+pub async fn game_log(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Result<Response, ApiError> {
+    let game = arena
+        .db
+        .read(move |c| games::game(c, id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no game has id {id}")))?;
+    if game.state == "running" {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("game {id} is still running: watch it on /live/{id}"),
+        ));
+    }
+    let path = arena.game_log_path(id);
+    let bytes = tokio::fs::read(&path)
+        .await
+        .map_err(|e| ApiError::not_found(format!("the log of game {id} is not on the server ({e})")))?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_owned()),
+            (header::CONTENT_DISPOSITION, format!("attachment; filename=\"game-{id}.jsonl\"")),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Any other path under /api.
+pub async fn not_found() -> ApiError {
+    ApiError::not_found("no such API endpoint: see /api/openapi.json")
+}

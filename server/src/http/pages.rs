@@ -1,0 +1,538 @@
+//! The web pages: leaderboard, bot, version, game, live games, log in and out,
+//! and the submission form. Pages read the session cookie; forms carry the
+//! session's CSRF token.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Form, Multipart, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum_extra::extract::CookieJar;
+use axum_extra::extract::cookie::{Cookie, SameSite};
+use futures_util::Stream;
+use minijinja::context;
+use serde::{Deserialize, Serialize};
+
+use crate::arena::SharedArena;
+use crate::auth::{PageSession, SESSION_COOKIE, check_form, check_origin};
+use crate::error::{ApiError, ServerError};
+use crate::games::{self, Game, GameFilter};
+use crate::pages::format_time;
+use crate::submit::{self, Submission};
+use crate::users::Session;
+use crate::versions;
+
+/// The pages' routes.
+pub fn routes() -> Router<SharedArena> {
+    Router::new()
+        .route("/", get(leaderboard))
+        .route("/bots/{name}", get(bot))
+        .route("/versions/{id}", get(version))
+        .route("/versions/{id}/promote", axum::routing::post(promote))
+        .route("/games/{id}", get(game))
+        .route("/games/{id}/replay", get(replay))
+        .route("/live", get(live_index))
+        .route("/live/events", get(live_all_events))
+        .route("/live/{id}", get(live_game))
+        .route("/live/{id}/events", get(live_game_events))
+        .route("/login", get(login_form).post(login))
+        .route("/logout", axum::routing::post(logout))
+        .route("/submit", get(submit_form).post(submit_post))
+}
+
+fn who(s: &PageSession) -> (Option<String>, Option<String>) {
+    s.0.as_ref().map_or((None, None), |s| (Some(s.user.name.clone()), Some(s.csrf.clone())))
+}
+
+fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) -> Response {
+    let e = e.into();
+    arena.templates.error(e.status, &e.message, session.0.as_ref().map(|s| s.user.name.as_str()))
+}
+
+async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    // Visitors without a session all see the same page: it is cached for a second.
+    if session.0.is_none()
+        && let Some(html) = arena.cache.get("page/leaderboard")
+    {
+        return axum::response::Html(html).into_response();
+    }
+    let data = arena
+        .db
+        .read(|c| {
+            let standings = crate::standings::leaderboard(c)?;
+            let games = games::list(c, &GameFilter { limit: 20, ..GameFilter::default() })?;
+            Ok((standings, games))
+        })
+        .await;
+    let (user, csrf) = who(&session);
+    let anonymous = user.is_none();
+    match data {
+        Ok((standings, games)) => {
+            match arena.templates.render("leaderboard.html", context! { standings, games, user, csrf }) {
+                Ok(html) if anonymous => {
+                    axum::response::Html(arena.cache.put("page/leaderboard", html)).into_response()
+                }
+                Ok(html) => axum::response::Html(html).into_response(),
+                Err(e) => failed(&arena, &session, e),
+            }
+        }
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+/// One row of a bot's head-to-head table.
+#[derive(Debug, Serialize)]
+struct HeadToHead {
+    opponent: String,
+    games: u32,
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    score: f64,
+}
+
+/// A version as the bot page lists it.
+#[derive(Debug, Serialize)]
+struct VersionRow {
+    #[serde(flatten)]
+    version: versions::Version,
+    submitted: String,
+}
+
+/// The rating plot of a bot page: SVG polyline points.
+#[derive(Debug, Serialize)]
+struct Plot {
+    points: String,
+    min: f64,
+    max: f64,
+}
+
+fn head_to_head(bot_id: i64, games: &[Game]) -> Vec<HeadToHead> {
+    let mut by: BTreeMap<String, HeadToHead> = BTreeMap::new();
+    for g in games.iter().filter(|g| g.state == "finished") {
+        let (me_south, opp) = if g.south.bot_id == bot_id && g.north.bot_id != bot_id {
+            (true, g.north.bot.clone())
+        } else if g.north.bot_id == bot_id && g.south.bot_id != bot_id {
+            (false, g.south.bot.clone())
+        } else {
+            continue;
+        };
+        let row = by.entry(opp.clone()).or_insert(HeadToHead {
+            opponent: opp,
+            games: 0,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+            score: 0.0,
+        });
+        row.games += 1;
+        match (g.result.as_deref(), me_south) {
+            (Some("south"), true) | (Some("north"), false) => row.wins += 1,
+            (Some("draw"), _) => row.draws += 1,
+            _ => row.losses += 1,
+        }
+    }
+    by.into_values()
+        .map(|mut h| {
+            h.score = (f64::from(h.wins) + 0.5 * f64::from(h.draws)) / f64::from(h.games.max(1));
+            h
+        })
+        .collect()
+}
+
+fn plot(points: &[(i64, f64)]) -> Option<Plot> {
+    if points.len() < 2 {
+        return None;
+    }
+    let (t0, t1) = (points[0].0, points[points.len() - 1].0);
+    let min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let max = points.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    let span_t = (t1 - t0).max(1) as f64;
+    let span_r = (max - min).max(1.0);
+    let pts = points
+        .iter()
+        .map(|(t, r)| {
+            format!(
+                "{:.1},{:.1}",
+                40.0 + 550.0 * ((t - t0) as f64 / span_t),
+                150.0 - 140.0 * ((r - min) / span_r)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(Plot { points: pts, min, max })
+}
+
+async fn bot(State(arena): State<SharedArena>, session: PageSession, Path(name): Path<String>) -> Response {
+    let n = name.clone();
+    let data = arena
+        .db
+        .read(move |c| {
+            let Some(bot) = versions::bot_by_name(c, &n)? else { return Ok(None) };
+            let versions = versions::versions_of_bot(c, bot.id)?;
+            let games =
+                games::list(c, &GameFilter { bot_id: Some(bot.id), limit: 1000, ..GameFilter::default() })?;
+            let mut stmt = c.prepare_cached(
+                "SELECT h.at, h.elo FROM rating_history h JOIN versions v ON v.id = h.version_id
+                 WHERE v.bot_id = ?1 ORDER BY h.at LIMIT 2000",
+            )?;
+            let history: Vec<(i64, f64)> =
+                stmt.query_map([bot.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            Ok(Some((bot, versions, games, history)))
+        })
+        .await;
+    let (user, csrf) = who(&session);
+    match data {
+        Ok(Some((bot, versions, games, history))) => {
+            let h2h = head_to_head(bot.id, &games);
+            let rows: Vec<VersionRow> = versions
+                .into_iter()
+                .map(|v| VersionRow { submitted: format_time(v.submitted_at), version: v })
+                .collect();
+            let games: Vec<Game> = games.into_iter().take(50).collect();
+            arena.templates.page(
+                "bot.html",
+                context! { bot, versions => rows, games, head_to_head => h2h, plot => plot(&history), user, csrf },
+            )
+        }
+        Ok(None) => failed(&arena, &session, ApiError::not_found(format!("no bot is named {name:?}"))),
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+async fn version(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+    let detail = match arena.db.read(move |c| versions::version_detail(c, id)).await {
+        Ok(Some(d)) => d,
+        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no version has id {id}"))),
+        Err(e) => return failed(&arena, &session, e),
+    };
+    let owner = detail.version.owner.clone();
+    let may_see = session.0.as_ref().is_some_and(|s| s.user.is_admin || s.user.name == owner);
+    let c = &arena.config.candidate;
+    let lower = (c.beta / (1.0 - c.alpha)).ln();
+    let upper = ((1.0 - c.beta) / c.alpha).ln();
+    let (user, csrf) = who(&session);
+    let v = detail.version.clone();
+    arena.templates.page(
+        "version.html",
+        context! { v, detail => may_see.then_some(detail), sprt_lower => lower, sprt_upper => upper, user, csrf },
+    )
+}
+
+async fn promote(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let Some(s) = &session.0 else { return failed(&arena, &session, ApiError::unauthorized("log in first")) };
+    if let Err(e) = check_form(s, &form.csrf, &headers) {
+        return failed(&arena, &session, e);
+    }
+    match crate::http::api::promote_as(&arena, &s.user, id).await {
+        Ok(_) => Redirect::to(&format!("/versions/{id}")).into_response(),
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+/// What the game page shows of a log: the moves and, for their owners, the stderr.
+#[derive(Debug, Default, Serialize)]
+struct LogView {
+    moves: Vec<String>,
+    stderr: Vec<StderrView>,
+}
+
+#[derive(Debug, Serialize)]
+struct StderrView {
+    side: String,
+    text: String,
+}
+
+fn read_log(text: &str, show_south: bool, show_north: bool) -> LogView {
+    let mut view = LogView::default();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        match v.get("type").and_then(|t| t.as_str()) {
+            Some("ply") => {
+                let side = v.get("side").and_then(|s| s.as_str()).unwrap_or("?");
+                let mv = v.get("move").and_then(|s| s.as_str()).unwrap_or("?");
+                view.moves.push(format!("{side} {mv}"));
+            }
+            Some("stderr") => {
+                let side = v.get("side").and_then(|s| s.as_str()).unwrap_or("?");
+                let text = v.get("text").and_then(|s| s.as_str()).unwrap_or("");
+                if (side == "S" && show_south) || (side == "N" && show_north) {
+                    view.stderr.push(StderrView {
+                        side: if side == "S" { "South".into() } else { "North".into() },
+                        text: text.to_owned(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    view
+}
+
+async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+    let g = match arena.db.read(move |c| games::game(c, id)).await {
+        Ok(Some(g)) => g,
+        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
+        Err(e) => return failed(&arena, &session, e),
+    };
+    let me = session.0.as_ref().map(|s| &s.user);
+    let sees = |owner: i64| me.is_some_and(|u| u.is_admin || u.id == owner);
+    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let view = read_log(&text, sees(g.south.owner_id), sees(g.north.owner_id));
+    let (user, csrf) = who(&session);
+    arena.templates.page("game.html", context! { g, moves => view.moves, stderr => view.stderr, user, csrf })
+}
+
+/// The replay page of `bao-viewer` for a finished or aborted game.
+async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+    let g = match arena.db.read(move |c| games::game(c, id)).await {
+        Ok(Some(g)) => g,
+        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
+        Err(e) => return failed(&arena, &session, e),
+    };
+    if g.state == "running" {
+        return Redirect::to(&format!("/live/{id}")).into_response();
+    }
+    let text = match tokio::fs::read_to_string(arena.game_log_path(id)).await {
+        Ok(t) => t,
+        Err(e) => {
+            return failed(
+                &arena,
+                &session,
+                ApiError::not_found(format!("the log of game {id} is not on the server ({e})")),
+            );
+        }
+    };
+    match tokio::task::spawn_blocking(move || {
+        bao_viewer::replay_from_log(&text).map(|d| bao_viewer::replay_html(&d))
+    })
+    .await
+    {
+        Ok(Ok(html)) => axum::response::Html(html).into_response(),
+        Ok(Err(e)) => failed(
+            &arena,
+            &session,
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("the log of game {id} cannot be replayed: {e}"),
+            ),
+        ),
+        Err(e) => failed(&arena, &session, ServerError::Internal(format!("replay task: {e}"))),
+    }
+}
+
+async fn live_index(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    let filter = GameFilter { state: Some("running".into()), limit: 100, ..GameFilter::default() };
+    let (user, csrf) = who(&session);
+    match arena.db.read(move |c| games::list(c, &filter)).await {
+        Ok(games) => arena.templates.page("live.html", context! { games, user, csrf }),
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+async fn live_game(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+    let g = match arena.db.read(move |c| games::game(c, id)).await {
+        Ok(Some(g)) => g,
+        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
+        Err(e) => return failed(&arena, &session, e),
+    };
+    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let view = read_log(&text, false, false);
+    let (user, csrf) = who(&session);
+    arena.templates.page("live.html", context! { game => g, moves => view.moves, user, csrf })
+}
+
+fn event_stream(
+    arena: &SharedArena,
+    only: Option<i64>,
+) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
+    let rx = arena.live.subscribe();
+    let shutdown = arena.shutdown.clone();
+    futures_util::stream::unfold((rx, shutdown), move |(mut rx, shutdown)| async move {
+        loop {
+            let next = tokio::select! {
+                () = shutdown.cancelled() => return None,
+                r = rx.recv() => r,
+            };
+            match next {
+                Ok(ev) if only.is_none_or(|id| id == ev.game_id) => {
+                    let data = serde_json::to_string(&ev).unwrap_or_default();
+                    return Some((Ok(Event::default().event(ev.kind).data(data)), (rx, shutdown)));
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}
+
+async fn live_all_events(State(arena): State<SharedArena>) -> impl IntoResponse {
+    Sse::new(event_stream(&arena, None)).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+async fn live_game_events(State(arena): State<SharedArena>, Path(id): Path<i64>) -> impl IntoResponse {
+    Sse::new(event_stream(&arena, Some(id))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+async fn login_form(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    let (user, csrf) = who(&session);
+    arena.templates.page("login.html", context! { user, csrf })
+}
+
+/// The log-in form.
+#[derive(Debug, Deserialize)]
+struct LoginForm {
+    token: String,
+}
+
+fn session_cookie(arena: &SharedArena, value: String, max_age: Duration) -> Cookie<'static> {
+    Cookie::build((SESSION_COOKIE, value))
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(arena.config.secure_cookies)
+        .path("/")
+        .max_age(time::Duration::seconds(i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX)))
+        .build()
+}
+
+async fn login(
+    State(arena): State<SharedArena>,
+    headers: HeaderMap,
+    jar: CookieJar,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    if let Err(e) = check_origin(&headers) {
+        return arena.templates.error(e.status, &e.message, None);
+    }
+    let token = form.token.trim().to_owned();
+    let result = arena
+        .db
+        .write(move |c| match crate::users::user_by_token(c, &token)? {
+            Some(u) => Ok(Some(crate::users::create_session(c, u.id)?)),
+            None => Ok(None),
+        })
+        .await;
+    match result {
+        Ok(Some(cookie)) => {
+            let ms = u64::try_from(crate::users::SESSION_MS).unwrap_or(0);
+            let jar = jar.add(session_cookie(&arena, cookie, Duration::from_millis(ms)));
+            (jar, Redirect::to("/")).into_response()
+        }
+        Ok(None) => {
+            let page = arena.templates.render(
+                "login.html",
+                context! { message => "That token is not valid.", user => None::<String> },
+            );
+            match page {
+                Ok(html) => (StatusCode::UNAUTHORIZED, axum::response::Html(html)).into_response(),
+                Err(e) => arena.templates.error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string(), None),
+            }
+        }
+        Err(e) => failed(&arena, &PageSession(None), e),
+    }
+}
+
+/// A form with only the CSRF token.
+#[derive(Debug, Deserialize)]
+struct CsrfForm {
+    csrf: String,
+}
+
+async fn logout(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    headers: HeaderMap,
+    jar: CookieJar,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let Some(s) = &session.0 else { return Redirect::to("/").into_response() };
+    if let Err(e) = check_form(s, &form.csrf, &headers) {
+        return failed(&arena, &session, e);
+    }
+    if let Some(cookie) = jar.get(SESSION_COOKIE).map(|c| c.value().to_owned()) {
+        let _ = arena.db.write(move |c| crate::users::delete_session(c, &cookie)).await;
+    }
+    let jar = jar.add(session_cookie(&arena, String::new(), Duration::ZERO));
+    (jar, Redirect::to("/")).into_response()
+}
+
+async fn submit_form(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    let (user, csrf) = who(&session);
+    arena.templates.page("submit.html", context! { languages => arena.config.languages.clone(), user, csrf })
+}
+
+async fn read_submission(mut form: Multipart) -> Result<(Submission, String), ApiError> {
+    let mut fields: BTreeMap<String, String> = BTreeMap::new();
+    let mut file: Option<(String, Vec<u8>)> = None;
+    while let Some(field) =
+        form.next_field().await.map_err(|e| ApiError::bad_request(format!("bad form: {e}")))?
+    {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" {
+            let file_name = field.file_name().unwrap_or("upload").to_owned();
+            let bytes = field.bytes().await.map_err(|e| ApiError::bad_request(format!("bad upload: {e}")))?;
+            file = Some((file_name, bytes.to_vec()));
+        } else {
+            let text = field
+                .text()
+                .await
+                .map_err(|e| ApiError::bad_request(format!("bad form field {name}: {e}")))?;
+            fields.insert(name, text);
+        }
+    }
+    let (file_name, bytes) = file.ok_or_else(|| ApiError::bad_request("the form has no file"))?;
+    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
+    let sub = Submission {
+        bot: get("bot"),
+        language: get("language"),
+        file_name,
+        bytes,
+        candidate: get("candidate") == "true",
+        auto_promote: get("auto_promote") == "true",
+    };
+    Ok((sub, get("csrf")))
+}
+
+async fn submit_post(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    headers: HeaderMap,
+    form: Multipart,
+) -> Response {
+    let Some(s): Option<&Session> = session.0.as_ref() else {
+        return failed(&arena, &session, ApiError::unauthorized("log in first"));
+    };
+    let (sub, csrf) = match read_submission(form).await {
+        Ok(x) => x,
+        Err(e) => return failed(&arena, &session, e),
+    };
+    if let Err(e) = check_form(s, &csrf, &headers) {
+        return failed(&arena, &session, e);
+    }
+    match submit::submit(&arena, &s.user, sub).await {
+        Ok(v) => Redirect::to(&format!("/versions/{}", v.id)).into_response(),
+        Err(e @ (ServerError::Invalid(_) | ServerError::Conflict(_) | ServerError::RateLimited(_))) => {
+            let (user, csrf) = who(&session);
+            let page = arena.templates.render(
+                "submit.html",
+                context! { languages => arena.config.languages.clone(), message => e.to_string(), user, csrf },
+            );
+            match page {
+                Ok(html) => (ApiError::from(e).status, axum::response::Html(html)).into_response(),
+                Err(e) => failed(&arena, &session, e),
+            }
+        }
+        Err(e) => failed(&arena, &session, e),
+    }
+}

@@ -1,0 +1,53 @@
+//! The Bao competition server (`bao-referee serve`): entrants submit bots,
+//! the server builds them in isolation, runs the conformance gate, plays them
+//! against each other continuously, rates them, and shows everything on web
+//! pages and through a JSON API. See docs/server.md.
+//!
+//! The public entry points are [`serve`], [`user_add`], [`export`] and
+//! [`submit_client`]; the `bao-server` binary is a thin command line over them.
+
+pub mod arena;
+pub mod auth;
+pub mod build;
+pub mod cache;
+pub mod candidate;
+pub mod client;
+pub mod config;
+pub mod db;
+pub mod engine;
+pub mod error;
+pub mod export;
+pub mod games;
+pub mod http;
+pub mod languages;
+pub mod lifecycle;
+pub mod live;
+pub mod matchmaking;
+pub mod metrics;
+pub mod names;
+pub mod openapi;
+pub mod pages;
+pub mod ratings;
+pub mod scheduler;
+pub mod serve;
+pub mod standings;
+pub mod submit;
+pub mod token;
+pub mod upload;
+pub mod users;
+pub mod versions;
+
+pub use client::{SubmitOptions, submit_client};
+pub use error::ServerError;
+pub use export::{ExportSummary, export};
+pub use serve::{ServeOptions, serve};
+
+use std::path::Path;
+
+/// Adds a user to the arena in `data_dir` (creating the arena if needed) and
+/// returns its API token, which is shown only this once.
+pub fn user_add(data_dir: &Path, name: &str, admin: bool) -> Result<String, ServerError> {
+    let arena = arena::Arena::open(data_dir)?;
+    let (_, token) = arena.db.write_blocking(|c| users::create_user(c, name, admin))?;
+    Ok(token)
+}

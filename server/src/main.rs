@@ -1,0 +1,109 @@
+//! `bao-server`: a thin command line over the `bao_server` library, for tests
+//! and for running the server without the referee's CLI.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The Bao competition server.
+#[derive(Debug, Parser)]
+#[command(name = "bao-server", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server.
+    Serve {
+        /// The arena directory.
+        #[arg(long, default_value = "arena")]
+        data: PathBuf,
+        /// Listen on this address instead of arena.toml's.
+        #[arg(long)]
+        listen: Option<SocketAddr>,
+    },
+    /// Add a user and print its API token.
+    UserAdd {
+        /// The arena directory.
+        #[arg(long, default_value = "arena")]
+        data: PathBuf,
+        /// The user's name.
+        name: String,
+        /// Make the user an administrator.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Write every finished game's log and the standings into DIR.
+    Export {
+        /// The arena directory.
+        #[arg(long, default_value = "arena")]
+        data: PathBuf,
+        /// Where to write.
+        dir: PathBuf,
+    },
+    /// Submit a bot to a server.
+    Submit {
+        /// The server's URL.
+        #[arg(long)]
+        server: String,
+        /// The API token.
+        #[arg(long)]
+        token: String,
+        /// The bot's name.
+        #[arg(long)]
+        bot: String,
+        /// The language.
+        #[arg(long)]
+        language: String,
+        /// Submit as a candidate against the active version.
+        #[arg(long)]
+        candidate: bool,
+        /// Promote the candidate automatically if it passes.
+        #[arg(long)]
+        auto_promote: bool,
+        /// The file to upload.
+        file: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    // The bots' re-exec stub (limits, namespaces) runs from this executable.
+    bao_supervise::exec_stub::run_if_requested();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve { data, listen } => tokio::runtime::Runtime::new()
+            .map_err(|e| bao_server::ServerError::io("cannot start the runtime", e))
+            .and_then(|rt| {
+                rt.block_on(bao_server::serve(bao_server::ServeOptions { data_dir: data, listen }))
+            }),
+        Command::UserAdd { data, name, admin } => bao_server::user_add(&data, &name, admin).map(|token| {
+            println!("{token}");
+        }),
+        Command::Export { data, dir } => bao_server::export(&data, &dir).map(|s| {
+            println!("exported {} games and {} standings to {}", s.games, s.standings, dir.display());
+        }),
+        Command::Submit { server, token, bot, language, candidate, auto_promote, file } => {
+            let opts =
+                bao_server::SubmitOptions { server, token, file, bot, language, candidate, auto_promote };
+            bao_server::submit_client(&opts).map(|v| println!("{v}"))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

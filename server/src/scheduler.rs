@@ -1,0 +1,368 @@
+//! The game loop: keeps `games.concurrency` pairs of games running. Each slot
+//! asks the matchmaker (or the candidate queue) for a pair, plays its two
+//! colour-swapped games from a shared random opening through the engine, and
+//! records each result. A game is in the database as `running` before its
+//! bots start and becomes `finished` in one statement after its log is synced,
+//! so a kill at any moment loses no finished game and counts none twice.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bao_game::{GameConfig, TimeControl};
+use bao_rules::Side;
+use tokio::task::JoinSet;
+
+use crate::arena::Arena;
+use crate::build::gate::BuiltBot;
+use crate::db::now_ms;
+use crate::engine::Engine;
+use crate::error::ServerError;
+use crate::games::{self, NewGame};
+use crate::live::LiveEvent;
+use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
+use crate::versions::{self, Version};
+
+/// A pair of games to play.
+#[derive(Debug, Clone)]
+pub struct PairPlan {
+    /// Plays South in the first game.
+    pub first: i64,
+    /// Plays South in the second game.
+    pub second: i64,
+    /// `ladder`, `placement` or `candidate`.
+    pub purpose: &'static str,
+    /// The candidate under test, for candidate pairs.
+    pub candidate: Option<i64>,
+}
+
+/// Runs the game loop until shutdown.
+pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
+    let stats = match arena.db.read(|c| LadderStats::load(c)).await {
+        Ok(s) => Arc::new(std::sync::Mutex::new(s)),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the games: the game loop does not run");
+            return;
+        }
+    };
+    let slots = arena.config.games.concurrency;
+    let mut running: JoinSet<[i64; 2]> = JoinSet::new();
+    let mut busy: HashSet<i64> = HashSet::new();
+    loop {
+        while running.len() < slots && !arena.shutdown.is_cancelled() {
+            match next_pair(&arena, &stats, &busy).await {
+                Ok(Some(plan)) => {
+                    busy.insert(plan.first);
+                    busy.insert(plan.second);
+                    let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
+                    running.spawn(async move {
+                        let ids = [plan.first, plan.second];
+                        if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
+                            tracing::error!(error = %e, "a pair of games failed");
+                        }
+                        ids
+                    });
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::error!(error = %e, "matchmaking failed");
+                    break;
+                }
+            }
+        }
+        tokio::select! {
+            () = arena.shutdown.cancelled() => break,
+            Some(done) = running.join_next(), if !running.is_empty() => {
+                if let Ok(ids) = done {
+                    for id in ids {
+                        busy.remove(&id);
+                    }
+                }
+                arena.rating_wake.notify_one();
+            }
+            () = arena.game_wake.notified() => {}
+            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+        }
+    }
+    // The engine aborts running games on shutdown; wait for them to be recorded.
+    while running.join_next().await.is_some() {}
+}
+
+/// What the game loop knows of past games, read once at start and then kept
+/// up to date by the loop itself (the only writer of games), so that choosing
+/// a pair never scans the games table.
+#[derive(Debug, Default)]
+pub struct LadderStats {
+    /// Finished ladder and placement games per version.
+    games: HashMap<i64, u32>,
+    /// The last start of a game per version (Unix ms).
+    last_start: HashMap<i64, i64>,
+    /// Finished games per pair of versions.
+    pairs: PairCounts,
+}
+
+impl LadderStats {
+    /// Reads the statistics of every game so far.
+    pub fn load(conn: &rusqlite::Connection) -> Result<LadderStats, ServerError> {
+        let mut stats = LadderStats::default();
+        let mut stmt = conn.prepare(
+            "SELECT south_id, north_id, count(*), max(started_at), sum(state = 'finished') FROM games
+             WHERE purpose != 'candidate' GROUP BY south_id, north_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(3)?, r.get::<_, u32>(4)?))
+        })?;
+        for row in rows {
+            let (s, n, last, finished) = row?;
+            stats.pairs.add(s, n, finished);
+            for v in [s, n] {
+                *stats.games.entry(v).or_insert(0) += finished;
+                let l = stats.last_start.entry(v).or_insert(0);
+                *l = (*l).max(last);
+            }
+        }
+        Ok(stats)
+    }
+
+    fn started(&mut self, a: i64, b: i64, at: i64) {
+        self.last_start.insert(a, at);
+        self.last_start.insert(b, at);
+    }
+
+    fn finished(&mut self, a: i64, b: i64) {
+        self.pairs.add(a, b, 1);
+        *self.games.entry(a).or_insert(0) += 1;
+        *self.games.entry(b).or_insert(0) += 1;
+    }
+}
+
+/// The shared statistics.
+pub type SharedStats = Arc<std::sync::Mutex<LadderStats>>;
+
+/// The active versions as the matchmaker sees them.
+fn entrants(
+    conn: &rusqlite::Connection,
+    stats: &LadderStats,
+    placement_games: u32,
+) -> Result<Vec<Entrant>, ServerError> {
+    let now = now_ms();
+    let mut stmt = conn.prepare_cached(
+        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at
+         FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
+    })?;
+    let mut list = Vec::new();
+    for row in rows {
+        let (id, rating, sd, active_since) = row?;
+        let since = stats.last_start.get(&id).copied().unwrap_or(0).max(active_since);
+        let games = stats.games.get(&id).copied().unwrap_or(0);
+        list.push(Entrant {
+            id,
+            rating,
+            sd,
+            placement_left: placement_games.saturating_sub(games),
+            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
+        });
+    }
+    Ok(list)
+}
+
+/// The next pair to play: ladder versions over the wait bound first, then a
+/// candidate under test, then the matchmaker's choice.
+async fn next_pair(
+    arena: &Arena,
+    stats: &SharedStats,
+    busy: &HashSet<i64>,
+) -> Result<Option<PairPlan>, ServerError> {
+    let placement = arena.config.matchmaking.placement_games;
+    let bound = arena.config.matchmaking.wait_bound_secs;
+    let busy_ids = busy.clone();
+    let shared = stats.clone();
+    let (list, candidates) = arena
+        .db
+        .read(move |c| {
+            let stats = shared.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
+            let list = entrants(c, &stats, placement)?;
+            let mut stmt = c.prepare_cached(
+                "SELECT v.id, v.baseline_id FROM versions v JOIN versions b ON b.id = v.baseline_id
+                 WHERE v.state = 'evaluating' AND v.sprt_result IS NULL AND b.state = 'active' ORDER BY v.id",
+            )?;
+            let candidates: Vec<(i64, i64)> =
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            Ok((list, candidates))
+        })
+        .await?;
+    let mut jitter = || rand::random::<f64>();
+    let ladder = {
+        let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
+        matchmaking::choose(&list, &stats.pairs, &busy_ids, bound, &mut jitter)
+    };
+    let plan_of = |p: Pairing| PairPlan {
+        first: p.anchor,
+        second: p.opponent,
+        purpose: if p.reason == matchmaking::Reason::Placement { "placement" } else { "ladder" },
+        candidate: None,
+    };
+    if let Some(p) = ladder
+        && p.reason == matchmaking::Reason::WaitBound
+    {
+        return Ok(Some(plan_of(p)));
+    }
+    if let Some(&(cand, base)) = candidates.iter().find(|(c, b)| !busy.contains(c) && !busy.contains(b)) {
+        return Ok(Some(PairPlan { first: cand, second: base, purpose: "candidate", candidate: Some(cand) }));
+    }
+    Ok(ladder.map(plan_of))
+}
+
+/// The bot of a version, as the engine runs it.
+fn built(arena: &Arena, v: &Version) -> Result<BuiltBot, ServerError> {
+    let language = arena
+        .config
+        .language(&v.language)
+        .ok_or_else(|| ServerError::Invalid(format!("the language {:?} is no longer offered", v.language)))?;
+    Ok(BuiltBot {
+        name: format!("{} v{}", v.bot, v.number),
+        argv: language.run_argv().map_err(ServerError::Invalid)?,
+        dir: arena.version_dir(v.bot_id, v.number),
+    })
+}
+
+/// The configuration of one game between two versions.
+fn game_config(
+    arena: &Arena,
+    south: &Version,
+    north: &Version,
+    seed: u64,
+) -> Result<GameConfig, ServerError> {
+    let g = &arena.config.games;
+    let mut config = GameConfig::new(
+        crate::engine::game_spec(&built(arena, south)?),
+        crate::engine::game_spec(&built(arena, north)?),
+        arena.config.variant(),
+    );
+    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed);
+    config.time = TimeControl {
+        base: Some(Duration::from_millis(g.base_ms)),
+        increment: Duration::from_millis(g.increment_ms),
+        move_time: None,
+        startup: Duration::from_millis(g.startup_ms),
+        margin: TimeControl::default().margin,
+    };
+    config.max_plies = Some(g.max_plies);
+    config.seed = seed;
+    config.limits = bao_supervise::ResourceLimits {
+        max_memory_bytes: Some(g.bot_memory_mib << 20),
+        max_cpu_secs: Some(g.bot_cpu_secs),
+        max_processes: Some(64),
+        max_output_bytes: Some(64 << 20),
+    };
+    // Every entrant's bot in its own user, PID and mount namespaces, with no network.
+    config.isolation =
+        bao_supervise::Isolation { level: bao_supervise::IsolationLevel::Pid, no_network: true };
+    Ok(config)
+}
+
+/// Plays the two games of a pair, recording each.
+pub async fn play_pair(
+    arena: &Arena,
+    engine: &Engine,
+    stats: &SharedStats,
+    plan: &PairPlan,
+) -> Result<(), ServerError> {
+    let (a, b) = (plan.first, plan.second);
+    let (va, vb) = arena.db.read(move |c| Ok((versions::version(c, a)?, versions::version(c, b)?))).await?;
+    let (Some(va), Some(vb)) = (va, vb) else {
+        return Err(ServerError::NotFound("a version of the pair".into()));
+    };
+    let seed = rand::random::<u32>();
+    let pair_key = format!("{}-{}-{seed}", a.min(b), a.max(b));
+    for (south, north) in [(&va, &vb), (&vb, &va)] {
+        if arena.shutdown.is_cancelled() {
+            break;
+        }
+        if let Ok(mut s) = stats.lock() {
+            s.started(south.id, north.id, now_ms());
+        }
+        let finished = play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
+        if finished
+            && plan.purpose != "candidate"
+            && let Ok(mut s) = stats.lock()
+        {
+            s.finished(south.id, north.id);
+        }
+    }
+    if let Some(cand) = plan.candidate {
+        crate::candidate::update(arena, cand).await?;
+    }
+    Ok(())
+}
+
+async fn play_one(
+    arena: &Arena,
+    engine: &Engine,
+    south: &Version,
+    north: &Version,
+    pair_key: &str,
+    seed: u32,
+    purpose: &'static str,
+) -> Result<bool, ServerError> {
+    let config = game_config(arena, south, north, u64::from(seed))?;
+    let new = NewGame {
+        south_id: south.id,
+        north_id: north.id,
+        pair_key: pair_key.to_owned(),
+        opening_seed: i64::from(seed),
+        purpose,
+    };
+    let games_dir = arena.dir.join("games");
+    let id = arena
+        .db
+        .write(move |c| {
+            games::insert_running(c, &new, |id| {
+                games_dir.join(format!("{id}.jsonl")).to_string_lossy().into_owned()
+            })
+        })
+        .await?;
+    arena.metrics.games_running.inc();
+    arena.live.publish(LiveEvent {
+        game_id: id,
+        kind: "start",
+        ply: 0,
+        text: format!("{} v{} - {} v{}", south.bot, south.number, north.bot, north.number),
+    });
+    let outcome = engine.play(config, arena.game_log_path(id), id).await;
+    arena.metrics.games_running.dec();
+    let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
+    match outcome {
+        Ok(r) if r.reason == bao_game::Reason::Aborted => {
+            arena.metrics.games_aborted.inc();
+            let why = r.detail.clone();
+            arena.db.write(move |c| games::abort(c, id, &why)).await?;
+        }
+        Ok(r) => {
+            let result = match r.winner {
+                Some(Side::South) => "south",
+                Some(Side::North) => "north",
+                None => "draw",
+            };
+            let reason = if r.detail.is_empty() {
+                r.reason.to_string()
+            } else {
+                format!("{}: {}", r.reason, r.detail)
+            };
+            let plies = r.plies;
+            arena.db.write(move |c| games::finish(c, id, result, &reason, plies)).await?;
+            arena.metrics.games_finished.inc();
+            arena.metrics.game_seconds.observe(r.duration.as_secs_f64());
+        }
+        Err(e) => {
+            arena.metrics.games_aborted.inc();
+            let why = format!("the server failed to play the game: {e}");
+            arena.db.write(move |c| games::abort(c, id, &why)).await?;
+            return Err(e);
+        }
+    }
+    Ok(finished)
+}

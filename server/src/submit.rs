@@ -1,0 +1,207 @@
+//! Taking a submission: validation, the per-user rate limit, unpacking into a
+//! staging directory, then one transaction that records the version (creating
+//! the bot on its first submission), then moving the files into place.
+
+use rusqlite::{OptionalExtension, params};
+use serde::Deserialize;
+
+use crate::arena::Arena;
+use crate::db::now_ms;
+use crate::error::ServerError;
+use crate::upload::{UnpackLimits, UploadError, unpack};
+use crate::users::User;
+use crate::versions::{self, Version};
+
+/// A submission: a bot's name, a language and one file or archive.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// The bot's name (created on its first submission, owned by the submitter).
+    pub bot: String,
+    /// A language from the arena's table.
+    pub language: String,
+    /// The uploaded file's name (its extension says whether it is an archive).
+    pub file_name: String,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// A candidate: tested against the bot's active version by SPRT.
+    pub candidate: bool,
+    /// A candidate that passes replaces the active version.
+    pub auto_promote: bool,
+}
+
+/// The query parameters of the raw-body submission endpoint.
+#[derive(Debug, Clone, Deserialize, utoipa::IntoParams)]
+pub struct SubmitParams {
+    /// A language from the arena's table (see `GET /api/languages`).
+    pub language: String,
+    /// The uploaded file's name, e.g. `bot.py` or `bot.zip` (default `upload`, a single file).
+    pub file_name: Option<String>,
+    /// Submit as a candidate against the bot's active version.
+    #[serde(default)]
+    pub candidate: bool,
+    /// A candidate that passes its test replaces the active version.
+    #[serde(default)]
+    pub auto_promote: bool,
+}
+
+/// Validates and stores a submission; the new version is queued for building.
+pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Version, ServerError> {
+    crate::names::validate_name(&sub.bot, "bot name").map_err(ServerError::Invalid)?;
+    let language = arena.config.language(&sub.language).cloned().ok_or_else(|| {
+        let known: Vec<&str> = arena.config.languages.iter().map(|l| l.name.as_str()).collect();
+        ServerError::Invalid(format!(
+            "unknown language {:?}; this arena accepts: {}",
+            sub.language,
+            known.join(", ")
+        ))
+    })?;
+    let file_name = sub.file_name.clone();
+    crate::names::validate_file_name(&file_name).map_err(ServerError::Invalid)?;
+    if sub.bytes.len() > arena.config.limits.upload_bytes {
+        return Err(ServerError::Invalid(format!(
+            "the upload has {} bytes, more than the limit of {}",
+            sub.bytes.len(),
+            arena.config.limits.upload_bytes
+        )));
+    }
+    if sub.auto_promote && !sub.candidate {
+        return Err(ServerError::Invalid(
+            "auto_promote applies to candidates only (set candidate=true)".into(),
+        ));
+    }
+    check_rate(arena, user).await?;
+    check_owner(arena, user, &sub).await?;
+
+    let staging = tempfile::Builder::new()
+        .prefix("upload-")
+        .tempdir_in(arena.dir.join("tmp"))
+        .map_err(|e| ServerError::io("cannot create a staging directory", e))?;
+    let limits = UnpackLimits {
+        max_entries: arena.config.limits.archive_entries,
+        max_bytes: arena.config.limits.unpacked_bytes,
+    };
+    let (bytes, main, stage) = (sub.bytes, language.main.clone(), staging.path().to_path_buf());
+    let fname = file_name.clone();
+    let source_bytes = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    tokio::task::spawn_blocking(move || unpack(&bytes, &fname, &main, &stage, limits))
+        .await
+        .map_err(|e| ServerError::Internal(format!("unpack task: {e}")))?
+        .map_err(|e| match e {
+            UploadError::Io(io) => ServerError::io("cannot unpack the upload", io),
+            other => ServerError::Invalid(other.to_string()),
+        })?;
+    let (user_id, bot_name, lang, candidate, auto) =
+        (user.id, sub.bot.clone(), sub.language.clone(), sub.candidate, sub.auto_promote);
+    let fname = file_name.clone();
+    let (version_id, bot_id, number) = arena
+        .db
+        .write(move |conn| {
+            let tx = conn.transaction()?;
+            let bot: Option<(i64, i64)> = tx
+                .query_row("SELECT id, owner_id FROM bots WHERE name = ?1", [&bot_name], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let bot_id = match bot {
+                Some((_, owner)) if owner != user_id => {
+                    return Err(ServerError::Conflict(format!("the bot name {bot_name:?} belongs to another user")));
+                }
+                Some((id, _)) => id,
+                None => {
+                    tx.execute(
+                        "INSERT INTO bots (name, owner_id, created_at) VALUES (?1, ?2, ?3)",
+                        params![bot_name, user_id, now_ms()],
+                    )?;
+                    tx.last_insert_rowid()
+                }
+            };
+            let baseline: Option<i64> = tx
+                .query_row("SELECT id FROM versions WHERE bot_id = ?1 AND state = 'active'", [bot_id], |r| r.get(0))
+                .optional()?;
+            if candidate && baseline.is_none() {
+                return Err(ServerError::Invalid(format!(
+                    "bot {bot_name:?} has no active version to test a candidate against: submit it normally first"
+                )));
+            }
+            let number: i64 =
+                tx.query_row("SELECT coalesce(max(number), 0) + 1 FROM versions WHERE bot_id = ?1", [bot_id], |r| {
+                    r.get(0)
+                })?;
+            let now = now_ms();
+            tx.execute(
+                "INSERT INTO versions (bot_id, number, language, source_name, source_bytes, state, candidate,
+                 auto_promote, baseline_id, submitted_at, state_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9, ?9)",
+                params![
+                    bot_id,
+                    number,
+                    lang,
+                    fname,
+                    source_bytes,
+                    candidate,
+                    auto,
+                    if candidate { baseline } else { None },
+                    now
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.commit()?;
+            Ok((id, bot_id, number))
+        })
+        .await?;
+
+    let dest = arena.version_dir(bot_id, number);
+    let moved = dest
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::rename(staging.path(), &dest));
+    if let Err(e) = moved {
+        // The build worker rejects a version whose directory is missing.
+        tracing::error!(version = version_id, error = %e, "cannot move the upload into place");
+    } else {
+        // The directory now belongs to the version: the TempDir must not delete it.
+        let _ = staging.keep();
+    }
+    arena.build_wake.notify_one();
+    tracing::info!(version = version_id, bot = %sub.bot, number, "submission queued");
+    arena
+        .db
+        .read(move |conn| versions::version(conn, version_id))
+        .await?
+        .ok_or_else(|| ServerError::Internal("the new version disappeared".into()))
+}
+
+/// Refuses a submission past the user's hourly limit (admins have none).
+async fn check_rate(arena: &Arena, user: &User) -> Result<(), ServerError> {
+    if user.is_admin {
+        return Ok(());
+    }
+    let (uid, limit) = (user.id, arena.config.limits.submissions_per_hour);
+    let recent: i64 = arena
+        .db
+        .read(move |conn| {
+            Ok(conn.query_row(
+                "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
+                 WHERE b.owner_id = ?1 AND v.submitted_at > ?2",
+                params![uid, now_ms() - 3_600_000],
+                |r| r.get(0),
+            )?)
+        })
+        .await?;
+    if recent >= i64::from(limit) {
+        return Err(ServerError::RateLimited(format!(
+            "you have submitted {recent} versions in the last hour; the limit is {limit}: try again later"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses early (before unpacking) a bot name another user owns.
+async fn check_owner(arena: &Arena, user: &User, sub: &Submission) -> Result<(), ServerError> {
+    let name = sub.bot.clone();
+    let bot = arena.db.read(move |conn| versions::bot_by_name(conn, &name)).await?;
+    match bot {
+        Some(b) if b.owner_id != user.id => {
+            Err(ServerError::Conflict(format!("the bot name {:?} belongs to another user", sub.bot)))
+        }
+        _ => Ok(()),
+    }
+}

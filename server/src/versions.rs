@@ -1,0 +1,231 @@
+//! Bots and their versions in the database: records, lookups and the
+//! state changes of the lifecycle (each checked by [`VersionState::may_become`]).
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use crate::db::now_ms;
+use crate::error::ServerError;
+use crate::lifecycle::VersionState;
+
+/// A bot: a name owned by a user, with versions.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Bot {
+    /// Database id.
+    pub id: i64,
+    /// The bot's name.
+    pub name: String,
+    /// The owner's user id.
+    pub owner_id: i64,
+    /// The owner's name.
+    pub owner: String,
+}
+
+/// A version of a bot, as anyone may see it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Version {
+    /// Database id.
+    pub id: i64,
+    /// The bot's id.
+    pub bot_id: i64,
+    /// The bot's name.
+    pub bot: String,
+    /// The owner's name.
+    pub owner: String,
+    /// 1 for the first version of the bot, then 2, ...
+    pub number: i64,
+    /// The language (a name from the arena's table).
+    pub language: String,
+    /// The uploaded file's name.
+    pub source_name: String,
+    /// The upload's size in bytes.
+    pub source_bytes: i64,
+    /// The lifecycle state.
+    pub state: VersionState,
+    /// Whether it was submitted as a candidate against the active version.
+    pub candidate: bool,
+    /// Whether a candidate that passes its SPRT replaces the active version.
+    pub auto_promote: bool,
+    /// The version a candidate is tested against.
+    pub baseline_id: Option<i64>,
+    /// When it was submitted (Unix ms).
+    pub submitted_at: i64,
+    /// When it entered its state (Unix ms).
+    pub state_at: i64,
+    /// Why it was rejected, or how its candidate test ended.
+    pub reason: String,
+    /// The candidate test's log-likelihood ratio, while or after it runs.
+    pub sprt_llr: Option<f64>,
+    /// The candidate test's verdict: `h1` (better) or `h0` (not better); none while undecided.
+    pub sprt_result: Option<String>,
+}
+
+/// A version with the logs only its owner (and admins) may read.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct VersionDetail {
+    /// The version.
+    #[serde(flatten)]
+    pub version: Version,
+    /// The build's output (bounded).
+    pub build_log: String,
+    /// The conformance gate's report.
+    pub check_report: String,
+}
+
+const VERSION_COLUMNS: &str =
+    "v.id, v.bot_id, b.name, u.name, v.number, v.language, v.source_name, v.source_bytes,
+     v.state, v.candidate, v.auto_promote, v.baseline_id, v.submitted_at, v.state_at, v.reason, v.sprt_llr, v.sprt_result";
+
+fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
+    let state: String = r.get(8)?;
+    Ok(Version {
+        id: r.get(0)?,
+        bot_id: r.get(1)?,
+        bot: r.get(2)?,
+        owner: r.get(3)?,
+        number: r.get(4)?,
+        language: r.get(5)?,
+        source_name: r.get(6)?,
+        source_bytes: r.get(7)?,
+        state: VersionState::parse(&state).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                8,
+                rusqlite::types::Type::Text,
+                format!("state {state}").into(),
+            )
+        })?,
+        candidate: r.get(9)?,
+        auto_promote: r.get(10)?,
+        baseline_id: r.get(11)?,
+        submitted_at: r.get(12)?,
+        state_at: r.get(13)?,
+        reason: r.get(14)?,
+        sprt_llr: r.get(15)?,
+        sprt_result: r.get(16)?,
+    })
+}
+
+fn select_versions(
+    conn: &Connection,
+    filter: &str,
+    args: impl rusqlite::Params,
+) -> Result<Vec<Version>, ServerError> {
+    let sql = format!(
+        "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id JOIN users u ON u.id = b.owner_id
+         {filter}"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(args, version_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One version by id.
+pub fn version(conn: &Connection, id: i64) -> Result<Option<Version>, ServerError> {
+    Ok(select_versions(conn, "WHERE v.id = ?1", [id])?.pop())
+}
+
+/// One version with its logs.
+pub fn version_detail(conn: &Connection, id: i64) -> Result<Option<VersionDetail>, ServerError> {
+    let Some(version) = version(conn, id)? else { return Ok(None) };
+    let (build_log, check_report) =
+        conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    Ok(Some(VersionDetail { version, build_log, check_report }))
+}
+
+/// The versions of a bot, newest first.
+pub fn versions_of_bot(conn: &Connection, bot_id: i64) -> Result<Vec<Version>, ServerError> {
+    select_versions(conn, "WHERE v.bot_id = ?1 ORDER BY v.number DESC", [bot_id])
+}
+
+/// The versions in a state, oldest first.
+pub fn versions_in_state(conn: &Connection, state: VersionState) -> Result<Vec<Version>, ServerError> {
+    select_versions(conn, "WHERE v.state = ?1 ORDER BY v.id", [state.as_str()])
+}
+
+/// A bot by name (case-insensitive).
+pub fn bot_by_name(conn: &Connection, name: &str) -> Result<Option<Bot>, ServerError> {
+    Ok(conn
+        .query_row(
+            "SELECT b.id, b.name, b.owner_id, u.name FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.name = ?1",
+            [name],
+            |r| Ok(Bot { id: r.get(0)?, name: r.get(1)?, owner_id: r.get(2)?, owner: r.get(3)? }),
+        )
+        .optional()?)
+}
+
+/// Every bot, by name.
+pub fn all_bots(conn: &Connection) -> Result<Vec<Bot>, ServerError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT b.id, b.name, b.owner_id, u.name FROM bots b JOIN users u ON u.id = b.owner_id ORDER BY b.name",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Bot { id: r.get(0)?, name: r.get(1)?, owner_id: r.get(2)?, owner: r.get(3)? })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Moves a version from `from` to `to` (refusing a transition the lifecycle
+/// does not allow), recording `reason`. Returns false when the version was not
+/// in state `from` any more.
+pub fn set_state(
+    conn: &Connection,
+    id: i64,
+    from: VersionState,
+    to: VersionState,
+    reason: &str,
+) -> Result<bool, ServerError> {
+    if !from.may_become(to) {
+        return Err(ServerError::Internal(format!("version {id}: {from} cannot become {to}")));
+    }
+    let n = conn.execute(
+        "UPDATE versions SET state = ?3, state_at = ?4, reason = ?5 WHERE id = ?1 AND state = ?2",
+        params![id, from.as_str(), to.as_str(), now_ms(), reason],
+    )?;
+    Ok(n == 1)
+}
+
+/// Makes a version active and retires the bot's previously active one, in one transaction.
+pub fn activate(
+    conn: &mut Connection,
+    id: i64,
+    from: VersionState,
+    reason: &str,
+) -> Result<bool, ServerError> {
+    let tx = conn.transaction()?;
+    let bot_id: i64 = tx.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+    tx.execute(
+        "UPDATE versions SET state = 'retired', state_at = ?3, reason = ?4
+         WHERE bot_id = ?1 AND state = 'active' AND id != ?2",
+        params![bot_id, id, now_ms(), format!("replaced by a newer version (id {id})")],
+    )?;
+    let ok = set_state(&tx, id, from, VersionState::Active, reason)?;
+    tx.commit()?;
+    Ok(ok)
+}
+
+/// Stores the build output of a version.
+pub fn set_build_log(conn: &Connection, id: i64, log: &str) -> Result<(), ServerError> {
+    conn.execute("UPDATE versions SET build_log = ?2 WHERE id = ?1", params![id, log])?;
+    Ok(())
+}
+
+/// Stores the conformance report of a version.
+pub fn set_check_report(conn: &Connection, id: i64, report: &str) -> Result<(), ServerError> {
+    conn.execute("UPDATE versions SET check_report = ?2 WHERE id = ?1", params![id, report])?;
+    Ok(())
+}
+
+/// Takes the oldest queued version for building (moves it to `building`).
+pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
+    loop {
+        let Some(v) = select_versions(conn, "WHERE v.state = 'queued' ORDER BY v.id LIMIT 1", [])?.pop()
+        else {
+            return Ok(None);
+        };
+        if set_state(conn, v.id, VersionState::Queued, VersionState::Building, "")? {
+            return Ok(Some(Version { state: VersionState::Building, ..v }));
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! End-to-end tests of the competition server: the real `bao-server` binary on
+//! a free port, a real SQLite file, bots submitted through the API.
+//!
+//! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The binary is
+//! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
+//! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
+
+mod browser;
+mod candidate;
+mod hostile;
+mod ladder;
+mod sessions;
+mod support;
+
+use std::panic::AssertUnwindSafe;
+use std::process::ExitCode;
+
+type Test = (&'static str, fn());
+
+const TESTS: &[Test] = &[
+    ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
+    ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
+    ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),
+    ("rate_limit_and_bot_ownership", hostile::rate_limit_and_bot_ownership),
+    ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
+    ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
+    ("pages_in_a_browser", browser::pages_in_a_browser),
+];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--bot") {
+        return support::run_bot(args.get(1).map_or("random", String::as_str));
+    }
+    // `cargo test` passes libtest flags (e.g. --quiet); the first other argument filters by name.
+    let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let (mut passed, mut failed) = (0, 0);
+    for (name, test) in TESTS {
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        eprintln!("test {name} ...");
+        match std::panic::catch_unwind(AssertUnwindSafe(test)) {
+            Ok(()) => {
+                passed += 1;
+                println!("test {name} ... ok");
+            }
+            Err(_) => {
+                failed += 1;
+                println!("test {name} ... FAILED");
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}

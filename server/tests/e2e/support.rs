@@ -1,0 +1,282 @@
+//! The harness: an arena directory, the server process, HTTP helpers, bots.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A random bot that thinks 150 ms per move (so that games last long enough to watch).
+struct SlowBot(bao_sample_bots::RandomBot);
+
+impl bao_sdk::Bot for SlowBot {
+    fn identity(&self) -> bao_sdk::Identity {
+        bao_sdk::Identity::new("slow-random")
+    }
+
+    fn choose_move(
+        &mut self,
+        position: &bao_sdk::Position,
+        legal: &bao_sdk::MoveList,
+        deadline: &bao_sdk::Deadline,
+    ) -> bao_sdk::Move {
+        std::thread::sleep(Duration::from_millis(150));
+        self.0.choose_move(position, legal, deadline)
+    }
+}
+
+/// Runs this binary as a sample bot: `random`, `greedy` or `slow`.
+pub fn run_bot(kind: &str) -> ExitCode {
+    let fresh = || bao_sample_bots::RandomBot::new(bao_sample_bots::GameSeed::new(None));
+    let r = match kind {
+        "greedy" => bao_sdk::run(bao_sample_bots::GreedyBot::default()),
+        "slow" => bao_sdk::run(SlowBot(fresh())),
+        _ => bao_sdk::run(fresh()),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("e2e bot: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A shell script that runs this binary as a bot (submitted as `executable`).
+pub fn bot_script(kind: &str) -> Vec<u8> {
+    let exe = std::env::current_exe().expect("current exe");
+    format!("#!/bin/sh\nexec '{}' --bot {kind}\n", exe.display()).into_bytes()
+}
+
+/// An arena directory with users, created with `bao-server user-add`; `edits`
+/// are text replacements applied to the default arena.toml.
+pub struct Arena {
+    pub dir: tempfile::TempDir,
+    pub tokens: Vec<String>,
+}
+
+pub fn server_exe() -> &'static str {
+    env!("CARGO_BIN_EXE_bao-server")
+}
+
+impl Arena {
+    pub fn new(users: &[&str], edits: &[(&str, &str)]) -> Arena {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data = dir.path().join("arena");
+        let mut tokens = Vec::new();
+        for (i, user) in users.iter().enumerate() {
+            let mut cmd = Command::new(server_exe());
+            cmd.args(["user-add", "--data"]).arg(&data).arg(user);
+            if i == 0 {
+                cmd.arg("--admin");
+            }
+            let out = cmd.output().expect("user-add runs");
+            assert!(out.status.success(), "user-add failed: {}", String::from_utf8_lossy(&out.stderr));
+            let token = String::from_utf8(out.stdout).expect("utf8").trim().to_owned();
+            assert_eq!(token.len(), 64, "a token: {token:?}");
+            tokens.push(token);
+        }
+        let toml = data.join("arena.toml");
+        let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
+        for (from, to) in edits {
+            assert!(text.contains(from), "arena.toml has no {from:?}");
+            text = text.replace(from, to);
+        }
+        std::fs::write(&toml, text).expect("write arena.toml");
+        Arena { dir, tokens }
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("arena")
+    }
+}
+
+/// Fast games for tests.
+pub const FAST: &[(&str, &str)] = &[
+    ("base_ms = 10000", "base_ms = 3000"),
+    ("max_plies = 600", "max_plies = 300"),
+    ("recompute_secs = 5", "recompute_secs = 1"),
+];
+
+/// The running server.
+pub struct Server {
+    child: Option<Child>,
+    pub url: String,
+}
+
+impl Server {
+    pub fn start(data: &Path) -> Server {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(data.with_extension("log"))
+            .expect("server log");
+        let mut child = Command::new(server_exe())
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("the server starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_default();
+        let url = line.trim().strip_prefix("listening on ").map(str::to_owned);
+        let Some(url) = url else {
+            let _ = child.kill();
+            let log = std::fs::read_to_string(data.with_extension("log")).unwrap_or_default();
+            panic!("the server did not say where it listens (got {line:?}); its log:\n{log}");
+        };
+        Server { child: Some(child), url }
+    }
+
+    /// SIGKILL, as a crash would.
+    pub fn kill9(mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill -9");
+            c.wait().expect("reaped");
+        }
+    }
+
+    /// SIGTERM, and the exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = c.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                panic!("the server did not stop within 30 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+/// An HTTP answer.
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The error message of a JSON error answer.
+    pub fn error(&self) -> String {
+        let v = self.json();
+        v.get("error").and_then(Value::as_str).unwrap_or_else(|| panic!("no error message: {v}")).to_owned()
+    }
+}
+
+fn answer(r: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Answer {
+    let mut r = r.expect("the server answers");
+    let headers = r
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+        .collect();
+    let status = r.status().as_u16();
+    let body = r.body_mut().with_config().limit(64 << 20).read_to_string().unwrap_or_default();
+    Answer { status, headers, body }
+}
+
+pub fn get(url: &str, token: Option<&str>, cookie: Option<&str>) -> Answer {
+    let mut req = agent().get(url);
+    if let Some(t) = token {
+        req = req.header("Authorization", &format!("Bearer {t}"));
+    }
+    if let Some(c) = cookie {
+        req = req.header("Cookie", c);
+    }
+    answer(req.call())
+}
+
+pub fn post(url: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    let mut req = agent().post(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    answer(req.send(body))
+}
+
+/// Submits a file through the API.
+pub fn submit(
+    server: &Server,
+    token: &str,
+    bot: &str,
+    language: &str,
+    file_name: &str,
+    body: &[u8],
+    extra: &str,
+) -> Answer {
+    let url =
+        format!("{}/api/bots/{bot}/versions?language={language}&file_name={file_name}{extra}", server.url);
+    post(
+        &url,
+        &[("Authorization", &format!("Bearer {token}")), ("Content-Type", "application/octet-stream")],
+        body,
+    )
+}
+
+/// Polls `f` every 200 ms until it returns `Some`, failing after `secs` with `what`.
+pub fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out after {secs} s waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The state of a version, read through the API.
+pub fn version_state(server: &Server, id: i64) -> String {
+    let v = get(&format!("{}/api/versions/{id}", server.url), None, None).json();
+    v["state"].as_str().unwrap_or("?").to_owned()
+}
+
+/// Waits until the version leaves queued/building/checking; returns its state.
+pub fn settle(server: &Server, id: i64, secs: u64) -> String {
+    wait_for(secs, &format!("version {id} to pass the gate"), || {
+        let s = version_state(server, id);
+        (!matches!(s.as_str(), "queued" | "building" | "checking")).then_some(s)
+    })
+}
