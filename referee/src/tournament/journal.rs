@@ -76,11 +76,13 @@ impl JournalEntry {
         if !self.counts() {
             return None;
         }
-        Some(match self.winner.as_deref() {
-            Some("S") => 1.0,
-            Some(_) => 0.0,
-            None => 0.5,
-        })
+        // The winner as the one Side type reads it: anything else is not a score.
+        match self.winner.as_deref().map(str::parse::<bao_rules::Side>) {
+            Some(Ok(bao_rules::Side::South)) => Some(1.0),
+            Some(Ok(bao_rules::Side::North)) => Some(0.0),
+            Some(Err(_)) => None,
+            None => Some(0.5),
+        }
     }
 
     /// The score of bot `bot` in this game, if it played and the game counts.
