@@ -52,25 +52,27 @@ fn incomplete(line: usize, message: impl Into<String>) -> VerifyError {
 /// Both clocks replayed from the header's time control, in µs.
 struct Clocks {
     left_us: [u64; 2],
-    margin_us: u64,
-    increment_us: u64,
-    fischer: bool,
+    margin_us: [u64; 2],
+    increment_us: [u64; 2],
+    fischer: [bool; 2],
 }
 
 impl Clocks {
+    /// Each side's clock from its own time control (`time_controls` when the bots' clocks
+    /// differ, the shared `time_control` otherwise).
     fn new(header: &Header) -> Clocks {
-        let tc = &header.time_control;
-        let start = crate::lag::micros(tc.move_time.or(tc.base).unwrap_or_default());
+        let tcs = header.time_controls.unwrap_or([header.time_control; 2]);
+        let micros = crate::lag::micros;
         Clocks {
-            left_us: [start; 2],
-            margin_us: crate::lag::micros(tc.margin),
-            increment_us: crate::lag::micros(tc.increment),
-            fischer: tc.move_time.is_none(),
+            left_us: tcs.map(|tc| micros(tc.move_time.or(tc.base).unwrap_or_default())),
+            margin_us: tcs.map(|tc| micros(tc.margin)),
+            increment_us: tcs.map(|tc| micros(tc.increment)),
+            fischer: tcs.map(|tc| tc.move_time.is_none()),
         }
     }
 
     fn allowed_us(&self, side: Side) -> u64 {
-        self.left_us[side.index()].saturating_add(self.margin_us)
+        self.left_us[side.index()].saturating_add(self.margin_us[side.index()])
     }
 
     /// Charges ply `p` (line `n`) to `side` as the referee does, and checks its clocks.
@@ -96,9 +98,9 @@ impl Clocks {
                 ),
             ));
         }
-        if self.fischer {
+        if self.fischer[side.index()] {
             let left = &mut self.left_us[side.index()];
-            *left = left.saturating_sub(p.time_us).saturating_add(self.increment_us);
+            *left = left.saturating_sub(p.time_us).saturating_add(self.increment_us[side.index()]);
         }
         let expected = self.left_us.map(|us| us / 1000);
         if p.clock_ms != expected {

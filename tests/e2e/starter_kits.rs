@@ -183,10 +183,15 @@ fn the_cpp_and_js_kits_play_a_match_whose_log_verifies() {
         text(&verified.stdout).trim(),
         format!("ok: {plies} plies, {}", result["result"].as_str().expect("result"))
     );
-    let header: Value = serde_json::from_str(
-        std::fs::read_to_string(&log).expect("read the log").lines().next().expect("a header line"),
-    )
-    .expect("the header is JSON");
-    assert_eq!(header["south"]["reported"]["name"], south_name);
-    assert_eq!(header["north"]["reported"]["name"], north_name);
+    // Each bot's reported name is in its `ready` record, after the header.
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("read the log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    let ready = |side: &str| {
+        records.iter().find(|r| r["type"] == "ready" && r["side"] == side).map(|r| r["name"].clone())
+    };
+    assert_eq!(ready("S"), Some(Value::from(south_name)));
+    assert_eq!(ready("N"), Some(Value::from(north_name)));
 }

@@ -166,7 +166,7 @@ impl Drop for SmallDisk {
 #[test]
 fn a_tournament_on_a_disk_that_fills_and_frees_again_resumes_to_the_same_results() {
     let root = Scratch::dir("durable-disk");
-    let disk = match SmallDisk::mount(&root.join("disk"), 256 * 1024) {
+    let disk = match SmallDisk::mount(&root.join("disk"), 2048 * 1024) {
         Ok(disk) => disk,
         Err(why) if std::env::var_os("BAO_REQUIRE_ALL").is_some_and(|v| v == "1") => {
             panic!("BAO_REQUIRE_ALL=1: {why}")
@@ -180,9 +180,9 @@ fn a_tournament_on_a_disk_that_fills_and_frees_again_resumes_to_the_same_results
     };
     let expected = uninterrupted(&root, "0");
     let out = disk.0.join("t");
-    // Leave room for the plan and about two games.
+    // Leave room for the plan and about two games (each log has its replay page beside it).
     let filler = disk.0.join("filler");
-    std::fs::write(&filler, vec![b'x'; 200 * 1024]).unwrap();
+    std::fs::write(&filler, vec![b'x'; (2048 - 120) * 1024]).unwrap();
     let full = tournament(&out, "0").output().unwrap();
     assert_eq!(full.status.code(), Some(3), "the disk filled: {}", describe(&full));
     let stderr = String::from_utf8_lossy(&full.stderr);
