@@ -3,17 +3,16 @@
 //! at 0.05 s per move it never loses on time. (Its legality on every rules case is
 //! checked by direct calls in sample-bots/tests/legality.rs.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::bin;
+use crate::support::{Scratch, bin};
 
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bao-e2e-ladder-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A tournament folder to be, inside a temporary folder removed when the test ends.
+fn out_dir(name: &str) -> Scratch {
+    Scratch::new("ladder", name)
 }
 
 /// `--bot` words for the built-in sample bot `kind` with `extra` arguments.
