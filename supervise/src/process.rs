@@ -120,14 +120,7 @@ impl BotProcess {
         limits: &ResourceLimits,
         options: &SpawnOptions,
     ) -> Result<Self, SpawnError> {
-        let dir = match &spec.dir {
-            Some(dir) => std::fs::canonicalize(dir)
-                .ok()
-                .filter(|d| d.is_dir())
-                .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?,
-            None => std::env::current_dir()
-                .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
-        };
+        let dir = working_dir(spec)?;
         let program = resolve_program(&spec.program, &dir)?;
         tree::become_subreaper();
 
@@ -270,14 +263,7 @@ impl BotProcess {
     /// # Errors
     /// What would make [`BotProcess::spawn_with`] fail before the bot runs.
     pub fn preflight(spec: &BotSpec, options: &SpawnOptions) -> Result<Isolation, SpawnError> {
-        let dir = match &spec.dir {
-            Some(dir) => std::fs::canonicalize(dir)
-                .ok()
-                .filter(|d| d.is_dir())
-                .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() })?,
-            None => std::env::current_dir()
-                .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?,
-        };
+        let dir = working_dir(spec)?;
         let program = resolve_program(&spec.program, &dir)?;
         let stub = options.stub.resolve();
         decide_isolation(options.isolation, stub.as_deref(), &program, &dir, spec)
@@ -611,4 +597,16 @@ fn resolve_program(program: &str, dir: &Path) -> Result<PathBuf, SpawnError> {
 fn is_executable(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o111 != 0
+}
+
+/// The bot's working directory, canonical: its `dir` (which must be a directory) or ours.
+fn working_dir(spec: &BotSpec) -> Result<std::path::PathBuf, SpawnError> {
+    match &spec.dir {
+        Some(dir) => std::fs::canonicalize(dir)
+            .ok()
+            .filter(|d| d.is_dir())
+            .ok_or_else(|| SpawnError::BadDirectory { dir: dir.clone() }),
+        None => std::env::current_dir()
+            .map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source }),
+    }
 }
