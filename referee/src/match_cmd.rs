@@ -57,7 +57,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Play the game even when a bot cannot start or never answers ready (it then loses by
-    /// handshake_failed); without it such a bot stops the match before it starts, with exit 2.
+    /// handshake_failed, or by the limit it broke while starting, e.g. memory_limit); without
+    /// it such a bot stops the match before it starts, with exit 2.
     #[arg(long)]
     pub forfeit_unstartable: bool,
 }
@@ -190,7 +191,8 @@ pub fn run(args: MatchArgs) -> u8 {
         if !args.forfeit_unstartable {
             eprintln!(
                 "No game was played. Check the command with `bao-referee check \"CMD\"`, or add \
-                 --forfeit-unstartable to play it anyway (the bot then loses by handshake_failed)."
+                 --forfeit-unstartable to play it anyway (the bot then loses: handshake_failed, or the \
+                 limit it broke)."
             );
             return crate::exit::MALFORMED;
         }

@@ -13,6 +13,7 @@ mod rules_cli;
 mod show;
 mod smoke;
 mod starter_kits;
+mod startup_limits;
 mod stopping;
 mod support;
 mod tournament;
