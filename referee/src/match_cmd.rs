@@ -164,6 +164,10 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let log_path = args.log.clone().unwrap_or_else(default_log_path);
+    if let Some(parent) = log_path.parent().filter(|p| p.exists() && !p.is_dir()) {
+        eprintln!("error: --log {}: {} is not a directory", log_path.display(), parent.display());
+        return crate::exit::MALFORMED;
+    }
     let runtime = match bao_game::runtime::build() {
         Ok(r) => r,
         Err(e) => {
@@ -176,13 +180,22 @@ pub fn run(args: MatchArgs) -> u8 {
         eprintln!("error: cannot install the signal handlers: {e}");
         return crate::exit::INTERNAL;
     }
-    // Interrupted during the preflight: the game starts cancelled and is logged as aborted.
-    let unstartable = runtime.block_on(async {
+    // Interrupted while the bots are first started: no game began, so none is logged (a log
+    // would say "not started" of bots that had been running); the bots are ended.
+    let checked = runtime.block_on(async {
         tokio::select! {
-            () = cancel.cancelled() => Vec::new(),
-            found = preflight(&config) => found,
+            () = cancel.cancelled() => None,
+            found = preflight(&config) => Some(found),
         }
     });
+    let Some(unstartable) = checked else {
+        eprintln!(
+            "interrupted by {} while the bots were being started, before the game: they were ended, \
+             no game was played and no log was written",
+            crate::signals::received().unwrap_or("a signal")
+        );
+        return crate::exit::INTERRUPTED;
+    };
     if !unstartable.is_empty() {
         let level = if args.forfeit_unstartable { "warning" } else { "error" };
         for bot in &unstartable {

@@ -9,6 +9,7 @@ mod hostile;
 mod isolation;
 mod ladder;
 mod matches;
+mod option_ranges;
 mod rules_cli;
 mod show;
 mod smoke;
