@@ -20,3 +20,4 @@ mod support;
 mod tournament;
 mod tournament_durability;
 mod tournament_pages;
+mod tournament_trace;
