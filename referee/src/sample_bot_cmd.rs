@@ -85,6 +85,8 @@ pub fn run(args: &SampleBotArgs) -> u8 {
     };
     match result {
         Ok(()) => crate::exit::SUCCESS,
+        // Its stdout closed (`| head`, or a referee that has gone): the bot ends quietly.
+        Err(bao_sdk::SdkError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => crate::exit::SUCCESS,
         Err(e) => {
             eprintln!("sample bot: {e}");
             crate::exit::INTERNAL

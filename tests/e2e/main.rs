@@ -3,6 +3,7 @@
 //! One integration-test binary; each topic is a module.
 
 mod check;
+mod closed_pipe;
 mod doc_examples;
 mod first_hour;
 mod hostile;
