@@ -11,6 +11,7 @@ mod isolation;
 mod ladder;
 mod matches;
 mod option_ranges;
+mod protocol_doc;
 mod rules_cli;
 mod show;
 mod smoke;
