@@ -251,7 +251,28 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
     };
     let runtime = bao_game::runtime::build().context("cannot start the async runtime").map_err(internal)?;
     let specs: Vec<&bao_supervise::BotSpec> = plan.bots.iter().collect();
-    let unstartable = runtime.block_on(crate::preflight::check_all(&specs, &with));
+    // Ctrl-C here ends the bots being started (dropping them kills their trees) and exits 130.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let checked = runtime
+        .block_on(async {
+            crate::signals::install(cancel.clone())?;
+            Ok::<_, std::io::Error>(tokio::select! {
+                () = cancel.cancelled() => None,
+                found = crate::preflight::check_all(&specs, &with) => Some(found),
+            })
+        })
+        .context("cannot install the signal handlers")
+        .map_err(internal)?;
+    let Some(unstartable) = checked else {
+        return Err(Failure {
+            code: crate::exit::INTERRUPTED,
+            error: anyhow::anyhow!(
+                "interrupted by {} while the bots were being started, before the first game: they were \
+                 ended and no game was played",
+                crate::signals::received().unwrap_or("a signal")
+            ),
+        });
+    };
     if unstartable.is_empty() {
         return Ok(());
     }
