@@ -2,8 +2,8 @@
 //!
 //! Every record is written with a single `write` of a complete line to an
 //! unbuffered file as soon as it is made, so a referee killed at any moment leaves every
-//! finished line intact. The game's own thread writes it (a `write` into the page cache, about
-//! a microsecond); that thread does not time the bots' replies (their reader threads stamp
+//! finished line intact. The game's own thread writes it (one `write` into the page cache, a
+//! few microseconds with the serialisation); that thread does not time the bots' replies (their reader threads stamp
 //! them, see `bao-supervise`), so a slow write delays the next request, never what a bot is
 //! charged. The fsync at the end runs on a blocking task. The format is documented in
 //! `docs/game-log.md`.
