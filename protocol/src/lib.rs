@@ -36,8 +36,7 @@ mod side;
 pub use bot_message::{BotMessage, Info, MoveReply, Ready};
 pub use error::ProtocolError;
 pub use limits::{
-    DEFAULT_MARGIN_MS, DEFAULT_QUIT_GRACE_MS, DEFAULT_STARTUP_MS, MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE,
-    MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, STDERR_CAP_BYTES, truncate_utf8,
+    MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE, MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, truncate_utf8,
 };
 pub use position::{PositionJson, Rows};
 pub use reason::{Reason, UnknownReason};

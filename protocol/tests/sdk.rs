@@ -78,7 +78,7 @@ fn run_on(bot: &mut Recorder, input: &str) -> (Result<(), SdkError>, Vec<BotMess
 }
 
 fn hello() -> RefereeMessage {
-    RefereeMessage::hello(Side::North, "kujifunza", "start", TimeControl::fischer(1000, 0))
+    RefereeMessage::hello(Side::North, "kujifunza", "start", TimeControl::fischer(1000, 0, 5000, 100))
 }
 
 #[test]

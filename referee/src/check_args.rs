@@ -23,7 +23,7 @@ pub struct CheckArgs {
     #[arg(long, value_parser = crate::options::parse_positive_duration)]
     pub move_time: Option<Duration>,
     /// The time the bot has to start and answer hello.
-    #[arg(long, default_value = "5s", value_parser = crate::options::parse_positive_duration)]
+    #[arg(long, default_value = crate::default_text::startup(), value_parser = crate::options::parse_positive_duration)]
     pub startup_time: Duration,
     /// Run only these checks (comma-separated or repeated); the handshake always runs first.
     #[arg(long, value_enum, value_delimiter = ',')]

@@ -86,7 +86,7 @@ mod tests {
             side: bao_rules::Side::South,
             variant: Variant::Kiswahili,
             start: Position::start(Variant::Kiswahili),
-            time_control: bao_protocol::TimeControl::move_time(100),
+            time_control: bao_protocol::TimeControl::move_time(100, 5000, 100),
         };
         bot.new_game(&game);
         assert_eq!(bot.take_info(), [Info::comment("seed 5")]);
