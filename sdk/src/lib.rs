@@ -42,7 +42,7 @@ mod protocol_loop;
 pub mod raw;
 mod runner;
 
-pub use bao_protocol::Info;
+pub use bao_protocol::{Info, TimeControl};
 pub use bao_rules::{Move, MoveList, Position, Side, Variant};
 pub use bot::Bot;
 pub use deadline::{Deadline, HARD_PER_SOFT, MIN_SAFETY, MOVES_TO_GO, TimeMode, safety};
