@@ -81,6 +81,11 @@ pub(crate) fn serve<H: Handler, R: BufRead, W: Write>(
     }
 }
 
+/// [`serve`] on stdin and stdout.
+pub(crate) fn serve_stdio<H: Handler>(handler: H) -> Result<(), SdkError> {
+    serve(handler, std::io::stdin().lock(), std::io::stdout().lock())
+}
+
 /// Writes one message line and flushes.
 pub(crate) fn send(writer: &mut dyn Write, message: &BotMessage) -> std::io::Result<()> {
     writeln!(writer, "{}", message.to_line())?;

@@ -6,7 +6,7 @@ use std::time::Instant;
 use bao_protocol::{BotMessage, GameOver, Hello, MoveReply, MoveRequest, Ready};
 use bao_rules::{Move, MoveList, Position};
 
-use crate::protocol_loop::{Handler, send, serve};
+use crate::protocol_loop::{Handler, send, serve, serve_stdio};
 use crate::{Bot, Deadline, GameEnd, NewGame, SdkError};
 
 /// Runs `bot` on stdin and stdout until `quit` or the end of stdin.
@@ -18,9 +18,7 @@ use crate::{Bot, Deadline, GameEnd, NewGame, SdkError};
 /// speaks another protocol version, a position cannot be read, the referee's legal
 /// moves differ from the engine's, or the bot chooses an illegal move.
 pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    run_with_io(bot, stdin.lock(), stdout.lock())
+    serve_stdio(Typed(bot))
 }
 
 /// [`run`] on any reader and writer (for tests: an in-memory transcript).

@@ -7,7 +7,7 @@ use bao_protocol::{GameOver, Hello, MoveReply, MoveRequest, Ready};
 
 use super::{Bot, InfoSink};
 use crate::SdkError;
-use crate::protocol_loop::{Handler, serve};
+use crate::protocol_loop::{Handler, serve, serve_stdio};
 
 /// Runs `bot` on stdin and stdout until `quit` or the end of stdin.
 ///
@@ -18,9 +18,7 @@ use crate::protocol_loop::{Handler, serve};
 /// [`SdkError`] if stdin or stdout fails, a referee line is invalid, or the
 /// referee speaks another protocol version.
 pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    run_with_io(bot, stdin.lock(), stdout.lock())
+    serve_stdio(Raw(bot))
 }
 
 /// [`run`] on any reader and writer (for tests: an in-memory transcript).
