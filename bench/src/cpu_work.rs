@@ -219,7 +219,7 @@ fn judge_reply(line: &str, successors: &[(Move, Position)]) -> anyhow::Result<Po
 fn ply_record(case: &RequestCase, next: &Position) -> LogRecord {
     LogRecord::Ply(PlyRecord {
         ply: case.ply + 1,
-        side: case.position.side_to_move().to_string(),
+        side: case.position.side_to_move(),
         mv: case.played.clone(),
         time_us: 12,
         cpu_us: Some(10),

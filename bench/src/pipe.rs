@@ -290,7 +290,7 @@ impl BotProcessEchoes {
         let mut processes = Vec::new();
         for _ in 0..children.max(1) {
             let process =
-                BotProcess::spawn(&spec, &ResourceLimits::default(), bao_protocol::STDERR_CAP_BYTES)
+                BotProcess::spawn(&spec, &ResourceLimits::default(), bao_game::defaults::STDERR_CAP_BYTES)
                     .await
                     .with_context(|| format!("cannot start {} {ECHO_SUBCOMMAND}", exe.display()))?;
             processes.push(process);

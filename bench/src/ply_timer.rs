@@ -106,7 +106,7 @@ mod tests {
     fn ply(n: u32, mv: &str) -> LogRecord {
         LogRecord::Ply(PlyRecord {
             ply: n,
-            side: "S".into(),
+            side: bao_rules::Side::South,
             mv: mv.into(),
             time_us: 0,
             cpu_us: None,

@@ -1,7 +1,7 @@
 //! The named checks, in the order they run, with what a correct bot does in each.
 
 /// One check of `bao-referee check`. Each runs a fresh bot process through a scripted exchange.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CheckKind {
     /// `hello` -> `ready` within the startup time, with a valid name.
@@ -83,6 +83,44 @@ impl CheckKind {
             CheckKind::EndOfInput => "end-of-input",
             CheckKind::UnknownFields => "unknown-fields",
             CheckKind::LongGame => "long-game",
+        }
+    }
+
+    /// One line: what the check runs (its help on the command line, `--only`).
+    #[must_use]
+    pub const fn summary(self) -> &'static str {
+        match self {
+            CheckKind::Handshake => "`hello` -> `ready` within the startup time, with a valid name",
+            CheckKind::FirstMove => "The first move from the Kiswahili start: legal, with id 1",
+            CheckKind::FischerClock => {
+                "The first move under a Fischer clock (`base_ms` and `increment_ms` in hello)"
+            }
+            CheckKind::MoveTimeClock => {
+                "The first move under a fixed time per move (`move_time_ms` in hello, `base_ms` null)"
+            }
+            CheckKind::NorthReply => {
+                "Playing North from the start: the request carries South's first move in `opponent_move`"
+            }
+            CheckKind::NamuaMidgame => "A move from a namua position in mid-game, playing North",
+            CheckKind::MtajiKujifunza => {
+                "A move from the start of Bao la Kujifunza (mtaji from the first move)"
+            }
+            CheckKind::MtajiKiswahili => "A move from a Kiswahili mtaji position with back-row moves",
+            CheckKind::OneLegalMove => "A position with exactly one legal move",
+            CheckKind::Takasia => "A position whose `takasia` field is set",
+            CheckKind::SafariChoice => "A position where `legal` offers both `X` and `X+` (safari)",
+            CheckKind::IdsIncrease => {
+                "Several requests in a row (playing North): every answer carries its request's id"
+            }
+            CheckKind::GameOverQuit => "`game_over` then `quit`: the bot exits by itself with code 0 in time",
+            CheckKind::GameOverNoReply => {
+                "`game_over` after a move: the bot writes nothing in reply, then exits after `quit`"
+            }
+            CheckKind::EndOfInput => "End of input on stdin: the bot exits by itself with code 0",
+            CheckKind::UnknownFields => {
+                "Unknown fields in every referee message, and an unknown `game_over` reason"
+            }
+            CheckKind::LongGame => "A whole game against a random opponent, up to the ply limit",
         }
     }
 
@@ -170,26 +208,51 @@ impl std::fmt::Display for CheckKind {
     }
 }
 
+/// A name that is not a check's, and the names that are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown check {name:?}: expected one of {}", CheckKind::ALL.map(CheckKind::name).join(", "))]
+pub struct UnknownCheck {
+    /// The name given.
+    pub name: String,
+}
+
+impl std::str::FromStr for CheckKind {
+    type Err = UnknownCheck;
+
+    /// A check by its [`CheckKind::name`].
+    fn from_str(s: &str) -> Result<CheckKind, UnknownCheck> {
+        CheckKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == s)
+            .ok_or_else(|| UnknownCheck { name: s.to_owned() })
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use clap::ValueEnum;
-
     use super::*;
 
     #[test]
     fn names_are_unique_and_match_the_command_line_values() {
         let mut names: Vec<&str> = CheckKind::ALL.iter().map(|k| k.name()).collect();
         for kind in CheckKind::ALL {
-            let value = kind.to_possible_value().expect("every check is selectable");
-            assert_eq!(value.get_name(), kind.name());
+            assert_eq!(kind.name().parse::<CheckKind>(), Ok(kind));
+            assert_eq!(kind.to_string(), kind.name());
             assert_eq!(serde_json::to_value(kind).expect("serialises"), kind.name());
+            assert!(!kind.summary().is_empty() && !kind.summary().ends_with('.'), "{kind}");
             assert!(kind.expectation().starts_with("A correct bot"), "{kind}");
             assert!(kind.expectation().ends_with('.'), "{kind}");
         }
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), CheckKind::ALL.len());
-        assert_eq!(CheckKind::value_variants().len(), CheckKind::ALL.len());
         assert_eq!(CheckKind::ALL[0], CheckKind::Handshake);
+        let e = "no-such-check".parse::<CheckKind>().unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(r#"unknown check "no-such-check": expected one of handshake, first-move, "#),
+            "{e}"
+        );
+        assert!(e.to_string().ends_with(", long-game"), "{e}");
     }
 }

@@ -26,7 +26,7 @@ pub mod settings;
 pub mod suite;
 mod transcript;
 
-pub use catalog::CheckKind;
+pub use catalog::{CheckKind, UnknownCheck};
 pub use result::{CheckResult, Status};
 
 pub use settings::Settings;

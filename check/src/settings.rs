@@ -12,16 +12,16 @@ pub const ID_REQUESTS: u64 = 5;
 /// The seed of the checker's random opponent (fixed: the same bot gets the same games).
 pub const OPPONENT_SEED: u64 = 1;
 /// How long a bot has to exit after `quit` or the end of its input: the referee's grace period.
-pub const QUIT_GRACE: Duration = Duration::from_millis(bao_protocol::DEFAULT_QUIT_GRACE_MS);
+pub const QUIT_GRACE: Duration = bao_game::defaults::QUIT_GRACE;
 /// How long a bot has to exit when a check is over and its result no longer depends on it.
 pub const CLEANUP_GRACE: Duration = Duration::from_millis(300);
 /// Lateness forgiven on every move, as `bao-referee match` does by default.
-pub const MARGIN: Duration = Duration::from_millis(bao_protocol::DEFAULT_MARGIN_MS);
+pub const MARGIN: Duration = bao_game::defaults::MARGIN;
 
 /// The Fischer clock of the `fischer-clock` check when the run uses a fixed move time.
-pub const FISCHER_BASE: Duration = Duration::from_secs(10);
+pub const FISCHER_BASE: Duration = bao_game::defaults::BASE;
 /// The increment of that clock.
-pub const FISCHER_INCREMENT: Duration = Duration::from_millis(100);
+pub const FISCHER_INCREMENT: Duration = bao_game::defaults::INCREMENT;
 /// The move time of the `move-time-clock` check when the run uses a Fischer clock.
 pub const MOVE_TIME: Duration = Duration::from_secs(2);
 

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use bao_supervise::{BotSpec, ResourceLimits};
 
+use crate::defaults;
+
 /// The time control of a game.
 ///
 /// Either a Fischer clock (`base` plus `increment` after each move) or a
@@ -33,14 +35,14 @@ pub struct TimeControl {
 }
 
 impl Default for TimeControl {
-    /// 10 s + 0.1 s Fischer, 5 s startup, 100 ms margin.
+    /// The [`defaults`]: 10 s + 0.1 s Fischer, 5 s startup, 100 ms margin.
     fn default() -> Self {
         TimeControl {
-            base: Some(Duration::from_secs(10)),
-            increment: Duration::from_millis(100),
+            base: Some(defaults::BASE),
+            increment: defaults::INCREMENT,
             move_time: None,
-            startup: Duration::from_secs(5),
-            margin: Duration::from_millis(100),
+            startup: defaults::STARTUP,
+            margin: defaults::MARGIN,
         }
     }
 }
@@ -74,7 +76,7 @@ pub struct GameConfig {
 }
 
 impl GameConfig {
-    /// A configuration with defaults for everything but the bots.
+    /// A configuration with the [`defaults`] for everything but the bots.
     #[must_use]
     pub fn new(south: BotSpec, north: BotSpec, variant: Variant) -> GameConfig {
         GameConfig {
@@ -83,11 +85,11 @@ impl GameConfig {
             start: Position::start(variant),
             time: TimeControl::default(),
             side_time: [None, None],
-            max_plies: Some(1000),
+            max_plies: Some(defaults::MAX_PLIES),
             seed: 0,
             limits: ResourceLimits::default(),
-            stderr_cap: 1 << 20,
-            quit_grace: Duration::from_millis(1000),
+            stderr_cap: defaults::STDERR_CAP_BYTES,
+            quit_grace: defaults::QUIT_GRACE,
             isolation: bao_supervise::Isolation::default(),
         }
     }

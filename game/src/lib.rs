@@ -8,6 +8,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod defaults;
 mod error;
 pub mod judge;
 pub mod lag;

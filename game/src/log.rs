@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::GameError;
 
 use crate::{Reason, TimeControl};
+use bao_rules::Side;
 use bao_supervise::ResourceLimits;
 
 /// The version of the log format written in every header. Version 2: the header comes before
@@ -75,8 +76,9 @@ pub struct Header {
 /// A bot's ready message, as the log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadyRecord {
-    /// `S` or `N`.
-    pub side: String,
+    /// The bot's side, `S` or `N`.
+    #[serde(deserialize_with = "side_letter::side")]
+    pub side: Side,
     /// What it reported.
     #[serde(flatten)]
     pub reported: Reported,
@@ -112,8 +114,9 @@ pub struct Reported {
 pub struct PlyRecord {
     /// 1 for the first move of the game.
     pub ply: u32,
-    /// `S` or `N`.
-    pub side: String,
+    /// The side that moved, `S` or `N`.
+    #[serde(deserialize_with = "side_letter::side")]
+    pub side: Side,
     /// The move, in canonical notation.
     #[serde(rename = "move")]
     pub mv: String,
@@ -138,8 +141,9 @@ pub struct PlyRecord {
 /// A bot's stderr.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StderrRecord {
-    /// `S` or `N`.
-    pub side: String,
+    /// The bot's side, `S` or `N`.
+    #[serde(deserialize_with = "side_letter::side")]
+    pub side: Side,
     /// Bytes the bot wrote to stderr in all.
     pub bytes_total: u64,
     /// Whether `text` holds less than all of it.
@@ -155,7 +159,8 @@ pub struct ResultRecord {
     /// `S wins (front_row_empty)`, `draw (max_plies)`, `aborted`.
     pub result: String,
     /// `S`, `N`, or null.
-    pub winner: Option<String>,
+    #[serde(default, deserialize_with = "side_letter::winner")]
+    pub winner: Option<Side>,
     /// Why the game ended.
     pub reason: Reason,
     /// What happened, for people.
@@ -176,8 +181,9 @@ pub struct ResultRecord {
 /// What a faulty bot did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Offense {
-    /// `S` or `N`.
-    pub side: String,
+    /// The faulty bot's side, `S` or `N`.
+    #[serde(deserialize_with = "side_letter::offense_side")]
+    pub side: Side,
     /// The offending line (truncated to 512 bytes), if there was one.
     pub line: Option<String>,
     /// The move it sent, if it sent one that was illegal.
@@ -186,6 +192,37 @@ pub struct Offense {
     /// For a timeout: the time the bot had taken when the verdict came, µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_us: Option<u64>,
+}
+
+/// The log's sides read back: exactly `"S"` or `"N"` (as [`Side`] writes them), and an error
+/// that names the field otherwise.
+mod side_letter {
+    use bao_rules::Side;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer};
+
+    /// A record's `side`.
+    pub fn side<'de, D: Deserializer<'de>>(d: D) -> Result<Side, D::Error> {
+        letter(&String::deserialize(d)?, "side")
+    }
+
+    /// The `side` of a result's `offense`.
+    pub fn offense_side<'de, D: Deserializer<'de>>(d: D) -> Result<Side, D::Error> {
+        letter(&String::deserialize(d)?, "offense.side")
+    }
+
+    /// A result's `winner`: a side or null.
+    pub fn winner<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
+        Option::<String>::deserialize(d)?.map(|text| letter(&text, "winner")).transpose()
+    }
+
+    fn letter<E: Error>(text: &str, field: &str) -> Result<Side, E> {
+        match text {
+            "S" => Ok(Side::South),
+            "N" => Ok(Side::North),
+            other => Err(E::custom(format!("{field} is {other:?}, expected \"S\" or \"N\""))),
+        }
+    }
 }
 
 /// Writes a game log line by line: each record is serialised into a buffer the log keeps

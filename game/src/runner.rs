@@ -140,7 +140,7 @@ pub async fn play_game(
         Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
         Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
         Ending::Fault(f) => {
-            let offense = Offense { side: f.side.to_string(), line: f.line, mv: f.mv, time_us: f.time_us };
+            let offense = Offense { side: f.side, line: f.line, mv: f.mv, time_us: f.time_us };
             let detail = format!("{} ({}): {}", f.side, seats[f.side.index()].name(), f.detail);
             (Some(f.side.opponent()), f.reason, detail, Some(offense))
         }
@@ -179,7 +179,7 @@ pub async fn play_game(
     for seat in &seats {
         if let Some(stderr) = &seat.stderr {
             let record = LogRecord::Stderr(StderrRecord {
-                side: seat.side.to_string(),
+                side: seat.side,
                 bytes_total: stderr.total_bytes,
                 truncated: stderr.truncated,
                 text: stderr.text(),
@@ -190,7 +190,7 @@ pub async fn play_game(
     let duration = started.elapsed();
     let record = LogRecord::Result(ResultRecord {
         result: summary,
-        winner: winner.map(|w| w.to_string()),
+        winner,
         reason,
         detail,
         plies,
@@ -265,8 +265,7 @@ async fn run(
     }
     for seat in [&*south, &*north] {
         if let Some(reported) = &seat.reported {
-            let record =
-                LogRecord::Ready(ReadyRecord { side: seat.side.to_string(), reported: reported.clone() });
+            let record = LogRecord::Ready(ReadyRecord { side: seat.side, reported: reported.clone() });
             log.write(&record)?;
             observer.on_record(&record);
         }
@@ -308,7 +307,7 @@ async fn run(
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let record = LogRecord::Ply(PlyRecord {
             ply: *plies,
-            side: side.to_string(),
+            side,
             mv: mv.clone(),
             time_us: micros(played.used),
             cpu_us: played.cpu.map(micros),

@@ -117,14 +117,6 @@ impl Clocks {
     }
 }
 
-fn side_letter(text: &str, line: usize, field: &str) -> Result<Side, VerifyError> {
-    match text {
-        "S" => Ok(Side::South),
-        "N" => Ok(Side::North),
-        other => Err(wrong(line, format!("{field} is {other:?}, expected \"S\" or \"N\""))),
-    }
-}
-
 /// Verifies the text of a game log.
 ///
 /// # Errors
@@ -160,7 +152,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
         match parse_record(n, raw)? {
             LogRecord::Header(_) => return Err(wrong(n, "a second header record")),
             LogRecord::Ready(r) => {
-                let side = side_letter(&r.side, n, "side")?;
+                let side = r.side;
                 if plies > 0 {
                     return Err(wrong(n, format!("a ready record of {side} after the first ply")));
                 }
@@ -168,9 +160,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                     return Err(wrong(n, format!("a second ready record of {side}")));
                 }
             }
-            LogRecord::Stderr(s) => {
-                side_letter(&s.side, n, "side")?;
-            }
+            LogRecord::Stderr(_) => {}
             LogRecord::Ply(p) => {
                 plies += 1;
                 if p.ply != plies {
@@ -184,7 +174,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                         format!("ply {plies}, but the game is adjudicated after {max} plies"),
                     ));
                 }
-                let side = side_letter(&p.side, n, "side")?;
+                let side = p.side;
                 if ready != [true; 2] {
                     return Err(wrong(n, format!("ply {plies} before both bots were ready")));
                 }
@@ -294,7 +284,7 @@ fn check_result(
             format!("the final position is\n  {position}\nbut the result says\n  {}", r.final_position),
         ));
     }
-    let winner = r.winner.as_deref().map(|w| side_letter(w, n, "winner")).transpose()?;
+    let winner = r.winner;
     let outcome = position.outcome();
     match r.reason {
         Reason::FrontRowEmpty | Reason::NoLegalMoves => {
@@ -337,7 +327,7 @@ fn check_result(
                 return Err(wrong(n, format!("a {fault} verdict, but the game was already over: {outcome}")));
             }
             if let Some(offense) = &r.offense {
-                let offender = side_letter(&offense.side, n, "offense.side")?;
+                let offender = offense.side;
                 // Before its `ready`, a bot can only fail the handshake or break a limit.
                 let starting = !ready[offender.index()];
                 if starting && fault != Reason::HandshakeFailed && !crate::reason::is_resource_limit(fault) {

@@ -154,3 +154,44 @@ proptest::proptest! {
         }
     }
 }
+
+/// `text` with the first `from` after `after` replaced by `to`, and the line it is on.
+fn edited(text: &str, after: &str, from: &str, to: &str) -> (String, usize) {
+    let start = text.find(after).expect("the genuine log has the record");
+    let at = start + text[start..].find(from).expect("the record has the field");
+    let line = text[..at].matches('\n').count() + 1;
+    (format!("{}{to}{}", &text[..at], &text[at + from.len()..]), line)
+}
+
+#[test]
+fn a_side_other_than_s_or_n_is_unreadable_and_the_error_names_the_field() {
+    let genuine = include_str!("data/genuine.jsonl");
+    let cases = [
+        (r#""type":"ready""#, r#""side":"S""#, r#""side":"X""#, r#"side is "X", expected "S" or "N""#),
+        (r#""type":"ply""#, r#""side":"S""#, r#""side":"south""#, r#"side is "south""#),
+        (r#""type":"stderr""#, r#""side":"N""#, r#""side":"n""#, r#"side is "n""#),
+        (
+            r#""type":"result""#,
+            r#""winner":null"#,
+            r#""winner":"W""#,
+            r#"winner is "W", expected "S" or "N""#,
+        ),
+    ];
+    for (record, from, to, says) in cases {
+        let (text, line) = edited(genuine, record, from, to);
+        let e = rejected(&text);
+        assert!(e.malformed, "{to}: {e}");
+        assert_eq!(e.line, line, "{to}: {e}");
+        assert!(e.message.contains(says), "{to}: {e}");
+    }
+}
+
+#[test]
+fn the_typed_sides_write_the_log_as_it_was_read() {
+    for line in include_str!("data/genuine.jsonl").lines() {
+        let record: bao_game::log::LogRecord = serde_json::from_str(line).expect("a log record");
+        let written = serde_json::to_value(&record).expect("serialises");
+        let read: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        assert_eq!(written, read, "{line}");
+    }
+}

@@ -1,4 +1,4 @@
-//! The bao-referee line protocol: message types, framing limits, and a small bot SDK.
+//! The bao-referee line protocol: message types and framing limits.
 //!
 //! Bots and the referee exchange one JSON object per line (UTF-8, `'\n'`-terminated),
 //! each with a string field `"type"`. PROTOCOL.md at the repository root is the full
@@ -10,11 +10,12 @@
 //!   which check the line in two stages (JSON object with a known `"type"`, then that
 //!   message's fields) and return a [`ProtocolError`] that names the problem;
 //! - the limits ([`MAX_LINE_BYTES`], [`MAX_INFO_PER_MOVE`], ...) and the game-over
-//!   reasons ([`Reason`]);
-//! - [`sdk`]: implement [`sdk::Bot`] and call [`sdk::run`] to write a bot in Rust.
+//!   reasons ([`Reason`]).
 //!
 //! The crate uses the rules engine only for the one [`Side`] type: positions travel as
-//! [`PositionJson`], filled by the referee. It has no process, thread or async dependency.
+//! [`PositionJson`], filled by the referee. It has no I/O, process, thread or async dependency:
+//! the loop a bot runs (read, answer, flush) is the SDK's, in `bao-sdk` (`bao_sdk::raw` for
+//! the wire messages themselves).
 //!
 //! ```
 //! use bao_protocol::{BotMessage, ProtocolError};
@@ -30,14 +31,12 @@ mod parse;
 mod position;
 mod reason;
 mod referee_message;
-pub mod sdk;
 mod side;
 
 pub use bot_message::{BotMessage, Info, MoveReply, Ready};
 pub use error::ProtocolError;
 pub use limits::{
-    DEFAULT_MARGIN_MS, DEFAULT_QUIT_GRACE_MS, DEFAULT_STARTUP_MS, MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE,
-    MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, STDERR_CAP_BYTES, truncate_utf8,
+    MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE, MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, truncate_utf8,
 };
 pub use position::{PositionJson, Rows};
 pub use reason::{Reason, UnknownReason};

@@ -1,4 +1,5 @@
-//! The protocol's version and its numeric limits, and the referee's default timings.
+//! The protocol's version and its numeric limits. The referee's own defaults (clocks, margin,
+//! grace periods) are its policy, not the wire's: they live in `bao_game::defaults`.
 
 /// The protocol version this crate speaks, sent in `hello` as `"protocol"`.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -17,18 +18,6 @@ pub const MAX_COMMENT_BYTES: usize = 1024;
 
 /// The longest bot name allowed in `ready`, in characters (Unicode scalar values).
 pub const MAX_NAME_CHARS: usize = 64;
-
-/// The referee's default for `time_control.startup_ms`: how long a bot has to answer `hello`.
-pub const DEFAULT_STARTUP_MS: u64 = 5_000;
-
-/// The referee's default for `time_control.margin_ms`: the lateness forgiven on every move.
-pub const DEFAULT_MARGIN_MS: u64 = 100;
-
-/// The referee's default grace period after `quit` (and again after SIGTERM), in milliseconds.
-pub const DEFAULT_QUIT_GRACE_MS: u64 = 1_000;
-
-/// How much of each bot's stderr the referee keeps, in bytes; the rest is read and dropped.
-pub const STDERR_CAP_BYTES: usize = 1 << 20;
 
 /// `text` cut to at most `max_bytes` bytes, at a character boundary.
 ///

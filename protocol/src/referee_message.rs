@@ -4,8 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::parse::{tagged_object, whole, without_newline};
 use crate::{
-    DEFAULT_MARGIN_MS, DEFAULT_STARTUP_MS, MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE, MAX_LINE_BYTES,
-    PROTOCOL_VERSION, PositionJson, ProtocolError, Side,
+    MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE, MAX_LINE_BYTES, PROTOCOL_VERSION, PositionJson, ProtocolError, Side,
 };
 
 /// `hello`: the first message to each bot, which must answer `ready` within
@@ -43,27 +42,22 @@ pub struct TimeControl {
 }
 
 impl TimeControl {
-    /// Fischer time control with the default startup time and margin.
+    /// A Fischer time control, with the startup time and the margin (the referee's defaults
+    /// are in `bao_game::defaults`: the wire has none).
     #[must_use]
-    pub const fn fischer(base_ms: u64, increment_ms: u64) -> TimeControl {
-        TimeControl {
-            base_ms: Some(base_ms),
-            increment_ms,
-            move_time_ms: None,
-            startup_ms: DEFAULT_STARTUP_MS,
-            margin_ms: DEFAULT_MARGIN_MS,
-        }
+    pub const fn fischer(base_ms: u64, increment_ms: u64, startup_ms: u64, margin_ms: u64) -> TimeControl {
+        TimeControl { base_ms: Some(base_ms), increment_ms, move_time_ms: None, startup_ms, margin_ms }
     }
 
-    /// A fixed time per move with the default startup time and margin.
+    /// A fixed time per move, with the startup time and the margin.
     #[must_use]
-    pub const fn move_time(move_time_ms: u64) -> TimeControl {
+    pub const fn move_time(move_time_ms: u64, startup_ms: u64, margin_ms: u64) -> TimeControl {
         TimeControl {
             base_ms: None,
             increment_ms: 0,
             move_time_ms: Some(move_time_ms),
-            startup_ms: DEFAULT_STARTUP_MS,
-            margin_ms: DEFAULT_MARGIN_MS,
+            startup_ms,
+            margin_ms,
         }
     }
 }

@@ -39,14 +39,15 @@ fn as_json(message: &RefereeMessage) -> Value {
 
 #[test]
 fn hello_has_the_documented_shape() {
-    let hello = RefereeMessage::hello(Side::North, "kiswahili", START, TimeControl::fischer(60000, 1000));
+    let hello =
+        RefereeMessage::hello(Side::North, "kiswahili", START, TimeControl::fischer(60000, 1000, 5000, 100));
     assert_eq!(
         as_json(&hello),
         json!({"type":"hello","protocol":1,"side":"N","variant":"kiswahili","start":START,
             "time_control":{"base_ms":60000,"increment_ms":1000,"move_time_ms":null,"startup_ms":5000,"margin_ms":100},
             "limits":{"max_line_bytes":65536,"max_info_per_move":100,"max_comment_bytes":1024}})
     );
-    let fixed = RefereeMessage::hello(Side::South, "kujifunza", "x", TimeControl::move_time(250));
+    let fixed = RefereeMessage::hello(Side::South, "kujifunza", "x", TimeControl::move_time(250, 5000, 100));
     assert_eq!(
         as_json(&fixed)["time_control"],
         json!({"base_ms":null,"increment_ms":0,"move_time_ms":250,"startup_ms":5000,"margin_ms":100})
@@ -101,7 +102,7 @@ fn round_trips_every_referee_message() {
     later.position.to_move = Side::North;
     later.clock.move_time_ms = Some(500);
     let messages = [
-        RefereeMessage::hello(Side::South, "kiswahili", START, TimeControl::fischer(1, 2)),
+        RefereeMessage::hello(Side::South, "kiswahili", START, TimeControl::fischer(1, 2, 5000, 100)),
         RefereeMessage::MoveRequest(request()),
         RefereeMessage::MoveRequest(later),
         RefereeMessage::GameOver(GameOver {
@@ -135,7 +136,7 @@ fn parse_ignores_unknown_fields_and_defaults_new_limits() {
             side: Side::South,
             variant: "kiswahili".into(),
             start: "s".into(),
-            time_control: TimeControl::move_time(100),
+            time_control: TimeControl::move_time(100, 5000, 100),
             limits: Limits::default(),
         }
     );

@@ -23,11 +23,11 @@ pub struct CheckArgs {
     #[arg(long, value_parser = crate::options::parse_positive_duration)]
     pub move_time: Option<Duration>,
     /// The time the bot has to start and answer hello.
-    #[arg(long, default_value = "5s", value_parser = crate::options::parse_positive_duration)]
+    #[arg(long, default_value = crate::default_text::startup(), value_parser = crate::options::parse_positive_duration)]
     pub startup_time: Duration,
     /// Run only these checks (comma-separated or repeated); the handshake always runs first.
     #[arg(long, value_enum, value_delimiter = ',')]
-    pub only: Vec<CheckKind>,
+    pub only: Vec<CheckName>,
     /// Print one JSON object with every check instead of the report for people.
     #[arg(long)]
     pub json: bool,
@@ -43,7 +43,54 @@ impl CheckArgs {
     pub fn selected(&self) -> Vec<CheckKind> {
         CheckKind::ALL
             .into_iter()
-            .filter(|kind| *kind == CheckKind::Handshake || self.only.is_empty() || self.only.contains(kind))
+            .filter(|kind| {
+                *kind == CheckKind::Handshake || self.only.is_empty() || self.only.contains(&CheckName(*kind))
+            })
             .collect()
+    }
+}
+
+/// A check as `--only` names it: the command-line glue of [`CheckKind`] (bao-check knows
+/// nothing of clap). The values are [`CheckKind::name`]s, each with its [`CheckKind::summary`]
+/// in `--help`; a wrong one is refused with the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckName(pub CheckKind);
+
+/// Every check's [`CheckName`], in [`CheckKind::ALL`]'s order.
+static NAMES: [CheckName; CheckKind::ALL.len()] = {
+    let mut names = [CheckName(CheckKind::Handshake); CheckKind::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = CheckName(CheckKind::ALL[i]);
+        i += 1;
+    }
+    names
+};
+
+impl clap::ValueEnum for CheckName {
+    fn value_variants<'a>() -> &'a [Self] {
+        &NAMES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()).help(self.0.summary()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    #[test]
+    fn every_check_is_a_value_of_only_under_its_name() {
+        assert_eq!(CheckName::value_variants().len(), CheckKind::ALL.len());
+        for (name, kind) in CheckName::value_variants().iter().zip(CheckKind::ALL) {
+            assert_eq!(name.0, kind);
+            let value = name.to_possible_value().expect("every check is selectable");
+            assert_eq!(value.get_name(), kind.name());
+            assert_eq!(CheckName::from_str(kind.name(), false), Ok(*name));
+        }
     }
 }

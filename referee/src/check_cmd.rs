@@ -11,14 +11,13 @@ use crate::check_args::CheckArgs;
 /// The settings the command line asks for.
 fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
     let spec = crate::match_cmd::bot_spec("the bot command", &args.command, args.dir.clone(), None)?;
-    let default = bao_game::TimeControl::default();
     let mut settings = match (args.move_time, args.tc) {
         (Some(move_time), _) => Settings::new(spec, move_time, args.startup_time),
         (None, Some((base, increment))) => Settings::fischer(spec, base, increment, args.startup_time),
         (None, None) => Settings::fischer(
             spec,
-            default.base.unwrap_or(bao_check::settings::FISCHER_BASE),
-            default.increment,
+            bao_game::defaults::BASE,
+            bao_game::defaults::INCREMENT,
             args.startup_time,
         ),
     };

@@ -8,6 +8,7 @@
 pub mod check_args;
 pub mod check_cmd;
 pub mod cli;
+pub mod default_text;
 pub mod exit;
 pub mod match_cmd;
 pub mod merge_cmd;

@@ -24,13 +24,13 @@ pub struct GameOptions {
     #[arg(long, value_parser = parse_positive_duration)]
     pub move_time: Option<Duration>,
     /// Time for a bot to start and answer the hello.
-    #[arg(long, default_value = "5s", value_parser = parse_positive_duration)]
+    #[arg(long, default_value = crate::default_text::startup(), value_parser = parse_positive_duration)]
     pub startup_time: Duration,
     /// Tolerance added to every deadline, for scheduling and pipes.
-    #[arg(long, default_value = "100ms", value_parser = parse_duration)]
+    #[arg(long, default_value = crate::default_text::margin(), value_parser = parse_duration)]
     pub margin: Duration,
     /// Adjudicate a draw after this many plies (0: never).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = bao_game::defaults::MAX_PLIES)]
     pub max_plies: u32,
     /// Limit each bot's memory (bytes, or with a unit: 512M, 2G).
     #[arg(long, value_parser = parse_positive_bytes)]

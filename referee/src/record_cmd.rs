@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use bao_game::log::{Header, LogRecord, PlyRecord, ResultRecord};
 use bao_game::verify::verify_log;
+use bao_rules::Side;
 use serde::Serialize;
 
 /// The arguments of `bao-referee record`.
@@ -64,8 +65,8 @@ pub struct GameRecord {
 
 /// A move as game records write it: North's row letter in lower case.
 #[must_use]
-pub fn record_notation(side: &str, mv: &str) -> String {
-    if side == "N" { mv.to_ascii_lowercase() } else { mv.to_owned() }
+pub fn record_notation(side: Side, mv: &str) -> String {
+    if side == Side::North { mv.to_ascii_lowercase() } else { mv.to_owned() }
 }
 
 /// The record of a log's records.
@@ -110,12 +111,13 @@ fn is_standard_start(header: &Header) -> bool {
 fn pairs(plies: &[&PlyRecord]) -> Vec<MovePair> {
     let mut pairs: Vec<MovePair> = Vec::new();
     for ply in plies {
-        let text = record_notation(&ply.side, &ply.mv);
+        let text = record_notation(ply.side, &ply.mv);
         match pairs.last_mut() {
-            Some(pair) if ply.side == "N" && pair.north.is_none() => pair.north = Some(text),
+            Some(pair) if ply.side == Side::North && pair.north.is_none() => pair.north = Some(text),
             _ => {
                 let number = u32::try_from(pairs.len() + 1).unwrap_or(u32::MAX);
-                let (south, north) = if ply.side == "N" { (None, Some(text)) } else { (Some(text), None) };
+                let (south, north) =
+                    if ply.side == Side::North { (None, Some(text)) } else { (Some(text), None) };
                 pairs.push(MovePair { number, south, north });
             }
         }
@@ -212,7 +214,7 @@ mod tests {
     fn ply(n: u32, side: &str, mv: &str) -> PlyRecord {
         PlyRecord {
             ply: n,
-            side: side.to_owned(),
+            side: side.parse().expect("S or N"),
             mv: mv.to_owned(),
             time_us: 0,
             cpu_us: None,

@@ -38,6 +38,15 @@ impl Side {
         }
     }
 
+    /// The side's name for people: `South` or `North`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Side::South => "South",
+            Side::North => "North",
+        }
+    }
+
     /// Parses `S` or `N`.
     #[must_use]
     pub fn from_letter(c: char) -> Option<Side> {

@@ -34,6 +34,21 @@ pub struct Args {
     pub help: bool,
 }
 
+impl Args {
+    /// Whether an option of alphabeta's evaluation or benchmark was given (`--bench`,
+    /// `--capture-plies`, `--hand-weights`, `--weights`).
+    #[must_use]
+    pub const fn alphabeta_only(&self) -> bool {
+        self.bench || self.capture_plies.is_some() || self.hand_weights || self.weights.is_some()
+    }
+
+    /// Whether an option other than `--seed` was given.
+    #[must_use]
+    pub const fn beyond_seed(&self) -> bool {
+        self.level.is_some() || self.alphabeta_only()
+    }
+}
+
 fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String>
 where
     T::Err: std::fmt::Display,
@@ -129,6 +144,16 @@ mod tests {
         assert_eq!(parse(&["--nodes=500"]).map(|a| a.level), Ok(Some(Level::Nodes(500))));
         assert_eq!(parse(&["--time", "--bench"]).map(|a| (a.level, a.bench)), Ok((Some(Level::Time), true)));
         assert_eq!(parse(&["--capture-plies", "0"]).map(|a| a.capture_plies), Ok(Some(0)));
+    }
+
+    #[test]
+    fn which_bots_an_option_is_for() {
+        let of = |args: &[&str]| parse(args).map(|a| (a.beyond_seed(), a.alphabeta_only()));
+        assert_eq!(of(&["--seed", "3"]), Ok((false, false)));
+        assert_eq!(of(&["--nodes", "9"]), Ok((true, false)));
+        for alphabeta in [&["--bench"][..], &["--capture-plies", "1"], &["--hand-weights"]] {
+            assert_eq!(of(alphabeta), Ok((true, true)), "{alphabeta:?}");
+        }
     }
 
     #[test]

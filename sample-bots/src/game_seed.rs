@@ -1,6 +1,8 @@
 //! Seeds per game: fresh from the operating system for every game, unless fixed.
 
-use rand::Rng;
+use bao_sdk::Info;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// Where each game's seed comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,16 @@ impl GameSeed {
     /// The seed of the next game.
     pub fn next_game(&mut self) -> u64 {
         self.fixed.unwrap_or_else(|| rand::rng().random())
+    }
+
+    /// The next game's generator, and the `info` lines to send with its first move (the
+    /// comment `seed N`). With `bot`, the seed is also printed on stderr (`bot: seed N`).
+    pub fn start_game(&mut self, bot: Option<&str>) -> (ChaCha8Rng, Vec<Info>) {
+        let seed = self.next_game();
+        if let Some(bot) = bot {
+            eprintln!("{bot}: seed {seed}");
+        }
+        (ChaCha8Rng::seed_from_u64(seed), vec![Info::comment(format!("seed {seed}"))])
     }
 }
 

@@ -9,7 +9,6 @@
 use std::time::Duration;
 
 use bao_sdk::{Bot, Deadline, Identity, Info, Move, MoveList, NewGame, Position, TimeMode};
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -178,13 +177,8 @@ impl MctsBot {
     /// A bot at `level` seeded by `seeds`.
     #[must_use]
     pub fn new(level: Level, mut seeds: GameSeed) -> MctsBot {
-        let seed = seeds.next_game();
-        MctsBot {
-            level,
-            seeds,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            info: vec![Info::comment(format!("seed {seed}"))],
-        }
+        let (rng, info) = seeds.start_game(None);
+        MctsBot { level, seeds, rng, info }
     }
 
     /// The search for `position` within `deadline`.
@@ -219,10 +213,7 @@ impl Bot for MctsBot {
     }
 
     fn new_game(&mut self, _game: &NewGame) {
-        let seed = self.seeds.next_game();
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-        self.info = vec![Info::comment(format!("seed {seed}"))];
-        eprintln!("mcts: seed {seed}");
+        (self.rng, self.info) = self.seeds.start_game(Some("mcts"));
     }
 
     fn choose_move(&mut self, position: &Position, legal: &MoveList, deadline: &Deadline) -> Move {
@@ -239,6 +230,8 @@ impl Bot for MctsBot {
 
 #[cfg(test)]
 mod tests {
+    use rand::SeedableRng;
+
     use super::*;
 
     #[test]

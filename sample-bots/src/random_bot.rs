@@ -1,7 +1,6 @@
 //! A bot that plays a uniformly random legal move.
 
 use bao_sdk::{Bot, Deadline, Identity, Info, Move, MoveList, NewGame, Position};
-use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -20,12 +19,8 @@ impl RandomBot {
     /// A random bot whose games are seeded by `seeds`.
     #[must_use]
     pub fn new(mut seeds: GameSeed) -> RandomBot {
-        let seed = seeds.next_game();
-        RandomBot {
-            seeds,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            info: vec![Info::comment(format!("seed {seed}"))],
-        }
+        let (rng, info) = seeds.start_game(None);
+        RandomBot { seeds, rng, info }
     }
 }
 
@@ -35,10 +30,7 @@ impl Bot for RandomBot {
     }
 
     fn new_game(&mut self, _game: &NewGame) {
-        let seed = self.seeds.next_game();
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-        self.info = vec![Info::comment(format!("seed {seed}"))];
-        eprintln!("random: seed {seed}");
+        (self.rng, self.info) = self.seeds.start_game(Some("random"));
     }
 
     fn choose_move(&mut self, _position: &Position, legal: &MoveList, _deadline: &Deadline) -> Move {
@@ -86,7 +78,7 @@ mod tests {
             side: bao_rules::Side::South,
             variant: Variant::Kiswahili,
             start: Position::start(Variant::Kiswahili),
-            time_control: bao_protocol::TimeControl::move_time(100),
+            time_control: bao_sdk::TimeControl::move_time(100, 5000, 100),
         };
         bot.new_game(&game);
         assert_eq!(bot.take_info(), [Info::comment("seed 5")]);

@@ -69,7 +69,7 @@ fn converse(mut command: Command, input: &str) -> (bool, Vec<BotMessage>) {
 
 fn transcript(with_quit: bool) -> String {
     let mut messages = vec![
-        RefereeMessage::hello(Side::South, "kiswahili", START, TimeControl::fischer(5000, 0)),
+        RefereeMessage::hello(Side::South, "kiswahili", START, TimeControl::fischer(5000, 0, 5000, 100)),
         request(1, START, &legal(START)),
         request(2, &after_first_move(), &legal(&after_first_move())),
         RefereeMessage::GameOver(GameOver {

@@ -1,7 +1,7 @@
 //! The trait a typed bot implements.
 
+use crate::Identity;
 use bao_protocol::Info;
-use bao_protocol::sdk::Identity;
 use bao_rules::{Move, MoveList, Position};
 
 use crate::{Deadline, GameEnd, NewGame};

@@ -1,8 +1,9 @@
-//! Why [`crate::run`] stopped with an error.
+//! Why [`crate::run`] or [`crate::raw::run`] stopped with an error.
 
 use bao_protocol::ProtocolError;
 
-/// Why a typed bot's protocol loop stopped before `quit` or the end of input.
+/// Why a bot's protocol loop stopped before `quit` or the end of input. A raw bot's loop
+/// stops only with the first three; the others are the typed SDK's checks.
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
     /// Reading stdin or writing stdout failed.

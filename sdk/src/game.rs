@@ -29,14 +29,6 @@ pub struct GameEnd {
     pub plies: u32,
 }
 
-/// The rules engine's side for a wire side.
-pub(crate) const fn side(side: bao_protocol::Side) -> Side {
-    match side {
-        bao_protocol::Side::South => Side::South,
-        bao_protocol::Side::North => Side::North,
-    }
-}
-
 impl NewGame {
     /// The game `hello` announces, or why its start position or variant is unreadable.
     pub(crate) fn from_hello(hello: &Hello) -> Result<NewGame, String> {
@@ -46,14 +38,14 @@ impl NewGame {
             .start
             .parse::<Position>()
             .map_err(|e| format!("hello: field \"start\" {:?}: {e}", hello.start))?;
-        Ok(NewGame { side: side(hello.side), variant, start, time_control: hello.time_control })
+        Ok(NewGame { side: hello.side, variant, start, time_control: hello.time_control })
     }
 }
 
 impl From<&GameOver> for GameEnd {
     fn from(game_over: &GameOver) -> GameEnd {
         GameEnd {
-            winner: game_over.winner.map(side),
+            winner: game_over.winner,
             reason: game_over.reason.clone(),
             result: game_over.result.clone(),
             plies: game_over.plies,

@@ -31,21 +31,23 @@
 //! }
 //! ```
 //!
-//! The raw, string-level SDK (a bot that receives the wire messages themselves) stays in
-//! bao-protocol; it is re-exported here as [`raw`].
+//! The raw, string-level SDK (a bot that receives the wire messages themselves) is [`raw`]:
+//! both run on the same protocol loop and stop with the same [`SdkError`].
 
 mod bot;
 mod deadline;
 mod error;
 mod game;
+mod protocol_loop;
+pub mod raw;
 mod runner;
 
-pub use bao_protocol::Info;
-pub use bao_protocol::sdk as raw;
-pub use bao_protocol::sdk::Identity;
+pub use bao_protocol::{Info, TimeControl};
 pub use bao_rules::{Move, MoveList, Position, Side, Variant};
 pub use bot::Bot;
 pub use deadline::{Deadline, HARD_PER_SOFT, MIN_SAFETY, MOVES_TO_GO, TimeMode, safety};
 pub use error::SdkError;
 pub use game::{GameEnd, NewGame};
-pub use runner::{SDK_MAX_LINE_BYTES, run, run_with_io};
+pub use protocol_loop::SDK_MAX_LINE_BYTES;
+pub use raw::Identity;
+pub use runner::{run, run_with_io};

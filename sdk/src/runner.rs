@@ -1,16 +1,13 @@
-//! The typed protocol loop: requests become positions, moves become replies.
+//! Running a typed bot: on the protocol loop, requests become positions and moves become replies.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use bao_protocol::{BotMessage, MoveReply, MoveRequest, PROTOCOL_VERSION, ProtocolError, RefereeMessage};
+use bao_protocol::{BotMessage, GameOver, Hello, MoveReply, MoveRequest, Ready};
 use bao_rules::{Move, MoveList, Position};
 
+use crate::protocol_loop::{Handler, send, serve, serve_stdio};
 use crate::{Bot, Deadline, GameEnd, NewGame, SdkError};
-
-/// The longest line the runner accepts from the referee, in bytes (the referee's lines
-/// are under 1 KiB; this only bounds memory).
-pub const SDK_MAX_LINE_BYTES: usize = bao_protocol::sdk::SDK_MAX_LINE_BYTES;
 
 /// Runs `bot` on stdin and stdout until `quit` or the end of stdin.
 ///
@@ -21,73 +18,53 @@ pub const SDK_MAX_LINE_BYTES: usize = bao_protocol::sdk::SDK_MAX_LINE_BYTES;
 /// speaks another protocol version, a position cannot be read, the referee's legal
 /// moves differ from the engine's, or the bot chooses an illegal move.
 pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    run_with_io(bot, stdin.lock(), stdout.lock())
+    serve_stdio(Typed(bot))
 }
 
 /// [`run`] on any reader and writer (for tests: an in-memory transcript).
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_io<B: Bot, R: BufRead, W: Write>(
-    mut bot: B,
-    mut reader: R,
-    mut writer: W,
-) -> Result<(), SdkError> {
-    let mut buffer = Vec::new();
-    let mut line_number = 0u64;
-    loop {
-        buffer.clear();
-        let read = (&mut reader).take(SDK_MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buffer)?;
-        let received = Instant::now();
-        if read == 0 {
-            return Ok(());
+pub fn run_with_io<B: Bot, R: BufRead, W: Write>(bot: B, reader: R, writer: W) -> Result<(), SdkError> {
+    serve(Typed(bot), reader, writer)
+}
+
+/// A typed bot as the protocol loop drives it.
+struct Typed<B>(B);
+
+impl<B: Bot> Handler for Typed<B> {
+    fn hello(&mut self, hello: &Hello, line_number: u64) -> Result<Ready, SdkError> {
+        let game =
+            NewGame::from_hello(hello).map_err(|problem| SdkError::BadHello { line_number, problem })?;
+        self.0.new_game(&game);
+        Ok(self.0.identity().to_ready())
+    }
+
+    fn move_request(
+        &mut self,
+        request: &MoveRequest,
+        received: Instant,
+        out: &mut dyn Write,
+    ) -> Result<MoveReply, SdkError> {
+        let deadline = Deadline::from_clock(&request.clock, received);
+        let (position, legal) = read_request(request)?;
+        let chosen = self.0.choose_move(&position, &legal, &deadline);
+        if !legal.contains(&chosen) {
+            return Err(SdkError::IllegalChoice {
+                id: request.id,
+                notation: request.position.notation.clone(),
+                chosen: chosen.to_string(),
+                legal: texts(&legal),
+            });
         }
-        line_number += 1;
-        let protocol_error = |source| SdkError::Protocol { line_number, source };
-        if buffer.last() != Some(&b'\n') && buffer.len() > SDK_MAX_LINE_BYTES {
-            return Err(protocol_error(ProtocolError::LineTooLong {
-                bytes: buffer.len(),
-                max: SDK_MAX_LINE_BYTES,
-            }));
+        for info in self.0.take_info() {
+            send(out, &BotMessage::Info(info))?;
         }
-        let line = std::str::from_utf8(&buffer)
-            .map_err(|e| protocol_error(ProtocolError::NotUtf8 { valid_up_to: e.valid_up_to() }))?;
-        match RefereeMessage::parse(line).map_err(protocol_error)? {
-            RefereeMessage::Hello(hello) => {
-                if hello.protocol != PROTOCOL_VERSION {
-                    return Err(SdkError::UnsupportedProtocol {
-                        found: hello.protocol,
-                        supported: PROTOCOL_VERSION,
-                    });
-                }
-                let game = NewGame::from_hello(&hello)
-                    .map_err(|problem| SdkError::BadHello { line_number, problem })?;
-                bot.new_game(&game);
-                send(&mut writer, &BotMessage::Ready(bot.identity().to_ready()))?;
-            }
-            RefereeMessage::MoveRequest(request) => {
-                let deadline = Deadline::from_clock(&request.clock, received);
-                let (position, legal) = read_request(&request)?;
-                let chosen = bot.choose_move(&position, &legal, &deadline);
-                if !legal.contains(&chosen) {
-                    return Err(SdkError::IllegalChoice {
-                        id: request.id,
-                        notation: request.position.notation.clone(),
-                        chosen: chosen.to_string(),
-                        legal: texts(&legal),
-                    });
-                }
-                for info in bot.take_info() {
-                    send(&mut writer, &BotMessage::Info(info))?;
-                }
-                let reply = MoveReply { id: request.id, move_text: chosen.to_string() };
-                send(&mut writer, &BotMessage::Move(reply))?;
-            }
-            RefereeMessage::GameOver(game_over) => bot.game_over(&GameEnd::from(&game_over)),
-            RefereeMessage::Quit => return Ok(()),
-        }
+        Ok(MoveReply { id: request.id, move_text: chosen.to_string() })
+    }
+
+    fn game_over(&mut self, game_over: &GameOver) {
+        self.0.game_over(&GameEnd::from(game_over));
     }
 }
 
@@ -127,10 +104,4 @@ fn same_text(m: Move, text: &str) -> bool {
 
 fn texts(moves: &MoveList) -> Vec<String> {
     moves.iter().map(ToString::to_string).collect()
-}
-
-/// Writes one message line and flushes.
-fn send<W: Write>(writer: &mut W, message: &BotMessage) -> std::io::Result<()> {
-    writeln!(writer, "{}", message.to_line())?;
-    writer.flush()
 }

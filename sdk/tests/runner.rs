@@ -101,7 +101,7 @@ fn a_game_is_typed_end_to_end() {
                 bao_protocol::Side::North,
                 "kiswahili",
                 &start.to_string(),
-                TimeControl::fischer(9000, 100),
+                TimeControl::fischer(9000, 100, 5000, 100),
             ),
             request(1, &start, legal_texts(&start)),
             RefereeMessage::GameOver(GameOver {
@@ -181,7 +181,12 @@ fn a_finished_position_and_a_bad_hello_are_errors() {
     let mut bot = Recorder::default();
     let (result, _) = run(&mut bot, &[request(9, &over, Vec::new())]);
     assert!(matches!(result, Err(SdkError::NoLegalMove { id: 9, .. })), "{result:?}");
-    let hello = RefereeMessage::hello(bao_protocol::Side::South, "chess", "e4", TimeControl::move_time(100));
+    let hello = RefereeMessage::hello(
+        bao_protocol::Side::South,
+        "chess",
+        "e4",
+        TimeControl::move_time(100, 5000, 100),
+    );
     let (result, lines) = run(&mut bot, &[hello]);
     let err = result.expect_err("bad hello");
     assert!(err.to_string().contains("unknown variant \"chess\""), "{err}");

@@ -49,7 +49,7 @@ mod tree;
 mod tests;
 
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
-pub use options::{Isolation, IsolationLevel, SpawnOptions, StubChoice};
+pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use spec::{BotSpec, ResourceLimits};
 pub use stderr::StderrCapture;

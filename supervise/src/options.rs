@@ -83,6 +83,10 @@ impl Isolation {
     }
 }
 
+/// How much of each bot's stderr is kept by default, in bytes (1 MiB); the rest is read and
+/// dropped. The one definition: `bao_game::defaults` re-exports it.
+pub const DEFAULT_STDERR_CAP_BYTES: usize = 1 << 20;
+
 /// Everything about starting a bot besides what to run and its limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpawnOptions {
@@ -101,7 +105,7 @@ pub struct SpawnOptions {
 impl Default for SpawnOptions {
     fn default() -> Self {
         Self {
-            stderr_cap: bao_protocol::STDERR_CAP_BYTES,
+            stderr_cap: DEFAULT_STDERR_CAP_BYTES,
             max_line_bytes: bao_protocol::MAX_LINE_BYTES,
             stub: StubChoice::Auto,
             cgroup: true,

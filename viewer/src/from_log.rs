@@ -6,10 +6,10 @@
 //! game can be shown (and re-read as it grows).
 
 use bao_game::log::{Header, LogRecord, PlyRecord, ResultRecord};
-use bao_rules::{MoveText, Position, SowStep};
+use bao_rules::{MoveText, Position, Side, SowStep};
 
 use crate::replay_data::BoardJson;
-use crate::{InfoData, PlyData, ReplayData, ResultData, SideCode, Step};
+use crate::{InfoData, PlyData, ReplayData, ResultData, Step};
 
 /// Why a log cannot be shown: the 1-based line and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,10 +59,9 @@ pub fn replay_from_log(text: &str) -> Result<ReplayData, FromLogError> {
                 position = after;
             }
             LogRecord::Result(result) => replay.result = Some(result_data(&result)),
-            LogRecord::Ready(ready) => match ready.side.as_str() {
-                "S" => replay.south_name = ready.reported.name,
-                "N" => replay.north_name = ready.reported.name,
-                other => return Err(error(line, format!("a ready record for side {other:?}"))),
+            LogRecord::Ready(ready) => match ready.side {
+                Side::South => replay.south_name = ready.reported.name,
+                Side::North => replay.north_name = ready.reported.name,
             },
             LogRecord::Header(_) => return Err(error(line, "a second header record")),
             LogRecord::Stderr(_) => {}
@@ -132,10 +131,9 @@ impl From<SowStep> for Step {
 
 /// The result record as the page shows it.
 fn result_data(result: &ResultRecord) -> ResultData {
-    let winner = match result.winner.as_deref() {
-        Some("S") => Some(SideCode::South),
-        Some("N") => Some(SideCode::North),
-        _ => None,
-    };
-    ResultData { winner, reason: result.reason.name().to_owned(), detail: result.detail.clone() }
+    ResultData {
+        winner: result.winner,
+        reason: result.reason.name().to_owned(),
+        detail: result.detail.clone(),
+    }
 }

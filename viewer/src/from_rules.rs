@@ -44,7 +44,7 @@ impl BoardJson {
         ];
         let to_move = position.side_to_move();
         BoardJson {
-            to_move: to_move.into(),
+            to_move,
             stage: position.stage(to_move).into(),
             rows,
             hands: [position.hand(Side::South), position.hand(Side::North)],
@@ -69,8 +69,8 @@ impl PlyData {
         let notation = mv.to_string();
         PlyData {
             number,
-            side: mover.into(),
-            record: record_form(mover.into(), &notation),
+            side: mover,
+            record: record_form(mover, &notation),
             mv: notation,
             stage: before.stage(mover).into(),
             time_us: 0,

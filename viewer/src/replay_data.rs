@@ -9,63 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One of the two players, written `"S"` or `"N"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum SideCode {
-    /// South: rows `A` and `B`, moves first.
-    #[serde(rename = "S")]
-    South,
-    /// North: rows `a` and `b`.
-    #[serde(rename = "N")]
-    North,
-}
-
-impl SideCode {
-    /// `S` or `N`.
-    #[must_use]
-    pub const fn letter(self) -> char {
-        match self {
-            SideCode::South => 'S',
-            SideCode::North => 'N',
-        }
-    }
-
-    /// `South` or `North`.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            SideCode::South => "South",
-            SideCode::North => "North",
-        }
-    }
-
-    /// The other player.
-    #[must_use]
-    pub const fn opponent(self) -> SideCode {
-        match self {
-            SideCode::South => SideCode::North,
-            SideCode::North => SideCode::South,
-        }
-    }
-
-    /// 0 for South, 1 for North: the index into per-side arrays such as [`BoardJson::hands`].
-    #[must_use]
-    pub const fn index(self) -> usize {
-        match self {
-            SideCode::South => 0,
-            SideCode::North => 1,
-        }
-    }
-}
-
-impl From<bao_rules::Side> for SideCode {
-    fn from(side: bao_rules::Side) -> SideCode {
-        match side {
-            bao_rules::Side::South => SideCode::South,
-            bao_rules::Side::North => SideCode::North,
-        }
-    }
-}
+/// One of the two players, written `"S"` or `"N"`: the rules engine's [`bao_rules::Side`]
+/// (one side type for the whole project), under the name the replay data has always used.
+pub use bao_rules::Side as SideCode;
 
 /// A player's stage, written `"namua"` or `"mtaji"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

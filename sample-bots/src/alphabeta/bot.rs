@@ -15,7 +15,6 @@
 use std::time::Duration;
 
 use bao_sdk::{Bot, Deadline, Identity, Info, Move, MoveList, NewGame, Position, TimeMode};
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
@@ -59,13 +58,13 @@ impl AlphaBetaBot {
     /// A bot with other evaluation weights (for tuning and comparisons).
     #[must_use]
     pub fn with_weights(level: Level, mut seeds: GameSeed, weights: Weights) -> AlphaBetaBot {
-        let seed = seeds.next_game();
+        let (rng, info) = seeds.start_game(None);
         AlphaBetaBot {
             level,
             searcher: Searcher::new(TABLE_BITS, weights),
             seeds,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            info: vec![Info::comment(format!("seed {seed}"))],
+            rng,
+            info,
             capture_plies: DEFAULT_CAPTURE_PLIES,
             name: "alphabeta",
         }
@@ -149,11 +148,8 @@ impl Bot for AlphaBetaBot {
     }
 
     fn new_game(&mut self, _game: &NewGame) {
-        let seed = self.seeds.next_game();
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        (self.rng, self.info) = self.seeds.start_game(Some(self.name));
         self.searcher.clear();
-        self.info = vec![Info::comment(format!("seed {seed}"))];
-        eprintln!("{}: seed {seed}", self.name);
     }
 
     fn choose_move(&mut self, position: &Position, legal: &MoveList, deadline: &Deadline) -> Move {

@@ -5,7 +5,6 @@
 pub mod bot;
 pub mod search;
 pub mod tt;
-pub mod zobrist;
 
 pub use bot::{AlphaBetaBot, Level};
 pub use search::{Iteration, Limits, Searcher};

@@ -13,7 +13,6 @@ use arrayvec::ArrayVec;
 use bao_rules::{Move, Position, Side};
 
 use super::tt::{Bound, Entry, Table};
-use super::zobrist::position_key;
 use crate::board::{Rings, board_seeds, captures, rings};
 use crate::eval::{Weights, evaluate_with};
 
@@ -263,7 +262,7 @@ impl Searcher {
         if depth <= 0 || ply >= MAX_PLY - 4 {
             return self.capture_extension(position, &r, alpha, beta, ply, self.limits.capture_plies);
         }
-        let key = position_key(position, &r);
+        let key = position.hash_key();
         let entry = self.table.probe(key);
         if let Some(e) = entry
             && i32::from(e.depth) >= depth

@@ -10,12 +10,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
-    if args.level.is_some()
-        || args.bench
-        || args.capture_plies.is_some()
-        || args.hand_weights
-        || args.weights.is_some()
-    {
+    if args.beyond_seed() {
         return cli::usage_error("bao-greedy", "this bot takes no options but --seed");
     }
     if args.seed.is_some() {

@@ -11,7 +11,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(code) => return code,
     };
-    if args.bench || args.capture_plies.is_some() || args.hand_weights || args.weights.is_some() {
+    if args.alphabeta_only() {
         return cli::usage_error("bao-mcts", "--bench and --capture-plies are for bao-alphabeta");
     }
     cli::serve("bao-mcts", MctsBot::new(args.level.unwrap_or(Level::Time), GameSeed::new(args.seed)))

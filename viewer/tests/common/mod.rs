@@ -88,7 +88,7 @@ pub fn play_game(variant: Variant, south: &str, north: &str) -> Game {
         position = next;
         if let bao_rules::Outcome::Win { winner, reason } = outcome {
             result = Some(ResultData {
-                winner: Some(winner.into()),
+                winner: Some(winner),
                 reason: reason.name().to_owned(),
                 detail: match reason {
                     bao_rules::WinReason::FrontRowEmpty => {

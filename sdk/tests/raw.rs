@@ -1,12 +1,12 @@
-//! The SDK's protocol loop, driven through `run_with_io` with in-memory transcripts.
+//! The raw SDK's protocol loop, driven through `run_with_io` with in-memory transcripts.
 
 use std::io::Cursor;
 
-use bao_protocol::sdk::{Bot, Identity, InfoSink, SDK_MAX_LINE_BYTES, SdkError, run_with_io};
 use bao_protocol::{
     BotMessage, Clock, GameOver, Hello, Info, MoveReply, MoveRequest, PerSide, PositionJson, ProtocolError,
     Ready, RefereeMessage, Rows, Side, TimeControl,
 };
+use bao_sdk::raw::{Bot, Identity, InfoSink, SDK_MAX_LINE_BYTES, SdkError, run_with_io};
 
 /// Plays the last legal move, reports one info per move, and records what it saw.
 #[derive(Default)]
@@ -78,7 +78,7 @@ fn run_on(bot: &mut Recorder, input: &str) -> (Result<(), SdkError>, Vec<BotMess
 }
 
 fn hello() -> RefereeMessage {
-    RefereeMessage::hello(Side::North, "kujifunza", "start", TimeControl::fischer(1000, 0))
+    RefereeMessage::hello(Side::North, "kujifunza", "start", TimeControl::fischer(1000, 0, 5000, 100))
 }
 
 #[test]

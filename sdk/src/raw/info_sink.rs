@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::{BotMessage, Info};
+use bao_protocol::{BotMessage, Info};
 
 /// Writes `info` lines to the referee during [`super::Bot::choose_move`].
 ///

@@ -1,13 +1,13 @@
-//! The trait a bot implements, and the identity it announces.
+//! The trait a raw bot implements, and the identity every bot announces.
 
-use crate::{GameOver, Hello, MoveRequest, Ready};
+use bao_protocol::{GameOver, Hello, MoveRequest, Ready};
 
 use super::InfoSink;
 
 /// Who a bot is: sent in `ready`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
-    /// The bot's name (non-empty, at most [`crate::MAX_NAME_CHARS`] characters).
+    /// The bot's name (non-empty, at most [`bao_protocol::MAX_NAME_CHARS`] characters).
     pub name: String,
     /// Who wrote it.
     pub author: Option<String>,
@@ -43,7 +43,7 @@ impl Identity {
     }
 }
 
-/// A bot: a function from a move request to a move, with optional hooks.
+/// A raw bot: a function from a wire move request to a move in notation, with optional hooks.
 pub trait Bot {
     /// The name, author and version sent in `ready`.
     fn identity(&self) -> Identity;

@@ -1,7 +1,10 @@
-//! A small SDK for writing bots in Rust: implement [`Bot`] and call [`run`].
+//! The raw SDK: a bot that receives the wire messages themselves (strings of notation, the
+//! referee's `legal` list as sent) and answers a move in notation. Implement [`Bot`] and call
+//! [`run`]. It runs on the same protocol loop as the typed SDK (the crate root), with the same
+//! [`SdkError`].
 //!
 //! ```no_run
-//! use bao_protocol::sdk::{self, Bot, Identity, InfoSink};
+//! use bao_sdk::raw::{self, Bot, Identity, InfoSink};
 //! use bao_protocol::MoveRequest;
 //!
 //! struct FirstLegal;
@@ -16,17 +19,16 @@
 //!     }
 //! }
 //!
-//! fn main() -> Result<(), sdk::SdkError> {
-//!     sdk::run(FirstLegal)
+//! fn main() -> Result<(), raw::SdkError> {
+//!     raw::run(FirstLegal)
 //! }
 //! ```
 
 mod bot;
-mod error;
 mod info_sink;
 mod run;
 
+pub use crate::{SDK_MAX_LINE_BYTES, SdkError};
 pub use bot::{Bot, Identity};
-pub use error::SdkError;
 pub use info_sink::InfoSink;
-pub use run::{SDK_MAX_LINE_BYTES, run, run_with_io};
+pub use run::{run, run_with_io};
