@@ -18,3 +18,4 @@ mod support;
 mod tournament;
 mod tournament_durability;
 mod tournament_pages;
+mod tournament_scale;
