@@ -37,7 +37,7 @@ fn dry_run(games: &str) -> Vec<u8> {
 /// The journal line of game `game` of the two-bot plan: games 4k and 4k+1 are won by `a`,
 /// 4k+2 is a draw, 4k+3 is won by `b`. `winner` overrides the winner's JSON.
 fn line(game: u64, winner: Option<&str>) -> String {
-    let (south, north) = if game % 2 == 0 { (0, 1) } else { (1, 0) };
+    let (south, north) = if game.is_multiple_of(2) { (0, 1) } else { (1, 0) };
     let (result, default) = match game % 4 {
         0 => ("S wins (front_row_empty)", r#""S""#),
         1 => ("N wins (front_row_empty)", r#""N""#),
