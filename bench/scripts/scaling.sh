@@ -15,8 +15,11 @@
 # default a new temporary one; each tournament folder is removed after its row),
 # BAO_SCALING_PLIES (--max-plies, default 4), BAO_SCALING_CONCURRENCY (default 1),
 # BAO_SCALING_LIMIT (seconds: a tournament still running then is stopped with SIGINT and its
-# row counts the games it played; default none), BAO_SCALING_PLAY (seconds the half-finished
-# million-game resume runs, default 60), BAO_SCALING_ARGS (more tournament arguments, e.g.
+# row counts the games it played; default none), BAO_SCALING_RESUME_LIMIT (the same for the
+# resume of a run that was stopped, which plays on; default BAO_SCALING_LIMIT), BAO_SCALING_PLAY (seconds the half-finished
+# million-game resume runs, default 60), BAO_SCALING_SAMPLE (seconds: while a run plays, the
+# referee's VmRSS and the journal's line count are sampled this often from /proc into
+# WORK/samples-NAME.tsv; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
 # --isolation none).
 # Runs under `nice`. Prints one tab-separated row per run.
 set -eu
@@ -27,8 +30,10 @@ work=${BAO_SCALING_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bao-scaling.XXXXXX")}
 plies=${BAO_SCALING_PLIES:-4}
 concurrency=${BAO_SCALING_CONCURRENCY:-1}
 limit=${BAO_SCALING_LIMIT:-0}
+resume_limit=${BAO_SCALING_RESUME_LIMIT:-$limit}
 play=${BAO_SCALING_PLAY:-60}
 extra=${BAO_SCALING_ARGS:-}
+sample=${BAO_SCALING_SAMPLE:-0}
 
 [ -x "$referee" ] || { echo "error: no $referee (cargo build --release -p bao-referee)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) is needed for the peak RSS" >&2; exit 2; }
@@ -58,10 +63,18 @@ timed() {
     before=$(cat "$out/journal.jsonl" 2>/dev/null | wc -l)
     status=0
     if [ "$stop" -gt 0 ]; then
-        /usr/bin/time -v -o "$work/time" timeout --preserve-status -s INT "$stop" nice "$@" >/dev/null 2>"$work/stderr" || status=$?
+        /usr/bin/time -v -o "$work/time" timeout --preserve-status -s INT "$stop" nice "$@" >/dev/null 2>"$work/stderr" &
     else
-        /usr/bin/time -v -o "$work/time" nice "$@" >/dev/null 2>"$work/stderr" || status=$?
+        /usr/bin/time -v -o "$work/time" nice "$@" >/dev/null 2>"$work/stderr" &
     fi
+    timer=$!
+    watcher=
+    if [ "$sample" -gt 0 ]; then
+        sampler "$timer" "$out" >"$work/samples-$(echo "$name" | tr ' ,' '__').tsv" &
+        watcher=$!
+    fi
+    wait "$timer" || status=$?
+    [ -z "$watcher" ] || wait "$watcher"
     case $status in
         0 | 130) ;;
         *) echo "error: $name failed ($status), see $work/stderr" >&2; tail -3 "$work/stderr" >&2; exit 1 ;;
@@ -69,6 +82,24 @@ timed() {
     after=$(wc -l <"$out/journal.jsonl")
     [ "$games" = journal ] && games=$((after - before))
     row "$name" "$games" "$work/time" "exit $status, journal $after lines"
+}
+
+# sampler PID OUT: every BAO_SCALING_SAMPLE seconds, the seconds since the start, the journal's
+# lines and the VmRSS (kB) of the referee under PID (the first bao-referee below it), until
+# PID ends.
+sampler() {
+    start=$(date +%s)
+    printf 'seconds\tjournal lines\treferee VmRSS kB\n'
+    while kill -0 "$1" 2>/dev/null; do
+        pid=$1
+        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != bao-referee ]; do
+            pid=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null || true)
+        done
+        rss=$( [ -n "$pid" ] && sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+        lines=$({ wc -l <"$2/journal.jsonl"; } 2>/dev/null || echo 0)
+        printf '%d\t%d\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}"
+        sleep "$sample"
+    done
 }
 
 # generate GAMES LINES FILE: the journal of the first LINES games of a two-bot plan of GAMES
@@ -109,8 +140,8 @@ for games in "$@"; do
     timed "run $games" journal "$limit" "$out" "$referee" tournament $(bots) \
         --games "$games" --concurrency "$concurrency" --max-plies "$plies" --tc 3600s+1s \
         --out "$out" --plain $extra
-    # A finished run plays nothing; one stopped by BAO_SCALING_LIMIT plays on until the limit.
-    timed "resume $games" "$(wc -l <"$out/journal.jsonl")" "$limit" "$out" \
+    # A finished run plays nothing; one stopped by BAO_SCALING_LIMIT plays on until its limit.
+    timed "resume $games" "$(wc -l <"$out/journal.jsonl")" "$resume_limit" "$out" \
         "$referee" tournament --resume --out "$out" --plain --concurrency "$concurrency"
     rm -rf "$out"
 done
