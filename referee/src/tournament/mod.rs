@@ -25,6 +25,7 @@ pub mod signals;
 pub mod sprt;
 pub mod tally;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -177,11 +178,13 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
 fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -> Result<u8, Failure> {
     let worst_lag_run = Some(report.worst_lag);
     let results = results::compute(plan, &report.tally, worst_lag_run);
-    let mut text = serde_json::to_string_pretty(&results).map_err(internal)?;
-    text.push('\n');
-    folder::write_atomically(&out.results(), text.as_bytes())
-        .with_context(|| format!("cannot write {}", out.results().display()))
-        .map_err(internal)?;
+    // Written through a buffer: the list of missing games of a large unfinished plan is long.
+    folder::write_atomically_with(&out.results(), |file| {
+        serde_json::to_writer_pretty(&mut *file, &results)?;
+        file.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {}", out.results().display()))
+    .map_err(internal)?;
     if let Err(e) = index_page::write_index(out, &results, &report.tally, &report.recent) {
         eprintln!("warning: {e}");
     }
