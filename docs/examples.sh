@@ -50,6 +50,7 @@ bao-referee tournament \
 bao-referee tournament --bot name=g cmd="bao-referee sample-bot greedy" --bot name=r cmd="bao-referee sample-bot random" --games 4 --openings random:4 --shard 1/2 --out results/shard-1
 bao-referee tournament --bot name=g cmd="bao-referee sample-bot greedy" --bot name=r cmd="bao-referee sample-bot random" --games 4 --openings random:4 --shard 2/2 --out results/shard-2
 bao-referee merge results/shard-* --out results/all
+bao-referee tournament --bot name=g cmd="bao-referee sample-bot greedy" --bot name=r cmd="bao-referee sample-bot random" --games 2 --max-plies 20 --out runs/traced --trace runs/traced/traces
 
 # --- docs/viewer.md (my-game.jsonl is the README's match) ---
 bao-referee show my-game.jsonl                # every ply as a board, then the result

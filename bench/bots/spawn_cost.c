@@ -12,8 +12,11 @@
  * The ways, interleaved round by round so that they see the same load:
  *   direct          vfork + exec of the bot, no cgroup (the exec floor)
  *   stub            vfork + exec of `STUB __exec-bot --parent-pid P -- INSTANT` (no cgroup)
- *   stub+cgroup     as the referee does today: mkdir the cgroup, the stub joins it
- *                   (writes cgroup.procs), then execs the bot
+ *   stub+cgroup     mkdir the cgroup, the stub joins it (writes cgroup.procs), then execs
+ *                   the bot (the referee's path under `--isolation none`)
+ *   stub+cgroup+pid the referee's default path (`--isolation pid`): as stub+cgroup, then the
+ *                   stub creates the user, PID, mount and IPC namespaces, starts itself again
+ *                   as the namespace's init, which mounts /proc and starts the bot
  *   migrate         mkdir, vfork + exec of the bot, the parent writes the pid to cgroup.procs
  *   clone3-cgroup   mkdir, clone3(CLONE_VFORK | CLONE_INTO_CGROUP) + exec of the bot: born
  *                   inside its cgroup, no stub, no migration
@@ -44,9 +47,12 @@
 
 extern char **environ;
 
-enum way { DIRECT, STUB, STUB_CGROUP, MIGRATE, CLONE3_CGROUP, MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS };
-static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "migrate", "clone3-cgroup",
-                                  "cgroup-mkdir-rmdir", "cpu.stat-open-read", "cpu.stat-pread"};
+enum way {
+    DIRECT, STUB, STUB_CGROUP, STUB_CGROUP_PID, MIGRATE, CLONE3_CGROUP, MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS
+};
+static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "stub+cgroup+pid", "migrate",
+                                  "clone3-cgroup", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
+                                  "cpu.stat-pread"};
 
 static const char HELLO[] = "{\"type\":\"hello\",\"protocol\":1,\"side\":\"S\"}\n";
 static const char QUIT[] = "{\"type\":\"quit\"}\n";
@@ -131,6 +137,8 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
     char *via_stub[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--", (char *)instant, NULL};
     char *via_stub_cgroup[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--cgroup", dir, "--",
                                (char *)instant, NULL};
+    char *via_stub_pid[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--cgroup", dir,
+                            "--isolation", "pid", "--", (char *)instant, NULL};
     int to_child[2], from_child[2];
     uint64_t t0 = now_ns();
     pid_t pid;
@@ -171,6 +179,8 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
     }
     if (way == STUB_CGROUP) {
         pid = start(via_stub_cgroup, to_child, from_child, -1);
+    } else if (way == STUB_CGROUP_PID) {
+        pid = start(via_stub_pid, to_child, from_child, -1);
     } else if (way == MIGRATE) {
         pid = start(direct, to_child, from_child, -1);
         snprintf(pidtext, sizeof pidtext, "%d", (int)pid);

@@ -374,11 +374,35 @@ fn one_run(
         &std::fs::read_to_string(&times).with_context(|| format!("the bots wrote no {}", times.display()))?,
     )?;
     let expected = 2 * usize::try_from(args.games).unwrap_or(usize::MAX);
-    if bots.len() != expected {
-        anyhow::bail!("{name}: {} bots reported their times, expected {expected}", bots.len());
-    }
+    let bots = without_preflights(bots, expected)
+        .with_context(|| format!("{name}: the bots' reports do not match {} games", args.games))?;
     let _ = std::fs::remove_dir_all(&out);
     Ok((run_of(max_plies, repeat, args.games, &cost, &bots), bots))
+}
+
+/// The reports of the game bots: `bao-referee tournament` first starts each distinct bot once
+/// (its preflight: `hello`, `ready`, `quit`, no move request), and those runs are dropped.
+/// An error if the rest is not one report per bot of each game.
+fn without_preflights(bots: Vec<BotTimes>, expected: usize) -> anyhow::Result<Vec<BotTimes>> {
+    let extra = bots.len().checked_sub(expected).ok_or_else(|| {
+        anyhow::anyhow!("{} bots reported their times, expected {expected} or more", bots.len())
+    })?;
+    let preflights = bots.iter().filter(|b| b.requests == 0).count();
+    if preflights < extra {
+        anyhow::bail!(
+            "{} bots reported their times, expected {expected} and at most {preflights} preflights",
+            bots.len()
+        );
+    }
+    let mut dropped = 0;
+    Ok(bots
+        .into_iter()
+        .filter(|b| {
+            let drop = dropped < extra && b.requests == 0;
+            dropped += usize::from(drop);
+            !drop
+        })
+        .collect())
 }
 
 fn run_of(max_plies: u32, repeat: u32, games: u32, cost: &ChildCost, bots: &[BotTimes]) -> Run {
@@ -539,6 +563,17 @@ mod tests {
         assert_eq!(lengths[1].referee_cpu_per_game_us, 12_000.0);
         let error = medians_per_length(&[2, 7], &runs).expect_err("no run of 7");
         assert!(error.to_string().contains("--max-plies 7"), "{error}");
+    }
+
+    #[test]
+    fn the_preflight_runs_are_dropped_and_a_missing_report_is_an_error() {
+        let bot = |pid, requests| BotTimes { pid, requests, cpu_us: 1, intervals_ns: Vec::new() };
+        let kept = without_preflights(vec![bot(1, 0), bot(2, 1), bot(3, 1)], 2).expect("one preflight");
+        assert_eq!(kept.iter().map(|b| b.pid).collect::<Vec<_>>(), [2, 3]);
+        let kept = without_preflights(vec![bot(2, 1), bot(3, 1)], 2).expect("none");
+        assert_eq!(kept.len(), 2);
+        assert!(without_preflights(vec![bot(2, 1)], 2).is_err());
+        assert!(without_preflights(vec![bot(1, 1), bot(2, 1), bot(3, 1)], 2).is_err());
     }
 
     #[test]

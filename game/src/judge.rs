@@ -124,10 +124,16 @@ impl Fault {
         self
     }
 
-    /// A fault from the process layer, during play or (if `handshake`) the handshake.
+    /// A fault from the process layer, during play or (if `handshake`) the handshake. During
+    /// the handshake a broken resource limit keeps its verdict (`memory_limit` for a bot
+    /// killed while loading), anything else is `handshake_failed`.
     #[must_use]
     pub fn from_bot(side: Side, fault: BotFault, handshake: bool) -> Fault {
-        let reason = if handshake { Reason::HandshakeFailed } else { crate::reason::for_fault(&fault) };
+        let reason = if handshake {
+            crate::reason::for_startup_fault(&fault)
+        } else {
+            crate::reason::for_fault(&fault)
+        };
         let detail = if handshake { format!("during the handshake: {fault}") } else { fault.to_string() };
         Fault::new(side, reason, detail, Cause::Process(fault))
     }
@@ -150,7 +156,8 @@ pub fn excerpt(line: &str) -> String {
 ///
 /// # Errors
 /// A `handshake_failed` verdict: no `ready` in time, another message, an invalid line, or the
-/// process ended.
+/// process ended; or the verdict of the resource limit the bot broke while starting
+/// (`memory_limit`...).
 pub async fn handshake(
     process: &mut BotProcess,
     side: Side,

@@ -1,16 +1,16 @@
 //! The game log: JSON Lines, one record per line, written as the game goes.
 //!
 //! Every record is written with a single `write` of a complete line to an
-//! unbuffered file, so a referee killed at any moment leaves every finished
-//! line intact. The writes (and the fsync) happen on a thread of the log's own,
-//! never on the thread that times the bots' replies. The format is documented in
+//! unbuffered file as soon as it is made, so a referee killed at any moment leaves every
+//! finished line intact. The game's own thread writes it (one `write` into the page cache, a
+//! few microseconds with the serialisation); that thread does not time the bots' replies (their reader threads stamp
+//! them, see `bao-supervise`), so a slow write delays the next request, never what a bot is
+//! charged. The fsync at the end runs on a blocking task. The format is documented in
 //! `docs/game-log.md`.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 
 use serde::{Deserialize, Serialize};
 
@@ -188,104 +188,21 @@ pub struct Offense {
     pub time_us: Option<u64>,
 }
 
-/// Writes a game log line by line, on a writer thread of its own.
+/// Writes a game log line by line: each record is serialised into a buffer the log keeps
+/// and written with one `write` of the complete line, at once, by the caller's thread.
 ///
-/// [`GameLog::write`] hands the complete line to the thread and returns at once; an I/O error
-/// of the thread is returned by the next `write`, by [`GameLog::sync`] or by
-/// [`GameLog::finish`]. Dropping the log waits for the lines handed over to be written.
+/// The line reaches the file (the page cache) before [`GameLog::write`] returns, so a
+/// referee killed at any moment leaves every record written so far. A write error is
+/// returned by that `write` and by every later `write`, [`GameLog::sync`] and
+/// [`GameLog::finish`]: nothing is written after it.
 #[derive(Debug)]
 pub struct GameLog {
-    writer: Option<Writer>,
+    file: Option<File>,
     path: Option<PathBuf>,
-}
-
-#[derive(Debug)]
-struct Writer {
-    sender: Option<mpsc::Sender<Job>>,
-    thread: Option<JoinHandle<()>>,
-    /// The first error of the thread (it writes nothing after it).
-    failed: mpsc::Receiver<std::io::Error>,
-    error: Option<std::io::Error>,
-}
-
-enum Job {
-    Line(Vec<u8>),
-    Sync(mpsc::Sender<std::io::Result<()>>),
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Job::Line(line) => write!(f, "Line({} bytes)", line.len()),
-            Job::Sync(_) => f.write_str("Sync"),
-        }
-    }
-}
-
-impl Writer {
-    fn start(mut file: File, path: &Path) -> std::io::Result<Writer> {
-        let (sender, jobs) = mpsc::channel::<Job>();
-        let (report, failed) = mpsc::channel();
-        let thread =
-            std::thread::Builder::new().name(format!("log {}", path.display())).spawn(move || {
-                let mut broken = false;
-                for job in jobs {
-                    match job {
-                        Job::Line(_) if broken => {}
-                        Job::Line(line) => {
-                            if let Err(e) = file.write_all(&line) {
-                                broken = true;
-                                let _ = report.send(e);
-                            }
-                        }
-                        Job::Sync(done) => {
-                            let result = if broken {
-                                Err(std::io::Error::other("an earlier write failed"))
-                            } else {
-                                file.sync_all()
-                            };
-                            let _ = done.send(result);
-                        }
-                    }
-                }
-            })?;
-        Ok(Writer { sender: Some(sender), thread: Some(thread), failed, error: None })
-    }
-
-    /// The thread's first error, once (later calls say that the log is broken).
-    fn check(&mut self) -> std::io::Result<()> {
-        if let Ok(e) = self.failed.try_recv() {
-            self.error = Some(std::io::Error::new(e.kind(), e.to_string()));
-            return Err(e);
-        }
-        match &self.error {
-            Some(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
-            None => Ok(()),
-        }
-    }
-
-    fn send(&mut self, job: Job) -> std::io::Result<()> {
-        self.check()?;
-        let gone = || std::io::Error::other("the log's writer thread stopped");
-        self.sender.as_ref().ok_or_else(gone)?.send(job).map_err(|_| gone())
-    }
-
-    /// Waits for every line handed over to be written and the thread to end.
-    fn join(&mut self) -> std::io::Result<()> {
-        drop(self.sender.take());
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            return Err(std::io::Error::other("the log's writer thread panicked"));
-        }
-        self.check()
-    }
-}
-
-impl Drop for Writer {
-    fn drop(&mut self) {
-        let _ = self.join();
-    }
+    /// The line being written, reused from record to record.
+    line: Vec<u8>,
+    /// The first write error (kind and message).
+    error: Option<(std::io::ErrorKind, String)>,
 }
 
 impl GameLog {
@@ -298,14 +215,13 @@ impl GameLog {
             std::fs::create_dir_all(dir).map_err(|e| GameError::log(Some(path), e))?;
         }
         let file = File::create(path).map_err(|e| GameError::log(Some(path), e))?;
-        let writer = Writer::start(file, path).map_err(|e| GameError::log(Some(path), e))?;
-        Ok(GameLog { writer: Some(writer), path: Some(path.to_path_buf()) })
+        Ok(GameLog { file: Some(file), path: Some(path.to_path_buf()), line: Vec::new(), error: None })
     }
 
     /// A log that writes nothing (for benchmarks).
     #[must_use]
     pub fn discard() -> GameLog {
-        GameLog { writer: None, path: None }
+        GameLog { file: None, path: None, line: Vec::new(), error: None }
     }
 
     /// The path written to, if any.
@@ -314,41 +230,50 @@ impl GameLog {
         self.path.as_deref()
     }
 
-    /// Appends one record as one complete line (handed to the writer thread).
+    /// Appends one record as one complete line, written before this returns.
     ///
     /// # Errors
-    /// An earlier write's I/O error, with the path.
+    /// This write's or an earlier write's I/O error, with the path.
     pub fn write(&mut self, record: &LogRecord) -> Result<(), GameError> {
-        let Some(writer) = &mut self.writer else { return Ok(()) };
-        let mut line =
-            serde_json::to_vec(record).map_err(|e| GameError::log(self.path.as_deref(), e.into()))?;
-        line.push(b'\n');
-        writer.send(Job::Line(line)).map_err(|e| GameError::log(self.path.as_deref(), e))
+        let Some(file) = &mut self.file else { return Ok(()) };
+        if let Some(error) = &self.error {
+            return Err(GameError::log(self.path.as_deref(), broken(error)));
+        }
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record)
+            .map_err(|e| GameError::log(self.path.as_deref(), e.into()))?;
+        self.line.push(b'\n');
+        file.write_all(&self.line).map_err(|e| {
+            self.error = Some((e.kind(), e.to_string()));
+            GameError::log(self.path.as_deref(), e)
+        })
     }
 
-    /// Waits until every line is written and flushes the file to disk (fsync). Blocks: call
-    /// it from a blocking task.
+    /// Flushes the file to disk (fsync). Blocks: call it from a blocking task.
     ///
     /// # Errors
-    /// Any I/O error, with the path.
+    /// Any I/O error, with the path (an earlier write's too).
     pub fn sync(&mut self) -> Result<(), GameError> {
-        let Some(writer) = &mut self.writer else { return Ok(()) };
-        let (done, result) = mpsc::channel();
-        let path = self.path.as_deref();
-        writer.send(Job::Sync(done)).map_err(|e| GameError::log(path, e))?;
-        let gone = || std::io::Error::other("the log's writer thread stopped");
-        result.recv().map_err(|_| gone()).and_then(|r| r).map_err(|e| GameError::log(path, e))?;
-        writer.check().map_err(|e| GameError::log(path, e))
+        let Some(file) = &self.file else { return Ok(()) };
+        if let Some(error) = &self.error {
+            return Err(GameError::log(self.path.as_deref(), broken(error)));
+        }
+        file.sync_all().map_err(|e| GameError::log(self.path.as_deref(), e))
     }
 
-    /// Waits until every line is written and closes the log.
+    /// Closes the log.
     ///
     /// # Errors
-    /// Any I/O error of the writes, with the path.
-    pub fn finish(mut self) -> Result<(), GameError> {
-        match self.writer.as_mut() {
-            Some(writer) => writer.join().map_err(|e| GameError::log(self.path.as_deref(), e)),
+    /// An I/O error of an earlier write, with the path.
+    pub fn finish(self) -> Result<(), GameError> {
+        match &self.error {
+            Some(error) => Err(GameError::log(self.path.as_deref(), broken(error))),
             None => Ok(()),
         }
     }
+}
+
+/// The error of a log whose earlier write failed.
+fn broken((kind, message): &(std::io::ErrorKind, String)) -> std::io::Error {
+    std::io::Error::new(*kind, format!("an earlier write failed: {message}"))
 }

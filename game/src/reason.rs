@@ -25,6 +25,23 @@ pub const fn for_fault(fault: &bao_supervise::BotFault) -> Reason {
     }
 }
 
+/// The verdict for a fault of the process layer while the bot starts (before its `ready`):
+/// a resource limit it broke keeps its own verdict (`memory_limit`: a bot OOM-killed while
+/// loading is told so, not "handshake failed"); anything else is `handshake_failed`.
+#[must_use]
+pub const fn for_startup_fault(fault: &bao_supervise::BotFault) -> Reason {
+    let reason = for_fault(fault);
+    if is_resource_limit(reason) { reason } else { Reason::HandshakeFailed }
+}
+
+/// Whether `reason` is the verdict for a resource limit set by the operator (memory, CPU time,
+/// processes, output): the verdicts that can end a game before the bot's `ready` as well as
+/// during it.
+#[must_use]
+pub const fn is_resource_limit(reason: Reason) -> bool {
+    matches!(reason, Reason::MemoryLimit | Reason::CpuLimit | Reason::ProcessLimit | Reason::OutputLimit)
+}
+
 /// The end of a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameResult {

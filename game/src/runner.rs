@@ -145,8 +145,9 @@ pub async fn play_game(
             (Some(f.side.opponent()), f.reason, detail, Some(offense))
         }
         Ending::BothFailed(a, b) => {
+            // Neither started: one verdict for both, whatever limit either broke.
             let detail = format!("both bots failed: S: {}; N: {}", a.detail, b.detail);
-            (None, a.reason, detail, None)
+            (None, Reason::HandshakeFailed, detail, None)
         }
     };
     tracing::info!(reason = %reason, winner = ?winner, plies, detail = %detail, "game over");

@@ -216,7 +216,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                 position = next;
             }
             LogRecord::Result(r) => {
-                check_result(n, &header, &position, plies, &r)?;
+                check_result(n, &header, &position, plies, ready, &r)?;
                 check_verdict_time(n, &clocks, &position, &r)?;
                 if let Some((extra, _)) = text.split_inclusive('\n').enumerate().nth(n) {
                     return Err(wrong(extra + 1, "a line after the result record"));
@@ -282,6 +282,7 @@ fn check_result(
     header: &Header,
     position: &Position,
     plies: u32,
+    ready: [bool; 2],
     r: &ResultRecord,
 ) -> Result<(), VerifyError> {
     if r.plies != plies {
@@ -337,7 +338,21 @@ fn check_result(
             }
             if let Some(offense) = &r.offense {
                 let offender = side_letter(&offense.side, n, "offense.side")?;
-                if fault != Reason::HandshakeFailed && offender != position.side_to_move() {
+                // Before its `ready`, a bot can only fail the handshake or break a limit.
+                let starting = !ready[offender.index()];
+                if starting && fault != Reason::HandshakeFailed && !crate::reason::is_resource_limit(fault) {
+                    return Err(wrong(
+                        n,
+                        format!("a {fault} verdict against {offender}, which had not answered ready"),
+                    ));
+                }
+                if !starting && fault == Reason::HandshakeFailed {
+                    return Err(wrong(
+                        n,
+                        format!("a {fault} verdict against {offender}, which had answered ready"),
+                    ));
+                }
+                if !starting && offender != position.side_to_move() {
                     return Err(wrong(
                         n,
                         format!(

@@ -88,6 +88,50 @@ fn a_log_with_only_its_header_is_incomplete_not_unreadable() {
     assert!(e.message.contains("cut off"), "{e}");
 }
 
+/// A log of a game that ended before its first ply: the genuine header, `ready` of the bots
+/// in `ready`, and a verdict `reason` against North.
+fn ended_while_starting(ready: &[&str], reason: &str) -> String {
+    let genuine = include_str!("data/genuine.jsonl");
+    let header = genuine.lines().next().unwrap();
+    let start = "kiswahili S 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22,22 SN -";
+    let mut text = format!("{header}\n");
+    for side in ready {
+        text.push_str(&format!(
+            "{{\"type\":\"ready\",\"side\":\"{side}\",\"name\":\"x\",\"author\":null,\"version\":null}}\n"
+        ));
+    }
+    text.push_str(&format!(
+        "{{\"type\":\"result\",\"result\":\"S wins ({reason})\",\"winner\":\"S\",\"reason\":\"{reason}\",\
+         \"detail\":\"N: during the handshake\",\"plies\":0,\"duration_ms\":1,\"final_position\":\"{start}\",\
+         \"offense\":{{\"side\":\"N\",\"line\":null,\"move\":null}},\"exits\":[\"exit code 0\",\"killed\"]}}\n"
+    ));
+    text
+}
+
+#[test]
+fn a_limit_broken_while_starting_verifies_against_the_bot_not_to_move() {
+    // North, not to move, was killed for its memory before its ready: memory_limit, 0 plies.
+    let v = verify_log(&ended_while_starting(&["S"], "memory_limit")).unwrap();
+    assert_eq!((v.plies, v.result.as_str()), (0, "S wins (memory_limit)"));
+    assert!(verify_log(&ended_while_starting(&["S"], "handshake_failed")).is_ok());
+    // Other verdicts need a bot that had started; a ready bot cannot fail the handshake.
+    assert_rejected(
+        &ended_while_starting(&["S"], "timeout"),
+        3,
+        "a timeout verdict against N, which had not answered ready",
+    );
+    assert_rejected(
+        &ended_while_starting(&["S", "N"], "handshake_failed"),
+        4,
+        "a handshake_failed verdict against N, which had answered ready",
+    );
+    assert_rejected(
+        &ended_while_starting(&["S", "N"], "memory_limit"),
+        4,
+        "a memory_limit verdict against N, but S was to move",
+    );
+}
+
 proptest::proptest! {
     /// The corpus-free smoke test of the `verify_log` fuzz target: any edit of the genuine log
     /// is verified without panicking, and an error names a line of the text (or one past it).

@@ -23,6 +23,9 @@ pub enum Command {
     #[command(subcommand)]
     Rules(crate::rules_cmd::RulesCommand),
     /// Plays one game between two bot programs (default: two sample bots).
+    // A negative number is read as an option's value, so that `--games -2` is refused
+    // naming --games (not "unexpected argument '-2'").
+    #[command(allow_negative_numbers = true)]
     Match(crate::match_cmd::MatchArgs),
     /// Replays a game log and checks every move, position and the result.
     Verify(crate::verify_cmd::VerifyArgs),
@@ -33,14 +36,26 @@ pub enum Command {
     /// Submits a bot to a competition server.
     Submit(crate::serve_cmd::SubmitArgs),
     /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
+    // A negative number is read as an option's value, so that `--games -2` is refused
+    // naming --games (not "unexpected argument '-2'").
+    #[command(allow_negative_numbers = true)]
     Show(crate::show_cmd::ShowArgs),
     /// Plays a tournament: many bots, many games, statistics; resumable and shardable.
+    // A negative number is read as an option's value, so that `--games -2` is refused
+    // naming --games (not "unexpected argument '-2'").
+    #[command(allow_negative_numbers = true)]
     Tournament(crate::tournament::TournamentArgs),
     /// Combines the output folders of a tournament's shards into one result.
     Merge(crate::merge_cmd::MergeArgs),
     /// Runs a built-in sample bot on stdin/stdout (an opponent for your bot).
+    // A negative number is read as an option's value, so that `--games -2` is refused
+    // naming --games (not "unexpected argument '-2'").
+    #[command(allow_negative_numbers = true)]
     SampleBot(crate::sample_bot_cmd::SampleBotArgs),
     /// Checks that a bot follows the protocol: runs it through every case and reports each.
+    // A negative number is read as an option's value, so that `--games -2` is refused
+    // naming --games (not "unexpected argument '-2'").
+    #[command(allow_negative_numbers = true)]
     Check(crate::check_args::CheckArgs),
 }
 

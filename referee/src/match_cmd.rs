@@ -57,7 +57,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Play the game even when a bot cannot start or never answers ready (it then loses by
-    /// handshake_failed); without it such a bot stops the match before it starts, with exit 2.
+    /// handshake_failed, or by the limit it broke while starting, e.g. memory_limit); without
+    /// it such a bot stops the match before it starts, with exit 2.
     #[arg(long)]
     pub forfeit_unstartable: bool,
 }
@@ -163,6 +164,10 @@ pub fn run(args: MatchArgs) -> u8 {
         }
     };
     let log_path = args.log.clone().unwrap_or_else(default_log_path);
+    if let Some(parent) = log_path.parent().filter(|p| p.exists() && !p.is_dir()) {
+        eprintln!("error: --log {}: {} is not a directory", log_path.display(), parent.display());
+        return crate::exit::MALFORMED;
+    }
     let runtime = match bao_game::runtime::build() {
         Ok(r) => r,
         Err(e) => {
@@ -175,13 +180,22 @@ pub fn run(args: MatchArgs) -> u8 {
         eprintln!("error: cannot install the signal handlers: {e}");
         return crate::exit::INTERNAL;
     }
-    // Interrupted during the preflight: the game starts cancelled and is logged as aborted.
-    let unstartable = runtime.block_on(async {
+    // Interrupted while the bots are first started: no game began, so none is logged (a log
+    // would say "not started" of bots that had been running); the bots are ended.
+    let checked = runtime.block_on(async {
         tokio::select! {
-            () = cancel.cancelled() => Vec::new(),
-            found = preflight(&config) => found,
+            () = cancel.cancelled() => None,
+            found = preflight(&config) => Some(found),
         }
     });
+    let Some(unstartable) = checked else {
+        eprintln!(
+            "interrupted by {} while the bots were being started, before the game: they were ended, \
+             no game was played and no log was written",
+            crate::signals::received().unwrap_or("a signal")
+        );
+        return crate::exit::INTERRUPTED;
+    };
     if !unstartable.is_empty() {
         let level = if args.forfeit_unstartable { "warning" } else { "error" };
         for bot in &unstartable {
@@ -190,7 +204,8 @@ pub fn run(args: MatchArgs) -> u8 {
         if !args.forfeit_unstartable {
             eprintln!(
                 "No game was played. Check the command with `bao-referee check \"CMD\"`, or add \
-                 --forfeit-unstartable to play it anyway (the bot then loses by handshake_failed)."
+                 --forfeit-unstartable to play it anyway (the bot then loses: handshake_failed, or the \
+                 limit it broke)."
             );
             return crate::exit::MALFORMED;
         }

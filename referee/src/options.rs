@@ -199,13 +199,19 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?} is not a size in bytes (e.g. 1048576, 512M, 2G)"))
 }
 
-/// A size as [`parse_bytes`] reads it, more than zero.
+/// The largest size a limit accepts: 1 PiB (`1048576G`). More is surely a typo.
+pub const MAX_BYTES: u64 = 1 << 50;
+
+/// A size as [`parse_bytes`] reads it, more than zero and at most [`MAX_BYTES`].
 ///
 /// # Errors
-/// As [`parse_bytes`], and for zero.
+/// As [`parse_bytes`], and for zero or more than [`MAX_BYTES`].
 pub fn parse_positive_bytes(s: &str) -> Result<u64, String> {
     match parse_bytes(s)? {
         0 => Err(format!("{s:?}: must be more than zero (omit the option for no limit)")),
+        n if n > MAX_BYTES => {
+            Err(format!("{s:?}: must be at most 1048576G (1 PiB; omit the option for no limit)"))
+        }
         n => Ok(n),
     }
 }
@@ -244,5 +250,7 @@ mod tests {
         assert!(parse_bytes("99999999999G").is_err());
         assert!(parse_positive_bytes("0").is_err());
         assert!(parse_positive_bytes("0M").is_err());
+        assert!(parse_positive_bytes("1048577G").unwrap_err().contains("at most"));
+        assert_eq!(parse_positive_bytes("1048576G").unwrap(), MAX_BYTES);
     }
 }

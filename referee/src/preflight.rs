@@ -85,7 +85,7 @@ pub async fn check_bot(spec: &BotSpec, with: &Preflight<'_>) -> Result<bao_proto
         .map_err(|e| failure(e.to_string(), String::new()))?;
     let deadline = tokio::time::Instant::now() + with.time.startup;
     let hello = wire::hello_line(Side::South, with.start, with.time);
-    let answer = handshake(&mut process, &hello, deadline, with.time.startup).await;
+    let answer = handshake(&mut process, &hello, deadline, with).await;
     if answer.is_ok() {
         let _ = process.send_line(&wire::quit_line(), tokio::time::Instant::now() + QUIT_GRACE).await;
     }
@@ -98,13 +98,15 @@ async fn handshake(
     process: &mut BotProcess,
     hello: &str,
     deadline: tokio::time::Instant,
-    startup: Duration,
+    with: &Preflight<'_>,
 ) -> Result<bao_protocol::Ready, String> {
     let during = |fault: bao_supervise::BotFault| match fault {
         bao_supervise::BotFault::Timeout => {
-            format!("no ready within the startup time ({} ms, --startup-time)", startup.as_millis())
+            format!("no ready within the startup time ({} ms, --startup-time)", with.time.startup.as_millis())
         }
-        other => format!("it did not answer hello with ready: {other}"),
+        other => broken_limit(&other, with.limits)
+            .map(|limit| format!("it exceeded its {limit} while starting, and was killed"))
+            .unwrap_or_else(|| format!("it did not answer hello with ready: {other}")),
     };
     process.send_line(hello, deadline).await.map_err(during)?;
     loop {
@@ -126,6 +128,36 @@ async fn handshake(
                 ));
             }
         }
+    }
+}
+
+/// The limit a fault says the bot broke, with the option that set it: `memory limit
+/// (--max-memory 20M)`; `None` for a fault that is not a resource limit.
+fn broken_limit(fault: &bao_supervise::BotFault, limits: &ResourceLimits) -> Option<String> {
+    use bao_supervise::BotFault;
+    let (what, option, value) = match fault {
+        BotFault::MemoryLimit => ("memory limit", "--max-memory", limits.max_memory_bytes.map(size)),
+        BotFault::CpuLimit => ("CPU time limit", "--max-cpu", limits.max_cpu_secs.map(|s| s.to_string())),
+        BotFault::ProcessLimit => {
+            ("process limit", "--max-processes", limits.max_processes.map(|n| n.to_string()))
+        }
+        BotFault::OutputLimit { limit } => ("output limit", "--max-output", Some(size(*limit))),
+        _ => return None,
+    };
+    Some(match value {
+        Some(value) => format!("{what} ({option} {value})"),
+        None => what.to_owned(),
+    })
+}
+
+/// Bytes as the size options take them: `20M` for 20 MiB, `1536K`, `1000`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        0 => "0".to_owned(),
+        b if b % (1 << 30) == 0 => format!("{}G", b >> 30),
+        b if b % (1 << 20) == 0 => format!("{}M", b >> 20),
+        b if b % (1 << 10) == 0 => format!("{}K", b >> 10),
+        b => b.to_string(),
     }
 }
 
@@ -228,6 +260,18 @@ mod tests {
         let failures = run(&[&not_json, &not_json]);
         assert_eq!(failures.len(), 1);
         assert!(failures[0].problem.contains("hello there"), "{}", failures[0]);
+    }
+
+    #[test]
+    fn a_broken_limit_names_its_option_and_value() {
+        let limits = ResourceLimits { max_memory_bytes: Some(20 << 20), ..ResourceLimits::default() };
+        let text = broken_limit(&bao_supervise::BotFault::MemoryLimit, &limits);
+        assert_eq!(text.as_deref(), Some("memory limit (--max-memory 20M)"));
+        let output = bao_supervise::BotFault::OutputLimit { limit: 1536 };
+        assert_eq!(broken_limit(&output, &limits).as_deref(), Some("output limit (--max-output 1536)"));
+        assert_eq!(broken_limit(&bao_supervise::BotFault::Timeout, &limits), None);
+        assert_eq!(size(3 << 30), "3G");
+        assert_eq!(size(1536 << 10), "1536K");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `match --debug` and `match --trace FILE`: every protocol line exchanged with each bot,
-//! timestamped, as cutechess's `-debug` prints them.
+//! `--debug` and `--trace` of `match` and `tournament`: every protocol line exchanged with
+//! each bot, timestamped, as cutechess's `-debug` prints them.
 //!
 //! One line per protocol line: the seconds since the match started (microsecond precision),
 //! `>` for a line the referee wrote to the bot or `<` for one the bot wrote, the bot's name and
@@ -9,11 +9,19 @@
 //!    0.000412 >greedy(S): {"type":"hello","protocol":1,...}
 //!    0.031207 <greedy(S): {"type":"ready","name":"greedy"}
 //! ```
+//!
+//! In a tournament, `--debug` prints the lines of every game on stderr, interleaved as they
+//! happen, each with its game number after the time (`   0.031207 game 3 <greedy(S): ...`,
+//! seconds since the tournament started); `--trace DIR` writes one file per game,
+//! `DIR/NNNNN.trace` (the number of its log `games/NNNNN.jsonl`), timed from the game's start.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use bao_game::judge::LineDirection;
+use bao_game::log::LogRecord;
+use bao_game::runner::GameObserver;
 use bao_rules::Side;
 
 /// Writes the trace of one match.
@@ -21,6 +29,8 @@ pub struct TraceWriter {
     out: Box<dyn Write + Send>,
     started: Instant,
     names: [String; 2],
+    /// Written between the time and the line (`game 3 `), empty in a match.
+    label: String,
     error: Option<std::io::Error>,
 }
 
@@ -34,7 +44,14 @@ impl TraceWriter {
     /// A trace into `out`, with times counted from `started`; `names` are South's and North's.
     #[must_use]
     pub fn new(out: Box<dyn Write + Send>, started: Instant, names: [String; 2]) -> TraceWriter {
-        TraceWriter { out, started, names, error: None }
+        TraceWriter { out, started, names, label: String::new(), error: None }
+    }
+
+    /// The same trace with `game N` before each line's direction (for a tournament's `--debug`).
+    #[must_use]
+    pub fn for_game(mut self, game: u32) -> TraceWriter {
+        self.label = format!("game {game} ");
+        self
     }
 
     /// Writes one protocol line (errors are kept for [`TraceWriter::finish`]; the game goes on).
@@ -48,7 +65,8 @@ impl TraceWriter {
             LineDirection::Received => '<',
         };
         let name = &self.names[side.index()];
-        let written = writeln!(self.out, "{seconds:>11.6} {arrow}{name}({side}): {line}");
+        let label = &self.label;
+        let written = writeln!(self.out, "{seconds:>11.6} {label}{arrow}{name}({side}): {line}");
         if let Err(e) = written.and_then(|()| self.out.flush()) {
             self.error = Some(e);
         }
@@ -62,6 +80,66 @@ impl TraceWriter {
         match self.error.take() {
             Some(e) => Err(e),
             None => self.out.flush(),
+        }
+    }
+}
+
+/// Where a tournament's traces go (`--debug`, `--trace DIR`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum TraceTarget {
+    /// No trace.
+    #[default]
+    Off,
+    /// Every game's lines on stderr, each with its game number, timed from `started`.
+    Stderr {
+        /// When the tournament started.
+        started: Instant,
+    },
+    /// One file per game in this folder, `NNNNN.trace`.
+    Dir(PathBuf),
+}
+
+impl TraceTarget {
+    /// The trace of game `game` between `names` (South's, North's), or `None` when off.
+    ///
+    /// # Errors
+    /// When the game's trace file cannot be created (it names the file).
+    pub fn open(&self, game: u32, names: [String; 2]) -> Result<Option<TraceWriter>, String> {
+        match self {
+            TraceTarget::Off => Ok(None),
+            TraceTarget::Stderr { started } => {
+                Ok(Some(TraceWriter::new(Box::new(std::io::stderr()), *started, names).for_game(game)))
+            }
+            TraceTarget::Dir(dir) => {
+                let path = dir.join(format!("{game:05}.trace"));
+                let file = std::fs::File::create(&path)
+                    .map_err(|e| format!("cannot create the trace {}: {e}", path.display()))?;
+                Ok(Some(TraceWriter::new(Box::new(std::io::BufWriter::new(file)), Instant::now(), names)))
+            }
+        }
+    }
+}
+
+/// A game observer that only traces the protocol lines (a tournament's games show nothing else).
+#[derive(Debug, Default)]
+pub struct TraceObserver(pub Option<TraceWriter>);
+
+impl TraceObserver {
+    /// Flushes the trace.
+    ///
+    /// # Errors
+    /// The first write error of the trace.
+    pub fn finish(self) -> std::io::Result<()> {
+        self.0.map_or(Ok(()), TraceWriter::finish)
+    }
+}
+
+impl GameObserver for TraceObserver {
+    fn on_record(&mut self, _record: &LogRecord) {}
+
+    fn on_line(&mut self, side: Side, direction: LineDirection, line: &str, at: Instant) {
+        if let Some(trace) = &mut self.0 {
+            trace.line(side, direction, line, at);
         }
     }
 }
@@ -106,6 +184,18 @@ mod tests {
                 r#"   1.500000 <random(N): {"type":"ready","name":"r"}"#,
             ]
         );
+    }
+
+    #[test]
+    fn a_tournament_s_stderr_trace_names_the_game() {
+        let shared = Shared::default();
+        let started = Instant::now();
+        let mut trace =
+            TraceWriter::new(Box::new(shared.clone()), started, ["a".to_owned(), "b".to_owned()]).for_game(7);
+        trace.line(Side::North, LineDirection::Sent, "{}", started);
+        trace.finish().unwrap();
+        let text = String::from_utf8(shared.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text, "   0.000000 game 7 >b(N): {}\n");
     }
 
     #[test]

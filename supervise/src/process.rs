@@ -92,6 +92,9 @@ impl std::fmt::Display for Supervision {
 pub struct BotProcess {
     pid: u32,
     stdin: Option<ChildStdin>,
+    /// The line being written with its `'\n'`, reused from line to line (no allocation per
+    /// request once it has grown).
+    outgoing: Vec<u8>,
     lines: mpsc::Receiver<pump::TimedLine>,
     exit: watch::Receiver<Option<(ExitReport, BotFault)>>,
     shared: Arc<Shared>,
@@ -245,6 +248,7 @@ impl BotProcess {
         Ok(Self {
             pid,
             stdin,
+            outgoing: Vec::new(),
             lines,
             exit,
             shared,
@@ -293,11 +297,12 @@ impl BotProcess {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(BotFault::Io("the bot's stdin is already closed".to_owned()));
         };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
+        let bytes = &mut self.outgoing;
+        bytes.clear();
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         let write = async {
-            stdin.write_all(&bytes).await?;
+            stdin.write_all(bytes).await?;
             stdin.flush().await
         };
         match tokio::time::timeout_at(deadline, write).await {

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
+use crate::support::{Scratch, bin, have_python3};
 
 fn referee(args: &[&str]) -> Output {
     Command::new(bin("bao-referee")).args(args).stdin(Stdio::null()).output().expect("the referee runs")
@@ -24,21 +24,6 @@ fn stdout(out: &Output) -> String {
 
 fn path(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
-}
-
-/// `python3`, or `None` (with a skip line) when it is missing; with `BAO_REQUIRE_ALL=1` a
-/// missing `python3` fails the test.
-fn python3() -> Option<&'static str> {
-    let found = Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
-    if found {
-        return Some("python3");
-    }
-    assert!(
-        std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-        "python3 is required (BAO_REQUIRE_ALL=1)"
-    );
-    eprintln!("skipped: python3 is not installed");
-    None
 }
 
 /// A Python bot: `on_hello` and `on_game_over` are Python statements run with `m` the message.
@@ -426,7 +411,9 @@ fn per_bot_clocks_and_options_reach_the_bot() {
 
 #[test]
 fn check_fails_a_bot_that_only_handles_one_clock_or_answers_game_over() {
-    let Some(_) = python3() else { return };
+    if !have_python3("check_fails_a_bot_that_only_handles_one_clock_or_answers_game_over") {
+        return;
+    }
     let scratch = Scratch::dir("first-hour");
     let fischer_crash = python_bot(
         &scratch,

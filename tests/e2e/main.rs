@@ -3,19 +3,24 @@
 //! One integration-test binary; each topic is a module.
 
 mod check;
+mod closed_pipe;
 mod doc_examples;
 mod first_hour;
 mod hostile;
 mod isolation;
 mod ladder;
 mod matches;
+mod option_ranges;
+mod protocol_doc;
 mod rules_cli;
 mod show;
 mod smoke;
 mod starter_kits;
+mod startup_limits;
 mod stopping;
 mod support;
 mod tournament;
 mod tournament_durability;
 mod tournament_pages;
 mod tournament_scale;
+mod tournament_trace;

@@ -217,25 +217,66 @@ fn verify_rejects_a_changed_move_position_or_result() {
 }
 
 #[test]
-fn ctrl_c_during_the_handshake_aborts_with_a_complete_log_and_no_bot_left() {
+fn ctrl_c_while_the_bots_are_first_started_writes_no_log_and_leaves_no_bot() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
 
     let log = temp_log("interrupted.jsonl");
     let tag = format!("interrupted-{}", std::process::id());
-    // A bot that never answers hello.
+    // A bot that never answers hello: the referee is stopped in its preflight.
     let south = format!("sh -c 'sleep 30; echo {tag}'");
     let child = Command::new(bin("bao-referee"))
         .args(["match", "--json", "--startup-time", "20s", "--south", &south, "--log", log.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(700));
     kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT while the bots were being started"), "{err}");
+    assert!(out.stdout.is_empty(), "no game, no result: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(!log.exists(), "no game was played, so no log claims bots were 'not started'");
+    assert!(crate::hostile::processes_with(&tag).is_empty());
+}
+
+#[test]
+fn ctrl_c_during_the_game_s_handshake_logs_the_running_bot_as_killed() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let scratch = Scratch::dir("matches");
+    let log = scratch.join("interrupted.jsonl");
+    let (first, second) = (scratch.join("first-start"), scratch.join("second-start"));
+    let tag = format!("interrupted-game-{}", std::process::id());
+    // Answers ready when first started (the preflight), hangs when started for the game.
+    let south = format!(
+        r#"sh -c 'if [ -e {first} ]; then touch {second}; sleep 30; echo {tag}; else touch {first}; read l; echo "{{\"type\":\"ready\",\"name\":\"x\"}}"; read l; fi'"#,
+        first = first.display(),
+        second = second.display(),
+    );
+    let child = Command::new(bin("bao-referee"))
+        .args(["match", "--json", "--startup-time", "20s", "--south", &south, "--log", log.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !second.exists() {
+        assert!(std::time::Instant::now() < until, "the bot was never started for the game");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["result"], "aborted");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let south_exit = last["exits"][0].as_str().unwrap();
+    assert!(!south_exit.contains("not started"), "South was running: {last}");
     let v = verify(&log);
     assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
     assert!(crate::hostile::processes_with(&tag).is_empty());

@@ -234,3 +234,46 @@ fn sigterm_stops_check_and_ends_every_bot_process() {
 fn sighup_stops_check_and_ends_every_bot_process() {
     a_signal_stops_check(Signal::SIGHUP);
 }
+
+/// Ctrl-C while the tournament first starts its bots (the preflight, before any game): exit
+/// 130 with a message, no folder, and the bot that was starting is ended, also without
+/// isolation.
+#[test]
+fn sigint_while_the_tournament_starts_its_bots_ends_them_and_exits_130() {
+    let tag = tag("tournament-preflight");
+    let out = Scratch::new("stopping", "t");
+    let slow = format!("cmd=sh -c 'sleep 30; echo {tag}'");
+    let referee = Command::new(bin("bao-referee"))
+        .args(["tournament", "--plain", "--isolation", "none", "--startup-time", "20s"])
+        .args(["--bot", "name=slow", &slow, "--bot", "name=r"])
+        .arg(random_bot_cmd())
+        .arg("--out")
+        .arg(&*out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The referee's own command line holds the tag too: look for another process.
+    let bot_running = || processes_with(&tag).iter().any(|(_, cmdline)| !cmdline.contains("--bot"));
+    let until = Instant::now() + Duration::from_secs(20);
+    while !bot_running() {
+        assert!(Instant::now() < until, "the slow bot never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(i32::try_from(referee.id()).unwrap()), Signal::SIGINT).unwrap();
+    let output = referee.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT while the bots were being started"), "{err}");
+    assert!(!out.exists(), "no game was played and no folder was made");
+    let sent = Instant::now();
+    while !processes_with(&tag).is_empty() && sent.elapsed() < ALL_GONE_WITHIN {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(processes_with(&tag).is_empty(), "the slow bot was left: {:?}", processes_with(&tag));
+}
+
+fn random_bot_cmd() -> String {
+    format!("cmd={}", random_bot())
+}

@@ -68,3 +68,18 @@ impl AsRef<OsStr> for Scratch {
         self.path.as_os_str()
     }
 }
+
+/// Whether `python3` runs here. A missing `python3` prints a `skipped:` line naming `test`
+/// and returns false; with `BAO_REQUIRE_ALL=1` (CI) it fails the test instead.
+pub fn have_python3(test: &str) -> bool {
+    let found =
+        std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "{test}: python3 is required (BAO_REQUIRE_ALL=1)"
+        );
+        eprintln!("{test}: skipped: python3 is not installed");
+    }
+    found
+}

@@ -63,6 +63,14 @@ pub struct TournamentArgs {
     /// Plain progress lines on stderr even on a terminal.
     #[arg(long)]
     pub plain: bool,
+    /// Print every line exchanged with each bot on stderr, timestamped, with its game number
+    /// (as cutechess -debug; best with --plain or --concurrency 1).
+    #[arg(long, conflicts_with = "trace")]
+    pub debug: bool,
+    /// Write every line exchanged with each bot to DIR/NNNNN.trace, one file per game (the
+    /// number of its log games/NNNNN.jsonl), timestamped as --debug; DIR is created if needed.
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
     /// Score a bot that cannot start (or never answers ready) as losing every game by forfeit,
     /// instead of stopping before the first game with exit 2.
     #[arg(long)]

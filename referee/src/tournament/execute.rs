@@ -31,9 +31,9 @@ use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::signals::{self, StopTokens};
 use crate::tournament::sprt;
 use crate::tournament::tally::Tally;
+use crate::trace::TraceObserver;
 use bao_game::lag::LagMonitor;
 use bao_game::log::GameLog;
-use bao_game::runner::Silent;
 use bao_game::{GameResult, play_game};
 
 /// How often the running games' worst lag is brought up to date (the lag
@@ -59,6 +59,8 @@ pub struct Run {
     pub recent: RecentGames,
     /// Progress on stderr.
     pub progress: Progress,
+    /// Where the games' protocol lines go (`--debug`, `--trace DIR`).
+    pub trace: crate::trace::TraceTarget,
 }
 
 /// How a run ended.
@@ -102,6 +104,7 @@ struct RunContext {
     stop: StopTokens,
     journal: Arc<Mutex<Journal>>,
     shared: RefCell<Shared>,
+    trace: crate::trace::TraceTarget,
 }
 
 /// Plays the games of `run.plan` not yet counted in the journal.
@@ -128,6 +131,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
         lag: lag.clone(),
         stop: stop.clone(),
         journal: Arc::new(Mutex::new(run.journal)),
+        trace: run.trace,
         shared: RefCell::new(Shared {
             tally: run.tally,
             recent: run.recent,
@@ -247,7 +251,15 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     let mut log = GameLog::create(&path)?;
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
-    let outcome = play_game(&config, &mut log, &mut Silent, &context.stop.abort_running).await;
+    let names = [config.south.display_name(), config.north.display_name()];
+    let mut observer = TraceObserver(context.trace.open(game.game, names).unwrap_or_else(|e| {
+        tracing::warn!("{e}");
+        None
+    }));
+    let outcome = play_game(&config, &mut log, &mut observer, &context.stop.abort_running).await;
+    if let Err(e) = observer.finish() {
+        tracing::warn!("game {}: cannot write its trace: {e}", game.game);
+    }
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
     let result = outcome.with_context(|| format!("game {}", game.game))?;
     let worst_lag = seen.max(context.lag.worst_since(started));

@@ -83,6 +83,7 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             "--resume needs --out DIR: the folder of the tournament to continue"
         )));
     }
+    let trace = trace_target(args).map_err(malformed)?;
     let out = OutDir::new(args.out.clone().unwrap_or_else(default_out));
     if args.resume && !out.plan().exists() {
         return Err(malformed(anyhow::anyhow!(
@@ -159,6 +160,11 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     let concurrency = args.concurrency.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     });
+    if let crate::trace::TraceTarget::Dir(dir) = &trace {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--trace {}", dir.display()))
+            .map_err(malformed)?;
+    }
     let plan = Arc::new(plan);
     let progress = Progress::new(planned as u64, done, args.plain);
     let report = execute::execute(Run {
@@ -169,9 +175,27 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
         tally,
         recent,
         progress,
+        trace,
     })
     .map_err(internal)?;
     finish(args, &plan, &out, report)
+}
+
+/// Where `--debug` or `--trace DIR` sends the games' protocol lines (a path under a file is
+/// refused here, before any game).
+fn trace_target(args: &TournamentArgs) -> anyhow::Result<crate::trace::TraceTarget> {
+    use crate::trace::TraceTarget;
+    match (&args.trace, args.debug) {
+        (Some(dir), _) => {
+            // Made just before the games (it may be inside --out, which must not exist yet).
+            if let Some(file) = dir.ancestors().find(|a| a.exists() && !a.is_dir()) {
+                anyhow::bail!("--trace {}: {} is not a directory", dir.display(), file.display());
+            }
+            Ok(TraceTarget::Dir(dir.clone()))
+        }
+        (None, true) => Ok(TraceTarget::Stderr { started: std::time::Instant::now() }),
+        (None, false) => Ok(TraceTarget::Off),
+    }
 }
 
 /// Writes results.json, prints the results, and picks the exit code.
@@ -250,7 +274,28 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
     };
     let runtime = bao_game::runtime::build().context("cannot start the async runtime").map_err(internal)?;
     let specs: Vec<&bao_supervise::BotSpec> = plan.bots.iter().collect();
-    let unstartable = runtime.block_on(crate::preflight::check_all(&specs, &with));
+    // Ctrl-C here ends the bots being started (dropping them kills their trees) and exits 130.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let checked = runtime
+        .block_on(async {
+            crate::signals::install(cancel.clone())?;
+            Ok::<_, std::io::Error>(tokio::select! {
+                () = cancel.cancelled() => None,
+                found = crate::preflight::check_all(&specs, &with) => Some(found),
+            })
+        })
+        .context("cannot install the signal handlers")
+        .map_err(internal)?;
+    let Some(unstartable) = checked else {
+        return Err(Failure {
+            code: crate::exit::INTERRUPTED,
+            error: anyhow::anyhow!(
+                "interrupted by {} while the bots were being started, before the first game: they were \
+                 ended and no game was played",
+                crate::signals::received().unwrap_or("a signal")
+            ),
+        });
+    };
     if unstartable.is_empty() {
         return Ok(());
     }

@@ -17,6 +17,10 @@ use rand_chacha::ChaCha8Rng;
 /// How many times a random opening is redrawn when the plies end the game.
 const RANDOM_ATTEMPTS: u32 = 1000;
 
+/// The most plies `--openings random:PLIES` accepts. Random play from the start ends most
+/// games within 150 to 200 plies, and an opening is a few plies (4 to 12 is usual).
+pub const MAX_RANDOM_PLIES: u32 = 100;
+
 /// Where openings come from (`--openings`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpeningSource {
@@ -39,10 +43,13 @@ impl FromStr for OpeningSource {
             return Ok(OpeningSource::Start);
         }
         if let Some(plies) = s.strip_prefix("random:") {
-            let plies = plies
-                .parse::<u32>()
-                .map_err(|e| format!("--openings {s:?}: random:PLIES needs a number of plies ({e})"))?;
-            return Ok(OpeningSource::Random { plies });
+            return match plies.parse::<u32>() {
+                Ok(plies) if (1..=MAX_RANDOM_PLIES).contains(&plies) => Ok(OpeningSource::Random { plies }),
+                _ => Err(format!(
+                    "--openings {s:?}: random:PLIES needs a number of plies from 1 to {MAX_RANDOM_PLIES} \
+                     (for the start position itself, --openings start)"
+                )),
+            };
         }
         if s.is_empty() {
             return Err("--openings: expected start, random:PLIES or a file of positions".to_owned());

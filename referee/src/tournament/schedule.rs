@@ -65,7 +65,9 @@ pub enum ScheduleError {
     #[error("--rounds must be at least 1")]
     NoRounds,
     /// Too many games.
-    #[error("the schedule would hold {0} games, more than the limit of {MAX_GAMES}")]
+    #[error(
+        "the schedule would hold {0} games (pairings × --games × --rounds), more than the limit of {MAX_GAMES}"
+    )]
     TooLarge(u64),
 }
 
