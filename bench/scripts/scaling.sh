@@ -1,16 +1,27 @@
 #!/bin/sh
 # Scaling benchmark (issue 10): tournaments of many short games between two C instant bots
 # (bench/bots/instant.c), then a resume of each finished tournament; wall time per game and
-# the referee's peak RSS (/usr/bin/time -v "Maximum resident set size").
+# the referee's peak RSS (/usr/bin/time -v "Maximum resident set size", which is the largest
+# of the referee and the processes it started: the referee's, here). Then a 1,000,000-game
+# plan whose journal is *generated* (no game is played): resumed finished, and resumed
+# half-finished (the resume streams 500,000 lines, then plays games until it is stopped with
+# SIGINT after BAO_SCALING_PLAY seconds).
 #
 #   cargo build --release -p bao-referee
 #   bench/scripts/scaling.sh [GAMES ...]          # default: 2000 20000
+#   bench/scripts/scaling.sh 2000 20000 200000 1M # 1M: the generated million-game rows
 #
 # Environment: BAO_REFEREE (default target/release/bao-referee), BAO_SCALING_DIR (work folder,
 # default a new temporary one; each tournament folder is removed after its row),
 # BAO_SCALING_PLIES (--max-plies, default 4), BAO_SCALING_CONCURRENCY (default 1),
-# BAO_SCALING_ARGS (more tournament arguments, e.g. --pid-namespace).
-# Runs under `nice`. Prints one tab-separated row per size.
+# BAO_SCALING_LIMIT (seconds: a tournament still running then is stopped with SIGINT and its
+# row counts the games it played; default none), BAO_SCALING_RESUME_LIMIT (the same for the
+# resume of a run that was stopped, which plays on; default BAO_SCALING_LIMIT), BAO_SCALING_PLAY (seconds the half-finished
+# million-game resume runs, default 60), BAO_SCALING_SAMPLE (seconds: while a run plays, the
+# referee's VmRSS and the journal's line count are sampled this often from /proc into
+# WORK/samples-NAME.tsv; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
+# --isolation none).
+# Runs under `nice`. Prints one tab-separated row per run.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +29,11 @@ referee=${BAO_REFEREE:-$root/target/release/bao-referee}
 work=${BAO_SCALING_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bao-scaling.XXXXXX")}
 plies=${BAO_SCALING_PLIES:-4}
 concurrency=${BAO_SCALING_CONCURRENCY:-1}
+limit=${BAO_SCALING_LIMIT:-0}
+resume_limit=${BAO_SCALING_RESUME_LIMIT:-$limit}
+play=${BAO_SCALING_PLAY:-60}
 extra=${BAO_SCALING_ARGS:-}
+sample=${BAO_SCALING_SAMPLE:-0}
 
 [ -x "$referee" ] || { echo "error: no $referee (cargo build --release -p bao-referee)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) is needed for the peak RSS" >&2; exit 2; }
@@ -30,27 +45,103 @@ cc -O2 -o "$work/instant" "$root/bench/bots/instant.c"
 field() { sed -n "s/^[[:space:]]*$1: //p" "$2"; }
 # seconds TIME: "h:mm:ss" or "m:ss.ss" as seconds.
 seconds() { echo "$1" | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'; }
+# row NAME GAMES TIMEFILE STATUS: one tab-separated row.
+row() {
+    s=$(seconds "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$3")")
+    kb=$(field 'Maximum resident set size (kbytes)' "$3")
+    awk -v n="$1" -v g="$2" -v s="$s" -v kb="$kb" -v st="$4" \
+        'BEGIN { printf "%s\t%d\t%.2f\t%.3f\t%.1f\t%s\n", n, g, s, (g > 0 ? s * 1000 / g : 0), kb / 1024, st }'
+}
+# bots: the two instant bots' words, one a line.
+bots() { printf '%s\n' --bot name=a "cmd=$work/instant" --bot name=b "cmd=$work/instant"; }
+# timed NAME GAMES LIMIT OUT COMMAND...: runs COMMAND niced under /usr/bin/time (stopped with
+# SIGINT after LIMIT seconds unless 0), prints its row; GAMES "journal" counts the lines
+# journaled by the run.
+timed() {
+    name=$1 games=$2 stop=$3 out=$4
+    shift 4
+    before=$(cat "$out/journal.jsonl" 2>/dev/null | wc -l)
+    status=0
+    if [ "$stop" -gt 0 ]; then
+        /usr/bin/time -v -o "$work/time" timeout --preserve-status -s INT "$stop" nice "$@" >/dev/null 2>"$work/stderr" &
+    else
+        /usr/bin/time -v -o "$work/time" nice "$@" >/dev/null 2>"$work/stderr" &
+    fi
+    timer=$!
+    watcher=
+    if [ "$sample" -gt 0 ]; then
+        sampler "$timer" "$out" >"$work/samples-$(echo "$name" | tr ' ,' '__').tsv" &
+        watcher=$!
+    fi
+    wait "$timer" || status=$?
+    [ -z "$watcher" ] || wait "$watcher"
+    case $status in
+        0 | 130) ;;
+        *) echo "error: $name failed ($status), see $work/stderr" >&2; tail -3 "$work/stderr" >&2; exit 1 ;;
+    esac
+    after=$(wc -l <"$out/journal.jsonl")
+    [ "$games" = journal ] && games=$((after - before))
+    row "$name" "$games" "$work/time" "exit $status, journal $after lines"
+}
+
+# sampler PID OUT: every BAO_SCALING_SAMPLE seconds, the seconds since the start, the journal's
+# lines and the VmRSS (kB) of the referee under PID (the first bao-referee below it), until
+# PID ends.
+sampler() {
+    start=$(date +%s)
+    printf 'seconds\tjournal lines\treferee VmRSS kB\n'
+    while kill -0 "$1" 2>/dev/null; do
+        pid=$1
+        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != bao-referee ]; do
+            pid=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null || true)
+        done
+        rss=$( [ -n "$pid" ] && sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+        lines=$({ wc -l <"$2/journal.jsonl"; } 2>/dev/null || echo 0)
+        printf '%d\t%d\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}"
+        sleep "$sample"
+    done
+}
+
+# generate GAMES LINES FILE: the journal of the first LINES games of a two-bot plan of GAMES
+# games (one pairing, one round: game g is pair g/2 on opening g/2); results cycle through a
+# win for each side and a draw.
+generate() {
+    awk -v lines="$2" 'BEGIN {
+        for (g = 0; g < lines; g++) {
+            s = g % 2; n = 1 - s; k = g % 3
+            if (k == 0) { res = "S wins (front_row_empty)"; win = "\"S\""; why = "front_row_empty" }
+            else if (k == 1) { res = "N wins (front_row_empty)"; win = "\"N\""; why = "front_row_empty" }
+            else { res = "draw (max_plies)"; win = "null"; why = "max_plies" }
+            printf "{\"game\":%d,\"pair\":%d,\"round\":0,\"pairing\":0,\"south_bot\":%d,\"north_bot\":%d,\"south\":\"%s\",\"north\":\"%s\",\"opening\":%d,\"result\":\"%s\",\"winner\":%s,\"reason\":\"%s\",\"plies\":4,\"duration_ms\":12,\"log\":\"games/%05d.jsonl\",\"verified\":true,\"worst_lag_us\":%d,\"finished_at\":\"2026-12-01T12:00:00Z\"}\n", \
+                g, int(g / 2), s, n, s ? "b" : "a", n ? "b" : "a", int(g / 2), res, win, why, g, 1000 + g % 997
+        }
+    }' >"$3"
+}
 
 [ $# -gt 0 ] || set -- 2000 20000
-printf 'games\tplies/game\trun s\tms/game\trun peak RSS MB\tresume s\tresume peak RSS MB\tjournal lines\n'
+printf 'run\tgames\twall s\tms/game\tpeak RSS MB\tstatus\n'
 for games in "$@"; do
     out=$work/tournament-$games
     rm -rf "$out"
-    # shellcheck disable=SC2086 # $extra is a list of words
-    /usr/bin/time -v -o "$work/time-$games.run" nice "$referee" tournament \
-        --bot name=a cmd="$work/instant" --bot name=b cmd="$work/instant" \
+    if [ "$games" = 1M ]; then
+        mkdir -p "$out/games"
+        # shellcheck disable=SC2046 # the bot words, one a line
+        "$referee" tournament $(bots) --games 1000000 --max-plies "$plies" --tc 3600s+1s --dry-run >"$out/plan.json"
+        generate 1000000 1000000 "$out/journal.jsonl"
+        timed "resume 1M generated, finished" 1000000 0 "$out" "$referee" tournament --resume --out "$out" --plain
+        generate 1000000 500000 "$out/journal.jsonl"
+        rm -f "$out/results.json"
+        timed "resume 1M generated, half, then play ${play}s" journal "$play" "$out" \
+            "$referee" tournament --resume --out "$out" --plain --concurrency "$concurrency"
+        rm -rf "$out"
+        continue
+    fi
+    # shellcheck disable=SC2046,SC2086 # the bot words, one a line; $extra is a list of words
+    timed "run $games" journal "$limit" "$out" "$referee" tournament $(bots) \
         --games "$games" --concurrency "$concurrency" --max-plies "$plies" --tc 3600s+1s \
-        --out "$out" --plain $extra >/dev/null 2>"$work/stderr-$games.run" ||
-        { echo "error: the tournament of $games games failed, see $work/stderr-$games.run" >&2; exit 1; }
-    /usr/bin/time -v -o "$work/time-$games.resume" nice "$referee" tournament --resume --out "$out" --plain \
-        >/dev/null 2>"$work/stderr-$games.resume" ||
-        { echo "error: resuming the tournament of $games games failed, see $work/stderr-$games.resume" >&2; exit 1; }
-    lines=$(wc -l <"$out/journal.jsonl")
-    run_s=$(seconds "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$work/time-$games.run")")
-    resume_s=$(seconds "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$work/time-$games.resume")")
-    run_kb=$(field 'Maximum resident set size (kbytes)' "$work/time-$games.run")
-    resume_kb=$(field 'Maximum resident set size (kbytes)' "$work/time-$games.resume")
-    awk -v g="$games" -v p="$plies" -v rs="$run_s" -v rk="$run_kb" -v ss="$resume_s" -v sk="$resume_kb" -v l="$lines" \
-        'BEGIN { printf "%d\t%d\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%d\n", g, p, rs, rs * 1000 / g, rk / 1024, ss, sk / 1024, l }'
+        --out "$out" --plain $extra
+    # A finished run plays nothing; one stopped by BAO_SCALING_LIMIT plays on until its limit.
+    timed "resume $games" "$(wc -l <"$out/journal.jsonl")" "$resume_limit" "$out" \
+        "$referee" tournament --resume --out "$out" --plain --concurrency "$concurrency"
     rm -rf "$out"
 done

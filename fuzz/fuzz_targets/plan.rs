@@ -13,9 +13,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     for game in plan.games_to_play().take(64) {
-        let config = plan.game_config(game).expect("a checked plan configures its games");
+        let config = plan.game_config(&game).expect("a checked plan configures its games");
         assert_eq!(config.time, plan.time_control);
-        let _ = plan.check_log(game, "");
+        let _ = plan.check_log(&game, "");
     }
     let _ = plan.unsharded().difference(&plan);
 });

@@ -20,6 +20,7 @@ use crate::tournament::folder::{self, OutDir};
 use crate::tournament::journal::{self, JournalEntry};
 use crate::tournament::plan::Plan;
 use crate::tournament::results;
+use crate::tournament::tally::Tally;
 
 /// The arguments of `bao-referee merge`.
 #[derive(Debug, clap::Args)]
@@ -70,8 +71,9 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
             }
         }
         let parsed = journal::read(&out.journal())?;
+        let schedule = plan.schedule()?;
         for entry in parsed.entries.into_iter().filter(JournalEntry::counts) {
-            let fits = plan.schedule.get(entry.game as usize).is_some_and(|g| {
+            let fits = schedule.game(entry.game).is_some_and(|g| {
                 g.south == entry.south_bot
                     && g.north == entry.north_bot
                     && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
@@ -99,11 +101,11 @@ pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
 /// The entry with `verified` and `verify_error` as the log in `dir` says now.
 fn reverify(plan: &Plan, dir: &std::path::Path, mut entry: JournalEntry) -> JournalEntry {
     let path = dir.join(&entry.log);
-    let verdict = match plan.schedule.get(entry.game as usize) {
+    let verdict = match plan.game(entry.game) {
         None => Err(format!("game {} is not in the plan", entry.game)),
         Some(game) => std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            .and_then(|text| plan.check_log(game, &text).map_err(|e| format!("{}: {e}", path.display())))
+            .and_then(|text| plan.check_log(&game, &text).map_err(|e| format!("{}: {e}", path.display())))
             .and_then(|verified| {
                 if verified.result == entry.result && verified.plies == entry.plies {
                     Ok(())
@@ -135,8 +137,12 @@ pub fn run(args: &MergeArgs) -> u8 {
             return crate::exit::MALFORMED;
         }
     };
-    let entries: Vec<JournalEntry> = merged.entries.values().map(|(_, e)| e.clone()).collect();
-    let mut results = results::compute(&merged.plan, &entries, None);
+    let names = (0..merged.plan.bots.len()).map(|i| merged.plan.bot_name(i)).collect();
+    let mut tally = Tally::new(names);
+    for (_, entry) in merged.entries.values() {
+        tally.add(entry);
+    }
+    let mut results = results::compute(&merged.plan, &tally, None);
     results.duplicates = merged.duplicates.keys().copied().collect();
     // A taken --out is the operator's mistake (exit 2), found before anything is written.
     if let Some(out) = &args.out

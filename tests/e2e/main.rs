@@ -22,4 +22,5 @@ mod support;
 mod tournament;
 mod tournament_durability;
 mod tournament_pages;
+mod tournament_scale;
 mod tournament_trace;

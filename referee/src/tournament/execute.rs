@@ -6,9 +6,13 @@
 //! and one loop means one [`LagMonitor`] measures every delay the games can
 //! suffer from the referee. Blocking work (fsync, reading and verifying a
 //! finished log) runs on tokio's blocking pool so it never stalls the loop.
+//!
+//! Memory is bounded by the games in flight, not by the games played: the games to play are
+//! derived from the plan one at a time, and a finished game is folded into the running counts
+//! ([`Tally`]) and the index's [`RecentGames`], then dropped.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -19,6 +23,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::tournament::folder::{OutDir, sync_dir};
+use crate::tournament::index_page::RecentGames;
 use crate::tournament::journal::{Journal, JournalEntry};
 use crate::tournament::plan::Plan;
 use crate::tournament::progress::Progress;
@@ -48,8 +53,10 @@ pub struct Run {
     pub concurrency: usize,
     /// The journal, open for appending.
     pub journal: Journal,
-    /// The entries already in the journal.
-    pub previous: Vec<JournalEntry>,
+    /// The running counts of the entries already in the journal.
+    pub tally: Tally,
+    /// The newest entries already in the journal.
+    pub recent: RecentGames,
     /// Progress on stderr.
     pub progress: Progress,
     /// Where the games' protocol lines go (`--debug`, `--trace DIR`).
@@ -59,8 +66,10 @@ pub struct Run {
 /// How a run ended.
 #[derive(Debug)]
 pub struct RunReport {
-    /// Every journal entry: the previous ones, then this run's.
-    pub entries: Vec<JournalEntry>,
+    /// The running counts of every journal entry: the previous ones, then this run's.
+    pub tally: Tally,
+    /// The newest journal entries.
+    pub recent: RecentGames,
     /// Games played to an end in this run.
     pub played: u32,
     /// Games aborted in this run (not counted).
@@ -75,7 +84,7 @@ pub struct RunReport {
 
 /// State shared by the game tasks (all on one thread).
 struct Shared {
-    entries: Vec<JournalEntry>,
+    recent: RecentGames,
     tally: Tally,
     played: u32,
     aborted: u32,
@@ -113,9 +122,9 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
     let stop = StopTokens::default();
     signals::install(&stop).context("cannot install the Ctrl-C handler")?;
     let lag = LagMonitor::start();
-    let counted: BTreeSet<u32> = run.previous.iter().filter(|e| e.counts()).map(|e| e.game).collect();
-    let pending: Vec<ScheduledGame> =
-        run.plan.games_to_play().filter(|g| !counted.contains(&g.game)).copied().collect();
+    // One bit per game: the games counted before this run, which are not played again.
+    let counted = run.tally.counted().clone();
+    let pending = run.plan.games_to_play().filter(move |g| !counted.contains(g.game));
     let context = Rc::new(RunContext {
         plan: Arc::clone(&run.plan),
         out: run.out,
@@ -124,8 +133,8 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
         journal: Arc::new(Mutex::new(run.journal)),
         trace: run.trace,
         shared: RefCell::new(Shared {
-            tally: Tally::of((0..run.plan.bots.len()).map(|i| run.plan.bot_name(i)).collect(), &run.previous),
-            entries: run.previous,
+            tally: run.tally,
+            recent: run.recent,
             played: 0,
             aborted: 0,
             progress: run.progress,
@@ -171,7 +180,8 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
     let mut shared = context.shared.borrow_mut();
     shared.progress.finish();
     Ok(RunReport {
-        entries: std::mem::take(&mut shared.entries),
+        tally: std::mem::take(&mut shared.tally),
+        recent: std::mem::take(&mut shared.recent),
         played: shared.played,
         aborted: shared.aborted,
         interrupted: stop.interrupted.is_cancelled(),
@@ -271,14 +281,15 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     shared.tally.add(&entry);
     let score = shared.tally.score_line();
     shared.progress.game_finished(&entry, &score);
-    shared.entries.push(entry);
+    shared.recent.push(entry);
     if shared.index_written.is_none_or(|at| at.elapsed() >= INDEX_EVERY) {
         shared.index_written = Some(Instant::now());
-        // Off the game thread: the page is rebuilt from a copy of the journal.
-        let (plan, out, entries) = (Arc::clone(&context.plan), context.out.clone(), shared.entries.clone());
+        // Off the game thread: the page is rebuilt from a copy of the counts and the newest games.
+        let (plan, out) = (Arc::clone(&context.plan), context.out.clone());
+        let (tally, recent) = (shared.tally.clone(), shared.recent.clone());
         tokio::task::spawn_blocking(move || {
-            let results = super::results::compute(&plan, &entries, None);
-            if let Err(e) = super::index_page::write_index(&out, &results, &entries) {
+            let results = super::results::compute(&plan, &tally, None);
+            if let Err(e) = super::index_page::write_index(&out, &results, &tally, &recent) {
                 tracing::warn!("{e}");
             }
         });
@@ -311,7 +322,7 @@ fn journal_entry(
         north: plan.bot_name(game.north),
         opening: game.opening,
         result: result.summary(),
-        winner: result.winner.map(|w| w.to_string()),
+        winner: result.winner,
         reason: result.reason,
         plies: result.plies,
         duration_ms: u64::try_from(result.duration.as_millis()).unwrap_or(u64::MAX),

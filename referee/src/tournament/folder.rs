@@ -127,11 +127,24 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// # Errors
 /// Any I/O error.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for a file written piece by piece by `write` (through a buffer, so
+/// that a large file is never held in memory whole).
+///
+/// # Errors
+/// Any I/O error, or `write`'s.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    let mut file = File::create(&tmp)?;
-    file.write_all(bytes)?;
+    let mut file = std::io::BufWriter::with_capacity(64 * 1024, File::create(&tmp)?);
+    write(&mut file)?;
+    let file = file.into_inner().map_err(std::io::IntoInnerError::into_error)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)?;
     sync_dir(path.parent().unwrap_or(Path::new(".")))

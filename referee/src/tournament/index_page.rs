@@ -4,6 +4,7 @@
 //! `file://`; the index is rewritten as games finish, so a running tournament can be watched
 //! by reloading it.
 
+use std::collections::VecDeque;
 use std::path::Path;
 
 use bao_stats::IntervalSummary;
@@ -14,10 +15,42 @@ use bao_viewer::{
 
 use super::folder::{OutDir, write_atomically};
 use super::journal::JournalEntry;
-use super::results::{Results, pairing_summary};
+use super::results::Results;
+use super::tally::Tally;
+use bao_rules::Side;
 
 /// The most games listed on the index (the newest); the standings count every game.
 pub const MAX_GAMES_LISTED: usize = 2_000;
+
+/// The newest [`MAX_GAMES_LISTED`] journal entries, newest last, and how many there were in all:
+/// what the index lists, in memory that does not grow with the tournament.
+#[derive(Debug, Clone, Default)]
+pub struct RecentGames {
+    entries: VecDeque<JournalEntry>,
+    seen: u64,
+}
+
+impl RecentGames {
+    /// Adds the newest entry, dropping the oldest beyond [`MAX_GAMES_LISTED`].
+    pub fn push(&mut self, entry: JournalEntry) {
+        if self.entries.len() == MAX_GAMES_LISTED {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(entry);
+        self.seen += 1;
+    }
+
+    /// The entries kept, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &JournalEntry> {
+        self.entries.iter()
+    }
+
+    /// Every entry pushed, kept or not.
+    #[must_use]
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+}
 
 /// Writes the replay page of the game log at `log` next to it (`NNNNNN.html`).
 ///
@@ -45,17 +78,22 @@ fn interval(summary: &IntervalSummary) -> Option<EloInterval> {
     })
 }
 
-fn side_code(winner: Option<&str>) -> Option<SideCode> {
-    match winner {
-        Some("S") => Some(SideCode::South),
-        Some("N") => Some(SideCode::North),
-        _ => None,
-    }
+fn side_code(winner: Option<Side>) -> Option<SideCode> {
+    winner.map(|side| match side {
+        Side::South => SideCode::South,
+        Side::North => SideCode::North,
+    })
 }
 
-/// The index page's data from the results and the journal.
+/// The index page's data from the results, the running counts and the newest journal entries.
 #[must_use]
-pub fn index_data(title: &str, results: &Results, entries: &[JournalEntry], written_at: String) -> IndexData {
+pub fn index_data(
+    title: &str,
+    results: &Results,
+    tally: &Tally,
+    recent: &RecentGames,
+    written_at: String,
+) -> IndexData {
     let standings = results
         .standings
         .iter()
@@ -76,7 +114,7 @@ pub fn index_data(title: &str, results: &Results, entries: &[JournalEntry], writ
             (0..n)
                 .map(|b| {
                     (a != b).then(|| {
-                        let wdl = pairing_summary(entries, a, b, None).wdl;
+                        let wdl = tally.between(a, b).wdl;
                         CrossCell { wins: wdl.wins, losses: wdl.losses, draws: wdl.draws }
                     })
                 })
@@ -94,24 +132,23 @@ pub fn index_data(title: &str, results: &Results, entries: &[JournalEntry], writ
         decision: format!("{:?}", s.decision).to_lowercase(),
     });
     let mut notes = Vec::new();
-    if entries.len() > MAX_GAMES_LISTED {
+    if recent.seen() > MAX_GAMES_LISTED as u64 {
         notes.push(format!(
             "The newest {MAX_GAMES_LISTED} of {} games are listed; the standings count them all.",
-            entries.len()
+            recent.seen()
         ));
     }
     if !results.complete {
         notes.push("The tournament is not complete: reload this page to see new games.".to_owned());
     }
-    let games = entries
+    let games = recent
         .iter()
         .rev()
-        .take(MAX_GAMES_LISTED)
         .map(|e| GameRow {
             id: format!("{}", e.game),
             south: e.south.clone(),
             north: e.north.clone(),
-            winner: side_code(e.winner.as_deref()),
+            winner: side_code(e.winner),
             result: e.result.clone(),
             reason: e.reason.name().to_owned(),
             plies: e.plies,
@@ -136,11 +173,35 @@ pub fn index_data(title: &str, results: &Results, entries: &[JournalEntry], writ
 ///
 /// # Errors
 /// The page cannot be written; the message names the path.
-pub fn write_index(out: &OutDir, results: &Results, entries: &[JournalEntry]) -> Result<(), String> {
+pub fn write_index(
+    out: &OutDir,
+    results: &Results,
+    tally: &Tally,
+    recent: &RecentGames,
+) -> Result<(), String> {
     let title =
         out.root().file_name().map_or_else(|| "tournament".to_owned(), |n| n.to_string_lossy().into_owned());
     let written_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let page = tournament_index_html(&index_data(&title, results, entries, written_at));
+    let page = tournament_index_html(&index_data(&title, results, tally, recent, written_at));
     let path = out.root().join("index.html");
     write_atomically(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::journal::tests::entry;
+    use bao_game::Reason;
+
+    #[test]
+    fn the_index_keeps_only_the_newest_games_but_counts_all() {
+        let mut recent = RecentGames::default();
+        for game in 0..(MAX_GAMES_LISTED as u32 + 5) {
+            recent.push(entry(game, 0, 1, Some(Side::South), Reason::FrontRowEmpty));
+        }
+        assert_eq!(recent.seen(), MAX_GAMES_LISTED as u64 + 5);
+        assert_eq!(recent.iter().count(), MAX_GAMES_LISTED);
+        assert_eq!(recent.iter().next().map(|e| e.game), Some(5));
+        assert_eq!(recent.iter().next_back().map(|e| e.game), Some(MAX_GAMES_LISTED as u32 + 4));
+    }
 }

@@ -10,6 +10,10 @@
 //! first makes sure of that: no line is ever glued onto a fragment. A game interrupted by Ctrl-C
 //! is journaled with the reason `aborted`: it does not count and is played
 //! again on resume.
+//!
+//! The journal is read as a stream ([`crate::tournament::journal_stream`]): one line at a
+//! time, each entry folded into the running counts and dropped, so that resuming a million
+//! games needs one line of memory, not every entry.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -17,7 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::tournament::journal_stream::{self, StreamedJournal};
+
 use bao_game::Reason;
+use bao_rules::Side;
 
 /// One finished (or aborted) game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,8 +49,10 @@ pub struct JournalEntry {
     pub opening: u32,
     /// `S wins (front_row_empty)`, `draw (max_plies)`, `aborted`.
     pub result: String,
-    /// `S`, `N`, or null for a draw or an abort.
-    pub winner: Option<String>,
+    /// `S`, `N`, or null for a draw or an abort (on disk exactly `"S"`, `"N"` or `null`;
+    /// anything else is a damaged line).
+    #[serde(with = "winner_letter")]
+    pub winner: Option<Side>,
     /// Why the game ended.
     pub reason: Reason,
     /// Plies played.
@@ -76,13 +85,11 @@ impl JournalEntry {
         if !self.counts() {
             return None;
         }
-        // The winner as the one Side type reads it: anything else is not a score.
-        match self.winner.as_deref().map(str::parse::<bao_rules::Side>) {
-            Some(Ok(bao_rules::Side::South)) => Some(1.0),
-            Some(Ok(bao_rules::Side::North)) => Some(0.0),
-            Some(Err(_)) => None,
-            None => Some(0.5),
-        }
+        Some(match self.winner {
+            Some(Side::South) => 1.0,
+            Some(Side::North) => 0.0,
+            None => 0.5,
+        })
     }
 
     /// The score of bot `bot` in this game, if it played and the game counts.
@@ -95,6 +102,32 @@ impl JournalEntry {
             Some(1.0 - south)
         } else {
             None
+        }
+    }
+}
+
+/// The winner on disk: exactly `"S"`, `"N"` or `null` (not the other spellings [`Side`]'s
+/// `FromStr` accepts), so that the journal has one form.
+mod winner_letter {
+    use bao_rules::Side;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[expect(clippy::ref_option, reason = "the signature serde's `with` calls")]
+    pub(super) fn serialize<S: Serializer>(winner: &Option<Side>, serializer: S) -> Result<S::Ok, S::Error> {
+        match winner {
+            Some(side) => serializer.serialize_str(if *side == Side::South { "S" } else { "N" }),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Side>, D::Error> {
+        match Option::<std::borrow::Cow<'de, str>>::deserialize(deserializer)?.as_deref() {
+            None => Ok(None),
+            Some("S") => Ok(Some(Side::South)),
+            Some("N") => Ok(Some(Side::North)),
+            Some(other) => {
+                Err(serde::de::Error::custom(format!("winner {other:?}: expected \"S\", \"N\" or null")))
+            }
         }
     }
 }
@@ -133,42 +166,25 @@ pub enum JournalError {
     },
 }
 
-/// Parses a journal; a last line without a newline is torn and ignored.
+/// Parses a journal; a last line without a newline is torn and ignored. (This holds every
+/// entry: `merge` and the tests use it; a tournament streams its journal with [`Journal::open`].)
 ///
 /// # Errors
 /// A complete line that is not an entry (`path` names the file in the message).
 pub fn parse(text: &[u8], path: &Path) -> Result<ParsedJournal, JournalError> {
     let mut entries = Vec::new();
-    let mut valid_len = 0u64;
-    for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        let Some(body) = line.strip_suffix(b"\n") else {
-            return Ok(ParsedJournal { entries, valid_len, torn_bytes: line.len() as u64 });
-        };
-        if !body.iter().all(u8::is_ascii_whitespace) {
-            let entry = serde_json::from_slice(body).map_err(|e| JournalError::Damaged {
-                path: path.to_path_buf(),
-                line: i + 1,
-                message: e.to_string(),
-            })?;
-            entries.push(entry);
-        }
-        valid_len += line.len() as u64;
-    }
-    Ok(ParsedJournal { entries, valid_len, torn_bytes: 0 })
+    let found = journal_stream::stream(text, path, |entry| entries.push(entry))?;
+    Ok(ParsedJournal { entries, valid_len: found.valid_len, torn_bytes: found.torn_bytes })
 }
 
-/// Reads a journal file (a missing file is an empty journal).
+/// Reads a journal file, holding every entry (a missing file is an empty journal).
 ///
 /// # Errors
 /// I/O, or a damaged line.
 pub fn read(path: &Path) -> Result<ParsedJournal, JournalError> {
-    match std::fs::read(path) {
-        Ok(bytes) => parse(&bytes, path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Ok(ParsedJournal { entries: Vec::new(), valid_len: 0, torn_bytes: 0 })
-        }
-        Err(reason) => Err(JournalError::Io { path: path.to_path_buf(), reason }),
-    }
+    let mut entries = Vec::new();
+    let found = journal_stream::stream_file(path, |entry| entries.push(entry))?;
+    Ok(ParsedJournal { entries, valid_len: found.valid_len, torn_bytes: found.torn_bytes })
 }
 
 /// The journal, open for appending.
@@ -183,21 +199,25 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Reads the journal at `path`, cuts off a torn last line, and opens it for appending.
+    /// Reads the journal at `path` as a stream, handing every entry to `each` in order, cuts
+    /// off a torn last line, and opens it for appending.
     ///
     /// # Errors
     /// I/O, or a damaged line.
-    pub fn open(path: &Path) -> Result<(Journal, ParsedJournal), JournalError> {
+    pub fn open(
+        path: &Path,
+        each: impl FnMut(JournalEntry),
+    ) -> Result<(Journal, StreamedJournal), JournalError> {
         let io = |reason| JournalError::Io { path: path.to_path_buf(), reason };
-        let parsed = read(path)?;
+        let found = journal_stream::stream_file(path, each)?;
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
-        if parsed.torn_bytes > 0 {
-            file.set_len(parsed.valid_len).map_err(io)?;
+        if found.torn_bytes > 0 {
+            file.set_len(found.valid_len).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
         crate::tournament::folder::sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
-        let len = parsed.valid_len;
-        Ok((Journal { file, path: path.to_path_buf(), len, dirty: false }, parsed))
+        let len = found.valid_len;
+        Ok((Journal { file, path: path.to_path_buf(), len, dirty: false }, found))
     }
 
     /// Appends one entry as one complete line and fsyncs it. When the write or the fsync fails,
@@ -260,7 +280,7 @@ pub(crate) mod tests {
         game: u32,
         south_bot: usize,
         north_bot: usize,
-        winner: Option<&str>,
+        winner: Option<Side>,
         reason: Reason,
     ) -> JournalEntry {
         JournalEntry {
@@ -274,7 +294,7 @@ pub(crate) mod tests {
             north: format!("bot{north_bot}"),
             opening: 0,
             result: String::new(),
-            winner: winner.map(str::to_owned),
+            winner,
             reason,
             plies: 10,
             duration_ms: 5,
@@ -294,20 +314,20 @@ pub(crate) mod tests {
 
     #[test]
     fn scores() {
-        assert_eq!(entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty).score_of(0), Some(1.0));
-        assert_eq!(entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty).score_of(1), Some(0.0));
+        assert_eq!(entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty).score_of(0), Some(1.0));
+        assert_eq!(entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty).score_of(1), Some(0.0));
         assert_eq!(entry(0, 0, 1, None, Reason::MaxPlies).score_of(1), Some(0.5));
         assert_eq!(entry(0, 0, 1, None, Reason::Aborted).score_of(0), None);
-        assert_eq!(entry(0, 0, 1, Some("N"), Reason::Timeout).score_of(2), None);
+        assert_eq!(entry(0, 0, 1, Some(Side::North), Reason::Timeout).score_of(2), None);
     }
 
     #[test]
     fn appended_entries_read_back() {
         let path = temp("append");
         let _ = std::fs::remove_file(&path);
-        let (mut journal, parsed) = Journal::open(&path).unwrap();
-        assert!(parsed.entries.is_empty());
-        let a = entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty);
+        let (mut journal, found) = Journal::open(&path, |_| panic!("no entries")).unwrap();
+        assert_eq!(found.entries, 0);
+        let a = entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty);
         let b = entry(1, 1, 0, None, Reason::MaxPlies);
         journal.append(&a).unwrap();
         journal.append(&b).unwrap();
@@ -319,7 +339,7 @@ pub(crate) mod tests {
     #[test]
     fn a_torn_last_line_is_ignored_and_cut_off() {
         let path = temp("torn");
-        let a = entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty);
+        let a = entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty);
         let mut text = serde_json::to_string(&a).unwrap();
         text.push('\n');
         let whole = text.len() as u64;
@@ -332,9 +352,11 @@ pub(crate) mod tests {
         assert_eq!(parsed.valid_len, whole);
         assert!(parsed.torn_bytes > 0);
 
-        let (mut journal, _) = Journal::open(&path).unwrap();
+        let mut seen = Vec::new();
+        let (mut journal, found) = Journal::open(&path, |e| seen.push(e)).unwrap();
+        assert_eq!((seen, found.valid_len, found.torn_bytes), (vec![a.clone()], whole, parsed.torn_bytes));
         assert_eq!(std::fs::metadata(&path).unwrap().len(), whole, "the torn line is cut off");
-        let c = entry(1, 1, 0, Some("N"), Reason::NoLegalMoves);
+        let c = entry(1, 1, 0, Some(Side::North), Reason::NoLegalMoves);
         journal.append(&c).unwrap();
         assert_eq!(read(&path).unwrap().entries, vec![a, c]);
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
@@ -342,7 +364,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_damaged_complete_line_is_an_error_naming_it() {
-        let a = serde_json::to_string(&entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty)).unwrap();
+        let a = serde_json::to_string(&entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty)).unwrap();
         let text = format!("{a}\n{{\"game\": oops}}\n{a}\n");
         let err = parse(text.as_bytes(), Path::new("j.jsonl")).unwrap_err().to_string();
         assert!(err.starts_with("j.jsonl:2: not a journal entry"), "{err}");
@@ -352,12 +374,37 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_winner_is_s_n_or_null_and_nothing_else() {
+        let line = serde_json::to_string(&entry(0, 0, 1, Some(Side::North), Reason::FrontRowEmpty)).unwrap();
+        assert!(line.contains(r#""winner":"N""#), "{line}");
+        let draw = serde_json::to_string(&entry(1, 1, 0, None, Reason::MaxPlies)).unwrap();
+        assert!(draw.contains(r#""winner":null"#), "{draw}");
+        for bad in [r#""X""#, r#""south""#, r#""s""#, "1"] {
+            let text =
+                format!("{draw}\n{}\n", line.replace(r#""winner":"N""#, &format!(r#""winner":{bad}"#)));
+            let err = parse(text.as_bytes(), Path::new("j.jsonl")).unwrap_err().to_string();
+            assert!(
+                err.starts_with("j.jsonl:2: not a journal entry (winner")
+                    || err.starts_with("j.jsonl:2: not a journal entry (invalid type"),
+                "{err}"
+            );
+        }
+        let err = parse(
+            format!("{}\n", line.replace(r#""winner":"N""#, r#""winner":"X""#)).as_bytes(),
+            Path::new("j.jsonl"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(r#"winner "X": expected "S", "N" or null"#), "{err}");
+    }
+
+    #[test]
     fn counting_skips_aborts_and_finds_duplicates() {
         let entries = vec![
             entry(0, 0, 1, None, Reason::Aborted),
-            entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty),
-            entry(1, 1, 0, Some("S"), Reason::FrontRowEmpty),
-            entry(1, 1, 0, Some("N"), Reason::FrontRowEmpty),
+            entry(0, 0, 1, Some(Side::South), Reason::FrontRowEmpty),
+            entry(1, 1, 0, Some(Side::South), Reason::FrontRowEmpty),
+            entry(1, 1, 0, Some(Side::North), Reason::FrontRowEmpty),
         ];
         let (by_game, duplicates) = counted_by_game(&entries);
         assert_eq!(by_game.keys().copied().collect::<Vec<_>>(), vec![0, 1]);
@@ -409,9 +456,9 @@ pub(crate) mod tests {
             }
         };
         let path = disk.dir.join("journal.jsonl");
-        let (mut journal, _) = Journal::open(&path).unwrap();
+        let (mut journal, _) = Journal::open(&path, drop).unwrap();
         let mut expected: Vec<JournalEntry> =
-            (0..3).map(|g| entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).collect();
+            (0..3).map(|g| entry(g, 0, 1, Some(Side::South), Reason::FrontRowEmpty)).collect();
         for e in &expected {
             journal.append(e).unwrap();
         }
@@ -448,7 +495,7 @@ pub(crate) mod tests {
         assert_eq!(failures, 3, "the disk never filled");
         // Space is back: the next append is a line of its own.
         std::fs::remove_file(&filler).unwrap();
-        let later = entry(500, 1, 0, Some("N"), Reason::NoLegalMoves);
+        let later = entry(500, 1, 0, Some(Side::North), Reason::NoLegalMoves);
         journal.append(&later).unwrap();
         drop(journal);
         expected.push(later);
@@ -466,7 +513,7 @@ pub(crate) mod tests {
         ) {
             let mut bytes = Vec::new();
             for g in 0..3 {
-                bytes.extend(serde_json::to_vec(&entry(g, 0, 1, Some("S"), Reason::FrontRowEmpty)).unwrap());
+                bytes.extend(serde_json::to_vec(&entry(g, 0, 1, Some(Side::South), Reason::FrontRowEmpty)).unwrap());
                 bytes.push(b'\n');
             }
             for (at, byte) in edits {

@@ -1,19 +1,17 @@
-//! The journal read as a stream (issue 10, a prototype not yet wired in): one line at a time
-//! from a buffered reader, each entry handed to the caller and dropped, so that reading a
-//! journal of a million games needs one line of memory rather than every entry (today's
-//! [`journal::read`] holds the file's bytes and a `Vec` of all entries: 2 KB per game when
-//! resuming). Same rules as [`journal::parse`]: blank lines are skipped, a last line without
-//! a newline is torn and ignored, any other line that is not an entry is damage.
-//!
-//! Wiring (for `execute.rs`, `results.rs`, `mod.rs`): fold the stream into a [`Tally`] and
-//! the results' sums instead of keeping `previous: Vec<JournalEntry>`; keep per game only
-//! what resume needs (which games are counted), e.g. [`Tally`]'s set of counted games.
+//! The journal read as a stream: one line at a time from a buffered reader, each entry
+//! handed to the caller and dropped, so that reading a journal of a million games needs one
+//! line of memory rather than every entry. Blank lines are skipped, a last line without a
+//! newline is torn and ignored, any other line that is not an entry is damage (named by its
+//! line). [`journal::Journal::open`] folds the stream into the running counts
+//! ([`crate::tournament::tally::Tally`]) when a tournament resumes; [`journal::read`] collects
+//! it for `merge`.
 
 use std::io::BufRead;
 use std::path::Path;
 
-use crate::tournament::journal::{self, JournalEntry, JournalError};
-use crate::tournament::tally::Tally;
+#[cfg(doc)]
+use crate::tournament::journal;
+use crate::tournament::journal::{JournalEntry, JournalError};
 
 /// What a streamed read found, besides the entries it handed over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,26 +75,6 @@ pub fn stream_file(path: &Path, each: impl FnMut(JournalEntry)) -> Result<Stream
     }
 }
 
-/// The tally of a journal file, read as a stream.
-///
-/// # Errors
-/// I/O, or a damaged line.
-pub fn tally_file(path: &Path, names: Vec<String>) -> Result<(Tally, StreamedJournal), JournalError> {
-    let mut tally = Tally::new(names);
-    let found = stream_file(path, |entry| tally.add(&entry))?;
-    Ok((tally, found))
-}
-
-/// [`journal::parse`]'s answer for the same bytes, through the stream (for comparison).
-///
-/// # Errors
-/// As [`stream`].
-pub fn parse_by_streaming(text: &[u8], path: &Path) -> Result<journal::ParsedJournal, JournalError> {
-    let mut entries = Vec::new();
-    let found = stream(text, path, |entry| entries.push(entry))?;
-    Ok(journal::ParsedJournal { entries, valid_len: found.valid_len, torn_bytes: found.torn_bytes })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,47 +89,52 @@ mod tests {
         )
     }
 
+    /// Streams `text`, collecting the entries' game numbers.
+    fn games(text: &str) -> Result<(Vec<u32>, StreamedJournal), JournalError> {
+        let mut games = Vec::new();
+        let found = stream(text.as_bytes(), Path::new("j.jsonl"), |e| games.push(e.game))?;
+        Ok((games, found))
+    }
+
     #[test]
-    fn the_stream_reads_what_parse_reads() {
-        let path = Path::new("journal.jsonl");
+    fn complete_lines_are_read_blank_ones_skipped_and_a_torn_one_ignored() {
         let complete = format!("{}\n{}\n\n{}\n", line(0, "S"), line(1, "N"), line(2, "S"));
-        for text in [
-            String::new(),
-            complete.clone(),
-            format!("{complete}{}", &line(3, "N")[..40]),
-            format!("{complete}   \n"),
-        ] {
-            let streamed = parse_by_streaming(text.as_bytes(), path).expect("streams");
-            let parsed = journal::parse(text.as_bytes(), path).expect("parses");
-            assert_eq!(streamed, parsed, "{text:?}");
-        }
+        assert_eq!(games("").unwrap(), (vec![], StreamedJournal { entries: 0, valid_len: 0, torn_bytes: 0 }));
+        let whole = complete.len() as u64;
+        assert_eq!(
+            games(&complete).unwrap(),
+            (vec![0, 1, 2], StreamedJournal { entries: 3, valid_len: whole, torn_bytes: 0 })
+        );
         let torn = format!("{complete}{}", &line(3, "N")[..40]);
-        assert_eq!(parse_by_streaming(torn.as_bytes(), path).expect("streams").torn_bytes, 40);
+        assert_eq!(
+            games(&torn).unwrap(),
+            (vec![0, 1, 2], StreamedJournal { entries: 3, valid_len: whole, torn_bytes: 40 })
+        );
+        let spaces = format!("{complete}   \n");
+        assert_eq!(games(&spaces).unwrap().1.valid_len, whole + 4);
     }
 
     #[test]
-    fn a_damaged_line_is_named_as_parse_names_it() {
-        let path = Path::new("j.jsonl");
+    fn a_damaged_line_is_named() {
         let text = format!("{}\nnot json\n{}\n", line(0, "S"), line(1, "N"));
-        let streamed = parse_by_streaming(text.as_bytes(), path).expect_err("damaged");
-        let parsed = journal::parse(text.as_bytes(), path).expect_err("damaged");
-        assert_eq!(streamed.to_string(), parsed.to_string());
-        assert!(streamed.to_string().contains("j.jsonl:2"), "{streamed}");
+        let err = games(&text).expect_err("damaged").to_string();
+        assert!(err.starts_with("j.jsonl:2: not a journal entry ("), "{err}");
+        let x = format!("{}\n{}\n", line(0, "S"), line(1, "X"));
+        let err = games(&x).expect_err("damaged").to_string();
+        assert!(err.starts_with("j.jsonl:2: not a journal entry (winner \"X\""), "{err}");
     }
 
     #[test]
-    fn a_streamed_tally_equals_the_tally_of_all_entries() {
+    fn a_file_streams_and_a_missing_one_is_empty() {
         let dir = std::env::temp_dir().join(format!("bao-journal-stream-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temporary directory");
         let path = dir.join("journal.jsonl");
         let text: String = (0..40).map(|g| line(g, if g % 3 == 0 { "N" } else { "S" }) + "\n").collect();
         std::fs::write(&path, &text).expect("written");
-        let names = vec!["a".to_owned(), "b".to_owned()];
-        let (streamed, found) = tally_file(&path, names.clone()).expect("streams");
-        let all = journal::read(&path).expect("reads");
-        let whole = Tally::of(names, &all.entries);
-        assert_eq!(found.entries, 40);
-        assert_eq!(format!("{:?}", streamed.first_pairing(None)), format!("{:?}", whole.first_pairing(None)));
+        let mut norths = 0;
+        let found = stream_file(&path, |e| norths += u32::from(e.winner == Some(bao_rules::Side::North)))
+            .expect("streams");
+        assert_eq!((found.entries, found.valid_len, norths), (40, text.len() as u64, 14));
         let missing = stream_file(&dir.join("none.jsonl"), |_| panic!("no entries")).expect("empty");
         assert_eq!(missing.entries, 0);
         let _ = std::fs::remove_dir_all(&dir);

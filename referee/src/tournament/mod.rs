@@ -25,6 +25,7 @@ pub mod signals;
 pub mod sprt;
 pub mod tally;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -34,9 +35,12 @@ pub use args::TournamentArgs;
 
 use crate::tournament::execute::{Run, RunReport};
 use crate::tournament::folder::OutDir;
+use crate::tournament::index_page::RecentGames;
 use crate::tournament::journal::{Journal, JournalEntry};
 use crate::tournament::plan::{PLAN_VERSION, Plan};
 use crate::tournament::progress::Progress;
+use crate::tournament::schedule::Schedule;
+use crate::tournament::tally::Tally;
 
 /// A failure with the exit code it maps to.
 struct Failure {
@@ -120,15 +124,35 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             .with_context(|| format!("cannot write {}", out.plan().display()))
             .map_err(internal)?;
     }
-    let (journal, parsed) = Journal::open(&out.journal()).map_err(internal)?;
-    check_entries(&plan, &parsed.entries).map_err(malformed)?;
+    // The journal is read as a stream: each entry is checked against the plan, folded into
+    // the running counts and dropped (the newest are kept for the index page).
+    let schedule = plan.schedule().map_err(malformed)?;
+    let mut tally = Tally::new((0..plan.bots.len()).map(|i| plan.bot_name(i)).collect());
+    let mut recent = RecentGames::default();
+    let mut foreign = None;
+    let (journal, found) = Journal::open(&out.journal(), |entry| {
+        if foreign.is_some() {
+            return;
+        }
+        match check_entry(&plan, &schedule, &entry) {
+            Ok(()) => {
+                tally.add(&entry);
+                recent.push(entry);
+            }
+            Err(e) => foreign = Some(e),
+        }
+    })
+    .map_err(internal)?;
+    if let Some(error) = foreign {
+        return Err(malformed(error));
+    }
 
-    let done = journal::counted_by_game(&parsed.entries).0.len();
-    if stored.is_some() || parsed.torn_bytes > 0 {
+    let done = tally.counted().len();
+    if stored.is_some() || found.torn_bytes > 0 {
         eprintln!(
             "resuming {}: {done} of {planned} games already played{}",
             out.root().display(),
-            if parsed.torn_bytes > 0 { " (a torn last journal line was cut off)" } else { "" }
+            if found.torn_bytes > 0 { " (a torn last journal line was cut off)" } else { "" }
         );
     } else {
         eprintln!("tournament {}: {planned} games", out.root().display());
@@ -142,13 +166,14 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             .map_err(malformed)?;
     }
     let plan = Arc::new(plan);
-    let progress = Progress::new(planned as u64, done as u64, args.plain);
+    let progress = Progress::new(planned as u64, done, args.plain);
     let report = execute::execute(Run {
         plan: Arc::clone(&plan),
         out: out.clone(),
         concurrency,
         journal,
-        previous: parsed.entries,
+        tally,
+        recent,
         progress,
         trace,
     })
@@ -176,13 +201,15 @@ fn trace_target(args: &TournamentArgs) -> anyhow::Result<crate::trace::TraceTarg
 /// Writes results.json, prints the results, and picks the exit code.
 fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -> Result<u8, Failure> {
     let worst_lag_run = Some(report.worst_lag);
-    let results = results::compute(plan, &report.entries, worst_lag_run);
-    let mut text = serde_json::to_string_pretty(&results).map_err(internal)?;
-    text.push('\n');
-    folder::write_atomically(&out.results(), text.as_bytes())
-        .with_context(|| format!("cannot write {}", out.results().display()))
-        .map_err(internal)?;
-    if let Err(e) = index_page::write_index(out, &results, &report.entries) {
+    let results = results::compute(plan, &report.tally, worst_lag_run);
+    // Written through a buffer: the list of missing games of a large unfinished plan is long.
+    folder::write_atomically_with(&out.results(), |file| {
+        serde_json::to_writer_pretty(&mut *file, &results)?;
+        file.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {}", out.results().display()))
+    .map_err(internal)?;
+    if let Err(e) = index_page::write_index(out, &results, &report.tally, &report.recent) {
         eprintln!("warning: {e}");
     }
     if args.json {
@@ -224,7 +251,7 @@ fn check_before_playing(plan: &Plan, args: &TournamentArgs) -> Result<(), Failur
 /// (most engines, and the sample bots with a fixed `--seed`) replay identical games and the
 /// statistics count copies.
 fn warn_if_replayed(plan: &Plan) {
-    let one_opening = plan.openings.windows(2).all(|w| w[0] == w[1]);
+    let one_opening = plan.one_opening();
     let per_colour = u64::from(plan.games_per_round) * u64::from(plan.rounds) / 2;
     if one_opening && per_colour > 1 {
         eprintln!(
@@ -238,11 +265,7 @@ fn warn_if_replayed(plan: &Plan) {
 /// Starts each bot once before the first game: a bot that cannot start stops the run (exit 2),
 /// unless `forfeit` scores its games as losses.
 fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
-    let start = plan
-        .openings
-        .first()
-        .and_then(|o| o.parse::<bao_rules::Position>().ok())
-        .unwrap_or_else(|| bao_rules::Position::start(bao_rules::Variant::Kiswahili));
+    let start = plan.opening(0).unwrap_or_else(|_| bao_rules::Position::start(bao_rules::Variant::Kiswahili));
     let with = crate::preflight::Preflight {
         start: &start,
         time: &plan.time_control,
@@ -317,25 +340,22 @@ fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Every journal entry must be a game of this plan and shard, between the bots the plan puts there.
-fn check_entries(plan: &Plan, entries: &[JournalEntry]) -> anyhow::Result<()> {
-    for entry in entries {
-        let scheduled = plan.schedule.get(entry.game as usize);
-        let fits = scheduled.is_some_and(|g| {
-            g.south == entry.south_bot
-                && g.north == entry.north_bot
-                && g.pair == entry.pair
-                && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
-        });
-        if !fits {
-            anyhow::bail!(
-                "the journal holds game {} ({} vs {}), which is not a game of this plan{}",
-                entry.game,
-                entry.south,
-                entry.north,
-                plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
-            );
-        }
+/// A journal entry must be a game of this plan and shard, between the bots the plan puts there.
+fn check_entry(plan: &Plan, schedule: &Schedule, entry: &JournalEntry) -> anyhow::Result<()> {
+    let fits = schedule.game(entry.game).is_some_and(|g| {
+        g.south == entry.south_bot
+            && g.north == entry.north_bot
+            && g.pair == entry.pair
+            && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
+    });
+    if !fits {
+        anyhow::bail!(
+            "the journal holds game {} ({} vs {}), which is not a game of this plan{}",
+            entry.game,
+            entry.south,
+            entry.north,
+            plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
+        );
     }
     Ok(())
 }
@@ -353,14 +373,21 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
             "no bots: give them with --bot name=NAME cmd=CMD or --config FILE"
         )));
     }
-    let schedule = schedule::build(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
-    let count = schedule::opening_count(args.rounds, args.games);
+    let schedule = Schedule::new(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
     let start = args.game.start_position().map_err(|e| malformed(anyhow::Error::msg(e)))?;
-    let openings = openings::make(&args.openings, count, args.seed, &start)
-        .map_err(malformed)?
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    // Only a file's positions are stored; start and random openings are derived from the seed.
+    let book = match &args.openings {
+        openings::OpeningSource::File(path) => openings::read_file(path, start.variant())
+            .map_err(malformed)?
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        openings::OpeningSource::Start | openings::OpeningSource::Random { .. } => Vec::new(),
+    };
+    if let openings::OpeningSource::Random { plies } = args.openings {
+        // Random plies that always end the game are refused before anything is written.
+        openings::random_opening(&start, plies, args.seed, 0).map_err(malformed)?;
+    }
     let sprt = args
         .sprt
         .as_deref()
@@ -396,10 +423,11 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
         isolation: args.game.isolation(),
+        games: schedule.len(),
         opening_source: args.openings.to_string(),
-        openings,
+        start: start.to_string(),
+        book,
         sprt,
-        schedule,
         shard,
     })
 }

@@ -3,20 +3,28 @@
 //! SPRT, shard). It is stored as `plan.json` in the output folder; a run
 //! resumes only under the same plan, and shards merge only when their plans
 //! agree on everything but the shard.
+//!
+//! The plan holds the parameters of the schedule and of the openings, not a list of games:
+//! game `n`'s pairing, colours and opening are derived when they are needed ([`Plan::game`],
+//! [`Plan::game_config`]), so `plan.json` and the referee's memory do not grow with the
+//! number of games. (Plan version 1 listed every game and every opening; it is refused with
+//! a message naming the version.)
 
 use std::path::Path;
 
 use bao_rules::Position;
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::schedule::{Mode, ScheduledGame};
+use crate::tournament::openings::{self, OpeningSource};
+use crate::tournament::schedule::{Mode, Schedule, ScheduleError, ScheduledGame};
 use crate::tournament::shard::Shard;
 use bao_game::{GameConfig, TimeControl};
 use bao_stats::SprtParameters;
 use bao_supervise::{BotSpec, ResourceLimits};
 
-/// The version of the plan format.
-pub const PLAN_VERSION: u32 = 1;
+/// The version of the plan format: 2 derives the schedule and the openings from their
+/// parameters (version 1 listed every game and opening).
+pub const PLAN_VERSION: u32 = 2;
 
 /// The longest duration of a time control read from a plan (a week): longer values would
 /// overflow the clock's arithmetic.
@@ -50,14 +58,20 @@ pub struct Plan {
     /// Namespaces for every bot (absent in plans written before this field existed).
     #[serde(default)]
     pub isolation: bao_supervise::Isolation,
+    /// The number of games of the schedule (all shards): derived from the bots, the mode, the
+    /// rounds and the games per round, stored so that a reader need not derive it.
+    pub games: u32,
     /// `start`, `random:PLIES` or `file`.
     pub opening_source: String,
-    /// The openings in notation, indexed by [`ScheduledGame::opening`].
-    pub openings: Vec<String>,
+    /// The start position, in notation: the opening of `start`, and where the random plies of
+    /// `random:PLIES` start from.
+    pub start: String,
+    /// The positions of an openings file, in order (opening `j` is `book[j % book.len()]`);
+    /// empty for the other sources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub book: Vec<String>,
     /// Stop early when a sequential probability ratio test decides (two bots only).
     pub sprt: Option<SprtParameters>,
-    /// Every game of the tournament (all shards).
-    pub schedule: Vec<ScheduledGame>,
     /// The part of the schedule this folder plays; `None` for all of it.
     pub shard: Option<Shard>,
 }
@@ -84,9 +98,39 @@ pub enum PlanError {
 }
 
 impl Plan {
-    /// The games this plan's shard plays (all of them without a shard).
-    pub fn games_to_play(&self) -> impl Iterator<Item = &ScheduledGame> {
-        self.schedule.iter().filter(|g| self.shard.is_none_or(|s| s.holds_pair(g.pair)))
+    /// The schedule (every game of every shard), derived from the plan's parameters.
+    ///
+    /// # Errors
+    /// Parameters no schedule has (only in a hand-edited plan; [`Plan::check`] catches them).
+    pub fn schedule(&self) -> Result<Schedule, ScheduleError> {
+        Schedule::new(self.mode, self.bots.len(), self.rounds, self.games_per_round)
+    }
+
+    /// Game `game` of the schedule, if there is one.
+    #[must_use]
+    pub fn game(&self, game: u32) -> Option<ScheduledGame> {
+        self.schedule().ok()?.game(game)
+    }
+
+    /// The games this plan's shard plays (all of them without a shard), in order, derived one
+    /// at a time.
+    pub fn games_to_play(&self) -> impl Iterator<Item = ScheduledGame> + use<> {
+        let shard = self.shard;
+        self.schedule()
+            .ok()
+            .into_iter()
+            .flat_map(Schedule::into_games)
+            .filter(move |g| shard.is_none_or(|s| s.holds_pair(g.pair)))
+    }
+
+    /// Whether every game starts from the same position.
+    #[must_use]
+    pub fn one_opening(&self) -> bool {
+        match self.opening_source.parse::<OpeningSource>() {
+            Ok(OpeningSource::Random { plies }) => plies == 0,
+            Ok(OpeningSource::File(_)) => self.book.windows(2).all(|w| w[0] == w[1]),
+            _ => true,
+        }
     }
 
     /// The name of bot `index`.
@@ -171,10 +215,50 @@ impl Plan {
         Ok(verified)
     }
 
-    fn opening(&self, index: u32) -> Result<Position, String> {
-        let text =
-            self.openings.get(index as usize).ok_or_else(|| format!("there is no opening #{index}"))?;
-        text.parse::<Position>().map_err(|e| format!("opening #{index} {text:?} is not a position: {e}"))
+    /// Opening `index` (see docs/tournament.md, *Openings*): the start position, `PLIES`
+    /// random plies from it drawn on the seed's stream `index`, or the book's position
+    /// `index % len`.
+    ///
+    /// # Errors
+    /// A plan whose start, source or book is not what it should be (only a hand-edited plan;
+    /// [`Plan::check`] catches them), or random plies that always end the game.
+    pub fn opening(&self, index: u32) -> Result<Position, String> {
+        let start = self.start_position()?;
+        match self.opening_source() {
+            Some(OpeningSource::Start) => Ok(start),
+            Some(OpeningSource::Random { plies }) => {
+                openings::random_opening(&start, plies, self.seed, index).map_err(|e| e.to_string())
+            }
+            Some(OpeningSource::File(_)) => {
+                if self.book.is_empty() {
+                    return Err("opening_source is file, but the book is empty".to_owned());
+                }
+                let text = &self.book[index as usize % self.book.len()];
+                text.parse::<Position>().map_err(|e| {
+                    format!(
+                        "book position #{} {text:?} is not a position: {e}",
+                        index as usize % self.book.len()
+                    )
+                })
+            }
+            None => {
+                Err(format!("opening_source {:?}: expected start, random:PLIES or file", self.opening_source))
+            }
+        }
+    }
+
+    /// The start position.
+    fn start_position(&self) -> Result<Position, String> {
+        self.start.parse::<Position>().map_err(|e| format!("start {:?} is not a position: {e}", self.start))
+    }
+
+    /// The opening source: `file` stands for the book.
+    fn opening_source(&self) -> Option<OpeningSource> {
+        match self.opening_source.as_str() {
+            "file" => Some(OpeningSource::File(std::path::PathBuf::new())),
+            "" => None,
+            other => other.parse().ok().filter(|s| !matches!(s, OpeningSource::File(_))),
+        }
     }
 
     /// Checks that the plan is consistent: games numbered in order, bots and openings that exist.
@@ -184,6 +268,18 @@ impl Plan {
     pub fn check(&self) -> Result<(), String> {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
+        }
+        let schedule = self.schedule().map_err(|e| e.to_string())?;
+        if schedule.len() != self.games {
+            return Err(format!(
+                "games is {}, but the schedule of {} bots ({}, {} round(s) of {} games per pairing) has {}",
+                self.games,
+                self.bots.len(),
+                self.mode.name(),
+                self.rounds,
+                self.games_per_round,
+                schedule.len()
+            ));
         }
         if !self.bot_time_controls.is_empty() && self.bot_time_controls.len() != self.bots.len() {
             return Err(format!(
@@ -210,21 +306,33 @@ impl Plan {
                 ));
             }
         }
-        if self.bots.len() < 2 {
-            return Err(format!("{} bot(s): a tournament needs at least two", self.bots.len()));
+        let start = self.start_position()?;
+        if start.outcome().is_over() {
+            return Err(format!("start {:?} is a finished game", self.start));
         }
-        for i in 0..self.openings.len() {
-            self.opening(u32::try_from(i).map_err(|_| "too many openings".to_owned())?)?;
+        let source = self.opening_source().ok_or_else(|| {
+            format!("opening_source {:?}: expected start, random:PLIES or file", self.opening_source)
+        })?;
+        match source {
+            OpeningSource::File(_) if self.book.is_empty() => {
+                return Err("opening_source is file, but the book is empty".to_owned());
+            }
+            OpeningSource::File(_) => {}
+            _ if !self.book.is_empty() => {
+                return Err(format!(
+                    "a book of {} positions with opening_source {}",
+                    self.book.len(),
+                    self.opening_source
+                ));
+            }
+            _ => {}
         }
-        for (i, g) in self.schedule.iter().enumerate() {
-            if g.game as usize != i || g.pair != g.game / 2 {
-                return Err(format!("schedule entry {i} is numbered game {} pair {}", g.game, g.pair));
-            }
-            if g.south >= self.bots.len() || g.north >= self.bots.len() || g.south == g.north {
-                return Err(format!("game {i} pairs bots {} and {}", g.south, g.north));
-            }
-            if g.opening as usize >= self.openings.len() {
-                return Err(format!("game {i} uses opening {}, which is not listed", g.opening));
+        for (i, text) in self.book.iter().enumerate() {
+            let position = text
+                .parse::<Position>()
+                .map_err(|e| format!("book position #{i} {text:?} is not a position: {e}"))?;
+            if position.variant() != start.variant() || position.outcome().is_over() {
+                return Err(format!("book position #{i} {text:?} is not a {} game to play", start.variant()));
             }
         }
         Ok(())
@@ -238,6 +346,13 @@ impl Plan {
         let text = std::fs::read_to_string(path)
             .map_err(|reason| PlanError::Read { path: path.to_path_buf(), reason })?;
         let invalid = |message: String| PlanError::Invalid { path: path.to_path_buf(), message };
+        if let Some(version) = old_version(&text) {
+            return Err(invalid(format!(
+                "plan_version {version} (written by an earlier referee, listing every game); this \
+                 referee reads plan_version {PLAN_VERSION}. Finish that tournament with the referee that \
+                 started it, or start a new folder"
+            )));
+        }
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         plan.check().map_err(invalid)?;
         Ok(plan)
@@ -266,6 +381,16 @@ impl Plan {
     pub fn unsharded(&self) -> Plan {
         Plan { shard: None, ..self.clone() }
     }
+}
+
+/// The `plan_version` of a plan file of an earlier format, if it is one.
+fn old_version(text: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Version {
+        plan_version: u64,
+    }
+    let version = serde_json::from_str::<Version>(text).ok()?.plan_version;
+    (version < u64::from(PLAN_VERSION)).then_some(version)
 }
 
 /// The path of the first difference between two JSON values, with both values (shortened).
@@ -309,7 +434,6 @@ fn shorten(v: &serde_json::Value) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tournament::schedule;
 
     /// A three-bot round-robin plan of 12 games.
     pub(crate) fn sample_plan() -> Plan {
@@ -332,10 +456,11 @@ pub(crate) mod tests {
             max_plies: Some(40),
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            games: 12,
             opening_source: "start".into(),
-            openings: vec![start; 2],
+            start,
+            book: Vec::new(),
             sprt: None,
-            schedule: schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap(),
             shard: None,
         }
     }
@@ -368,6 +493,7 @@ pub(crate) mod tests {
         let one = Plan { shard: Some(Shard { index: 1, count: 2 }), ..plan.clone() };
         let two = Plan { shard: Some(Shard { index: 2, count: 2 }), ..plan.clone() };
         let mut games: Vec<u32> = one.games_to_play().chain(two.games_to_play()).map(|g| g.game).collect();
+        assert_eq!(games.len(), 12);
         games.sort_unstable();
         let all: Vec<u32> = plan.games_to_play().map(|g| g.game).collect();
         assert_eq!(games, all);
@@ -376,12 +502,69 @@ pub(crate) mod tests {
 
     #[test]
     fn inconsistent_plans_are_refused() {
-        let mut plan = sample_plan();
-        plan.schedule[3].south = 9;
-        assert!(plan.check().unwrap_err().contains("game 3"));
-        let mut plan = sample_plan();
-        plan.openings[1] = "nonsense".into();
-        assert!(plan.check().unwrap_err().contains("opening #1"));
+        let plan = Plan { games: 13, ..sample_plan() };
+        assert!(plan.check().unwrap_err().starts_with("games is 13, but the schedule of 3 bots"));
+        let plan = Plan { games_per_round: 3, ..sample_plan() };
+        assert!(plan.check().unwrap_err().contains("--games 3"));
+        let plan = Plan { start: "nonsense".into(), ..sample_plan() };
+        assert!(plan.check().unwrap_err().starts_with("start \"nonsense\" is not a position"));
+        let plan = Plan { opening_source: "file".into(), ..sample_plan() };
+        assert!(plan.check().unwrap_err().contains("the book is empty"));
+        let plan = Plan { opening_source: "book.txt".into(), ..sample_plan() };
+        assert!(plan.check().unwrap_err().contains("expected start, random:PLIES or file"));
+        let plan = Plan {
+            opening_source: "file".into(),
+            book: vec![sample_plan().start, "x".into()],
+            ..sample_plan()
+        };
+        assert!(plan.check().unwrap_err().contains("book position #1 \"x\""));
+    }
+
+    #[test]
+    fn openings_are_derived_from_the_source() {
+        let plan = sample_plan();
+        assert_eq!(plan.opening(5).unwrap().to_string(), plan.start);
+        assert!(plan.one_opening());
+        let random = Plan { opening_source: "random:6".into(), ..sample_plan() };
+        random.check().unwrap();
+        let start: Position = plan.start.parse().unwrap();
+        for j in [0, 1, 7] {
+            assert_eq!(random.opening(j).unwrap(), openings::random_opening(&start, 6, 7, j).unwrap());
+        }
+        assert_ne!(random.opening(0).unwrap(), random.opening(1).unwrap());
+        assert!(!random.one_opening());
+        let one = random.opening(0).unwrap().to_string();
+        let two = random.opening(1).unwrap().to_string();
+        let book =
+            Plan { opening_source: "file".into(), book: vec![one.clone(), two.clone()], ..sample_plan() };
+        book.check().unwrap();
+        let cycled: Vec<String> = (0..3).map(|j| book.opening(j).unwrap().to_string()).collect();
+        assert_eq!(cycled, vec![one.clone(), two, one]);
+        assert!(!book.one_opening());
+    }
+
+    #[test]
+    fn the_games_are_derived_from_the_parameters() {
+        let plan = sample_plan();
+        let listed: Vec<ScheduledGame> = plan.games_to_play().collect();
+        assert_eq!(listed, crate::tournament::schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap());
+        assert_eq!(plan.game(11), Some(listed[11]));
+        assert_eq!(plan.game(12), None);
+    }
+
+    #[test]
+    fn a_version_1_plan_is_refused_naming_its_version() {
+        let dir = std::env::temp_dir().join(format!("bao-plan-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("plan.json");
+        std::fs::write(&path, r#"{"plan_version":1,"seed":0,"schedule":[],"openings":[]}"#).unwrap();
+        let e = Plan::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("plan.json is not a tournament plan: plan_version 1 (written by an earlier referee"),
+            "{e}"
+        );
+        assert!(e.contains("this referee reads plan_version 2"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -420,9 +603,9 @@ pub(crate) mod tests {
             if let Ok(plan) = serde_json::from_value::<Plan>(value_json)
                 && plan.check().is_ok()
             {
-                for game in plan.games_to_play() {
-                    proptest::prop_assert!(plan.game_config(game).is_ok());
-                    let _ = plan.check_log(game, "");
+                for game in plan.games_to_play().take(64) {
+                    proptest::prop_assert!(plan.game_config(&game).is_ok());
+                    let _ = plan.check_log(&game, "");
                 }
             }
         }

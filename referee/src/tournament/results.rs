@@ -1,5 +1,6 @@
-//! The statistics of a tournament, computed from its journal (so a resumed
-//! run and a merge of shards use the same code): per pairing and per bot,
+//! The statistics of a tournament, computed from the running counts of its
+//! journal ([`Tally`]: a resumed run and a merge of shards use the same code,
+//! and no journal entry is held): per pairing and per bot,
 //! wins/losses/draws, score, Elo with a 95% interval, LOS, pentanomial
 //! counts of game pairs, and the SPRT; written to `results.json`.
 //!
@@ -12,11 +13,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::journal::{JournalEntry, counted_by_game};
 use crate::tournament::plan::Plan;
-use crate::tournament::schedule::{self, Mode};
+use crate::tournament::schedule::Mode;
 use crate::tournament::shard::Shard;
-use bao_stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
+use crate::tournament::tally::Tally;
+use bao_stats::{PairingSummary, SprtSummary};
 
 /// The version of the results format.
 pub const RESULTS_VERSION: u32 = 1;
@@ -87,69 +88,26 @@ pub struct Standing {
     pub stats: PairingSummary,
 }
 
-/// The outcome of a counted game for `bot`, if it played in it.
-fn outcome_for(entry: &JournalEntry, bot: usize) -> Option<GameOutcome> {
-    let score = entry.score_of(bot)?;
-    Some(if score > 0.75 {
-        GameOutcome::Win
-    } else if score < 0.25 {
-        GameOutcome::Loss
-    } else {
-        GameOutcome::Draw
-    })
-}
-
-/// Wins/losses/draws and complete pairs for `bot`, over the counted games `include` accepts.
-fn counts_for(
-    entries: &[JournalEntry],
-    bot: usize,
-    include: impl Fn(&JournalEntry) -> bool,
-) -> (WdlCounts, PentanomialCounts) {
-    let (by_game, _) = counted_by_game(entries);
-    let mut wdl = WdlCounts::default();
-    let mut pairs: BTreeMap<u32, Vec<GameOutcome>> = BTreeMap::new();
-    for entry in by_game.values().filter(|e| include(e)) {
-        if let Some(outcome) = outcome_for(entry, bot) {
-            wdl.record(outcome);
-            pairs.entry(entry.pair).or_default().push(outcome);
+/// The results of `plan` from the running counts of its journal; `worst_lag_this_run` is the
+/// lag monitor's figure for the run that just ended, if any.
+#[must_use]
+pub fn compute(plan: &Plan, tally: &Tally, worst_lag_this_run: Option<Duration>) -> Results {
+    let mut planned = 0u64;
+    let mut missing = Vec::new();
+    for game in plan.games_to_play() {
+        planned += 1;
+        if !tally.is_counted(game.game) {
+            missing.push(game.game);
         }
     }
-    let pentanomial = PentanomialCounts::from_pairs(pairs.values().filter_map(|games| match games[..] {
-        [first, second] => Some((first, second)),
-        _ => None,
-    }));
-    (wdl, pentanomial)
-}
-
-/// The statistics of bot `a` against bot `b`, from `a`'s perspective.
-#[must_use]
-pub fn pairing_summary(
-    entries: &[JournalEntry],
-    a: usize,
-    b: usize,
-    sprt: Option<&SprtParameters>,
-) -> PairingSummary {
-    let between =
-        |e: &JournalEntry| (e.south_bot, e.north_bot) == (a, b) || (e.south_bot, e.north_bot) == (b, a);
-    let (wdl, pentanomial) = counts_for(entries, a, between);
-    PairingSummary::new(wdl, Some(pentanomial), sprt)
-}
-
-/// The results of `plan` from its journal entries; `worst_lag_this_run` is the lag monitor's figure for the
-/// run that just ended, if any.
-#[must_use]
-pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option<Duration>) -> Results {
-    let (by_game, duplicates) = counted_by_game(entries);
-    let planned: Vec<u32> = plan.games_to_play().map(|g| g.game).collect();
-    let missing: Vec<u32> = planned.iter().copied().filter(|g| !by_game.contains_key(g)).collect();
-    let mut reasons = BTreeMap::new();
-    for entry in by_game.values() {
-        *reasons.entry(entry.reason.name().to_owned()).or_insert(0) += 1;
-    }
-    let pairings: Vec<PairingResult> = schedule::pairings(plan.mode, plan.bots.len())
+    let pairings: Vec<PairingResult> = plan
+        .schedule()
+        .map(|s| s.pairings().to_vec())
+        .unwrap_or_default()
         .into_iter()
         .map(|(a, b)| {
-            let stats = pairing_summary(entries, a, b, plan.sprt.as_ref());
+            let counts = tally.between(a, b);
+            let stats = PairingSummary::new(counts.wdl, Some(counts.pairs), plan.sprt.as_ref());
             PairingResult {
                 first: plan.bot_name(a),
                 second: plan.bot_name(b),
@@ -161,36 +119,36 @@ pub fn compute(plan: &Plan, entries: &[JournalEntry], worst_lag_this_run: Option
         .collect();
     let mut standings: Vec<Standing> = (0..plan.bots.len())
         .map(|bot| {
-            let (wdl, pentanomial) = counts_for(entries, bot, |_| true);
+            let counts = tally.of_bot(bot);
             Standing {
                 name: plan.bot_name(bot),
-                score: wdl.points(),
-                stats: PairingSummary::new(wdl, Some(pentanomial), None),
+                score: counts.wdl.points(),
+                stats: PairingSummary::new(counts.wdl, Some(counts.pairs), None),
             }
         })
         .collect();
     standings.sort_by(|x, y| y.score.total_cmp(&x.score).then_with(|| x.name.cmp(&y.name)));
-    let worst_game = entries.iter().max_by_key(|e| e.worst_lag_us).filter(|e| e.worst_lag_us > 0);
-    let in_games = worst_game.map_or(Duration::ZERO, |e| Duration::from_micros(e.worst_lag_us));
+    let worst_game = tally.worst_lag();
+    let in_games = worst_game.map_or(Duration::ZERO, |(lag, _)| Duration::from_micros(lag));
     let worst_lag = in_games.max(worst_lag_this_run.unwrap_or_default());
     Results {
         results_version: RESULTS_VERSION,
         mode: plan.mode,
         bots: (0..plan.bots.len()).map(|i| plan.bot_name(i)).collect(),
         shard: plan.shard,
-        games_planned: planned.len() as u64,
-        games_counted: by_game.len() as u64,
-        games_aborted: entries.iter().filter(|e| !e.counts()).count() as u64,
+        games_planned: planned,
+        games_counted: tally.counted().len(),
+        games_aborted: tally.aborted(),
         complete: missing.is_empty(),
         missing,
-        duplicates,
-        unverified: by_game.values().filter(|e| !e.verified).map(|e| e.game).collect(),
-        reasons,
+        duplicates: tally.duplicates().to_vec(),
+        unverified: tally.unverified(),
+        reasons: tally.reasons().clone(),
         sprt: if plan.bots.len() == 2 { pairings.first().and_then(|p| p.stats.sprt) } else { None },
         pairings,
         standings,
         worst_lag_ms: worst_lag.as_secs_f64() * 1000.0,
-        worst_lag_game: worst_game.filter(|_| in_games >= worst_lag).map(|e| e.game),
+        worst_lag_game: worst_game.filter(|_| in_games >= worst_lag).map(|(_, game)| game),
     }
 }
 
@@ -351,28 +309,38 @@ mod tests {
         let even = PairingSummary::new(WdlCounts::new(5, 5, 2), None, None);
         assert!(elo_text(&even).starts_with("+0.0 ± "), "{}", elo_text(&even));
     }
+    use crate::tournament::journal::JournalEntry;
     use crate::tournament::journal::tests::entry;
     use crate::tournament::plan::tests::sample_plan;
     use bao_game::Reason;
+    use bao_rules::Side::{North, South};
+    use bao_stats::WdlCounts;
 
     /// Games 0-3 of the sample plan: pairing 0 (bots 0 and 1), two pairs.
     fn four_games() -> Vec<JournalEntry> {
         vec![
-            entry(0, 0, 1, Some("S"), Reason::FrontRowEmpty), // bot 0 wins
-            entry(1, 1, 0, Some("S"), Reason::NoLegalMoves),  // bot 1 wins: pair 0 scores 1 for bot 0
-            entry(2, 0, 1, None, Reason::MaxPlies),           // draw
-            entry(3, 1, 0, Some("N"), Reason::Timeout),       // bot 0 wins: pair 1 scores 1.5
+            entry(0, 0, 1, Some(South), Reason::FrontRowEmpty), // bot 0 wins
+            entry(1, 1, 0, Some(South), Reason::NoLegalMoves),  // bot 1 wins: pair 0 scores 1 for bot 0
+            entry(2, 0, 1, None, Reason::MaxPlies),             // draw
+            entry(3, 1, 0, Some(North), Reason::Timeout),       // bot 0 wins: pair 1 scores 1.5
         ]
+    }
+
+    fn tally(entries: &[JournalEntry]) -> Tally {
+        Tally::of(vec!["a".into(), "b".into(), "c".into()], entries)
     }
 
     #[test]
     fn a_pairing_counts_games_and_pairs_from_the_first_bot() {
-        let stats = pairing_summary(&four_games(), 0, 1, None);
+        let results = compute(&sample_plan(), &tally(&four_games()), None);
+        let stats = &results.pairings[0].stats;
+        assert_eq!((results.pairings[0].first.as_str(), results.pairings[0].second.as_str()), ("a", "b"));
         assert_eq!(stats.wdl, WdlCounts::new(2, 1, 1));
         assert_eq!(stats.pentanomial.unwrap().by_score(), [0, 0, 1, 1, 0]);
         assert_eq!(stats.score, Some(0.625));
-        let reverse = pairing_summary(&four_games(), 1, 0, None);
-        assert_eq!(reverse.wdl, WdlCounts::new(1, 2, 1));
+        let b = results.standings.iter().find(|s| s.name == "b").unwrap();
+        assert_eq!(b.stats.wdl, WdlCounts::new(1, 2, 1));
+        assert_eq!(b.stats.pentanomial.unwrap().by_score(), [0, 1, 1, 0, 0]);
     }
 
     #[test]
@@ -380,27 +348,32 @@ mod tests {
         let mut entries = four_games();
         entries.push(entry(4, 0, 2, None, Reason::Aborted));
         entries.push(entries[0].clone());
-        let results = compute(&sample_plan(), &entries, None);
+        let mut unverified = entry(5, 2, 0, Some(South), Reason::FrontRowEmpty);
+        unverified.verified = false;
+        entries.push(unverified);
+        let results = compute(&sample_plan(), &tally(&entries), None);
         assert_eq!(results.games_planned, 12);
-        assert_eq!(results.games_counted, 4);
+        assert_eq!(results.games_counted, 5);
         assert_eq!(results.games_aborted, 1);
         assert_eq!(results.duplicates, vec![0]);
-        assert_eq!(results.missing, (4..12).collect::<Vec<u32>>());
+        assert_eq!(results.unverified, vec![5]);
+        assert_eq!(results.missing, (4..12).filter(|&g| g != 5).collect::<Vec<u32>>());
         assert!(!results.complete);
-        assert_eq!(results.reasons["front_row_empty"], 1);
+        assert_eq!(results.reasons["front_row_empty"], 2);
         assert_eq!(results.pairings.len(), 3);
         assert_eq!((results.pairings[0].first_points, results.pairings[0].second_points), (2.5, 1.5));
-        assert_eq!(results.pairings[1].stats.games, 0);
+        assert_eq!(results.pairings[2].stats.games, 0);
+        assert_eq!(results.pairings[1].stats.wdl, WdlCounts::new(0, 1, 0));
         assert_eq!(results.standings[0].name, "a");
         assert_eq!(results.standings[0].score, 2.5);
         let total: f64 = results.standings.iter().map(|s| s.score).sum();
-        assert_eq!(total, 4.0);
+        assert_eq!(total, 5.0);
     }
 
     #[test]
     fn an_incomplete_pair_counts_in_wdl_only() {
-        let entries = &four_games()[..3];
-        let stats = pairing_summary(entries, 0, 1, None);
+        let results = compute(&sample_plan(), &tally(&four_games()[..3]), None);
+        let stats = &results.pairings[0].stats;
         assert_eq!(stats.wdl.games(), 3);
         assert_eq!(stats.pentanomial.unwrap().pairs(), 1);
     }
@@ -409,10 +382,10 @@ mod tests {
     fn the_worst_lag_names_its_game() {
         let mut entries = four_games();
         entries[2].worst_lag_us = 12_500;
-        let results = compute(&sample_plan(), &entries, Some(Duration::from_millis(3)));
+        let results = compute(&sample_plan(), &tally(&entries), Some(Duration::from_millis(3)));
         assert_eq!(results.worst_lag_ms, 12.5);
         assert_eq!(results.worst_lag_game, Some(2));
-        let results = compute(&sample_plan(), &entries, Some(Duration::from_millis(20)));
+        let results = compute(&sample_plan(), &tally(&entries), Some(Duration::from_millis(20)));
         assert_eq!(results.worst_lag_ms, 20.0);
         assert_eq!(results.worst_lag_game, None);
     }
@@ -420,7 +393,7 @@ mod tests {
     #[test]
     fn text_and_game_lists() {
         assert_eq!(list_games(&[11, 0, 1, 2, 5, 10, 2]), "0-2, 5, 10-11");
-        let results = compute(&sample_plan(), &four_games(), None);
+        let results = compute(&sample_plan(), &tally(&four_games()), None);
         let text = render(&results);
         assert!(text.starts_with("4 of 12 games (8 missing), 0 aborted"), "{text}");
         assert!(text.contains("Standings"), "{text}");

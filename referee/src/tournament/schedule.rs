@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The most games one schedule may hold (the plan stores every game).
+/// The most games one schedule may hold.
 pub const MAX_GAMES: u64 = 10_000_000;
 
 /// Who plays whom.
@@ -86,7 +86,109 @@ pub fn opening_count(rounds: u32, games_per_round: u32) -> u32 {
     rounds.saturating_mul(games_per_round / 2)
 }
 
-/// Builds the schedule: for each round, for each pair slot of the round, for
+/// A tournament's schedule, derived on demand: game `n`'s pairing, colours and opening are
+/// computed from the mode, the bot count, the rounds and the games per round, so that a
+/// million-game schedule takes the memory of its pairings, not of its games.
+///
+/// Order: for each round, for each pair slot of the round, for each pairing, one game pair
+/// (the pairing's first bot South, then North).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    pairings: Vec<(usize, usize)>,
+    rounds: u32,
+    games_per_round: u32,
+    len: u32,
+}
+
+impl Schedule {
+    /// The schedule of `mode` among `bots` bots.
+    ///
+    /// # Errors
+    /// Fewer than two bots, an odd game count, no rounds, or too many games.
+    pub fn new(
+        mode: Mode,
+        bots: usize,
+        rounds: u32,
+        games_per_round: u32,
+    ) -> Result<Schedule, ScheduleError> {
+        if bots < 2 {
+            return Err(ScheduleError::TooFewBots(bots));
+        }
+        if games_per_round < 2 || !games_per_round.is_multiple_of(2) {
+            return Err(ScheduleError::OddGames(games_per_round));
+        }
+        if rounds == 0 {
+            return Err(ScheduleError::NoRounds);
+        }
+        // Counted before the pairings are listed: a huge bot count is refused, not allocated.
+        let pairing_count = match mode {
+            Mode::RoundRobin => (bots as u64).saturating_mul(bots as u64 - 1) / 2,
+            Mode::Gauntlet => bots as u64 - 1,
+        };
+        let total =
+            pairing_count.saturating_mul(u64::from(rounds)).saturating_mul(u64::from(games_per_round));
+        if total > MAX_GAMES {
+            return Err(ScheduleError::TooLarge(total));
+        }
+        let len = u32::try_from(total).map_err(|_| ScheduleError::TooLarge(total))?;
+        Ok(Schedule { pairings: pairings(mode, bots), rounds, games_per_round, len })
+    }
+
+    /// The number of games.
+    #[must_use]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether the schedule has no games (never, for a schedule that was built).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The pairings, as (first, second) bot indices.
+    #[must_use]
+    pub fn pairings(&self) -> &[(usize, usize)] {
+        &self.pairings
+    }
+
+    /// The number of openings: one per game pair slot of a round, for every round.
+    #[must_use]
+    pub fn opening_count(&self) -> u32 {
+        opening_count(self.rounds, self.games_per_round)
+    }
+
+    /// Game `game`, or `None` past the end.
+    #[must_use]
+    pub fn game(&self, game: u32) -> Option<ScheduledGame> {
+        if game >= self.len {
+            return None;
+        }
+        let pairings = u32::try_from(self.pairings.len()).ok()?;
+        let slots = self.games_per_round / 2;
+        let pair = game / 2;
+        let pairs_per_round = slots * pairings;
+        let round = pair / pairs_per_round;
+        let in_round = pair % pairs_per_round;
+        let slot = in_round / pairings;
+        let pairing = in_round % pairings;
+        let (a, b) = self.pairings[pairing as usize];
+        let (south, north) = if game.is_multiple_of(2) { (a, b) } else { (b, a) };
+        Some(ScheduledGame { game, pair, round, pairing, south, north, opening: round * slots + slot })
+    }
+
+    /// Every game, in order.
+    pub fn games(&self) -> impl Iterator<Item = ScheduledGame> + '_ {
+        (0..self.len).filter_map(|g| self.game(g))
+    }
+
+    /// Every game, in order, owning the schedule.
+    pub fn into_games(self) -> impl Iterator<Item = ScheduledGame> {
+        (0..self.len).filter_map(move |g| self.game(g))
+    }
+}
+
+/// Lists the schedule: for each round, for each pair slot of the round, for
 /// each pairing, one game pair (the first bot South, then North).
 ///
 /// # Errors
@@ -97,25 +199,16 @@ pub fn build(
     rounds: u32,
     games_per_round: u32,
 ) -> Result<Vec<ScheduledGame>, ScheduleError> {
-    if bots < 2 {
-        return Err(ScheduleError::TooFewBots(bots));
-    }
-    if games_per_round < 2 || !games_per_round.is_multiple_of(2) {
-        return Err(ScheduleError::OddGames(games_per_round));
-    }
-    if rounds == 0 {
-        return Err(ScheduleError::NoRounds);
-    }
+    Ok(Schedule::new(mode, bots, rounds, games_per_round)?.into_games().collect())
+}
+
+/// The schedule listed by nested loops, as the plan stored it before it was derived (the
+/// reference the derivation is tested against).
+#[cfg(test)]
+fn build_by_loops(mode: Mode, bots: usize, rounds: u32, games_per_round: u32) -> Vec<ScheduledGame> {
     let pairings = pairings(mode, bots);
-    let total = u64::try_from(pairings.len())
-        .unwrap_or(u64::MAX)
-        .saturating_mul(u64::from(rounds))
-        .saturating_mul(u64::from(games_per_round));
-    if total > MAX_GAMES {
-        return Err(ScheduleError::TooLarge(total));
-    }
     let slots = games_per_round / 2;
-    let mut games = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut games = Vec::new();
     let mut pair: u32 = 0;
     for round in 0..rounds {
         for slot in 0..slots {
@@ -129,7 +222,7 @@ pub fn build(
             }
         }
     }
-    Ok(games)
+    games
 }
 
 #[cfg(test)]
@@ -179,11 +272,28 @@ mod tests {
     }
 
     #[test]
+    fn the_derived_schedule_is_the_listed_one() {
+        for (mode, bots, rounds, games) in [
+            (Mode::RoundRobin, 2, 1, 2),
+            (Mode::RoundRobin, 3, 2, 4),
+            (Mode::RoundRobin, 5, 3, 6),
+            (Mode::Gauntlet, 4, 2, 8),
+        ] {
+            let schedule = Schedule::new(mode, bots, rounds, games).unwrap();
+            let listed = build_by_loops(mode, bots, rounds, games);
+            assert_eq!(schedule.games().collect::<Vec<_>>(), listed, "{mode:?} {bots} {rounds} {games}");
+            assert_eq!(schedule.len() as usize, listed.len());
+            assert_eq!(schedule.game(schedule.len()), None);
+        }
+    }
+
+    #[test]
     fn bad_inputs_are_refused_with_a_reason() {
         assert_eq!(build(Mode::RoundRobin, 1, 1, 2), Err(ScheduleError::TooFewBots(1)));
         assert_eq!(build(Mode::RoundRobin, 2, 1, 3), Err(ScheduleError::OddGames(3)));
         assert_eq!(build(Mode::RoundRobin, 2, 1, 0), Err(ScheduleError::OddGames(0)));
         assert_eq!(build(Mode::RoundRobin, 2, 0, 2), Err(ScheduleError::NoRounds));
         assert!(matches!(build(Mode::RoundRobin, 100, 1000, 1000), Err(ScheduleError::TooLarge(_))));
+        assert!(matches!(Schedule::new(Mode::RoundRobin, usize::MAX, 1, 2), Err(ScheduleError::TooLarge(_))));
     }
 }

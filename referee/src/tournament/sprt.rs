@@ -111,8 +111,8 @@ mod tests {
         // Bot 0 wins every game, in both colours.
         let mut entries = Vec::new();
         for pair in 0..200u32 {
-            entries.push(entry(pair * 2, 0, 1, Some("S"), Reason::FrontRowEmpty));
-            entries.push(entry(pair * 2 + 1, 1, 0, Some("N"), Reason::FrontRowEmpty));
+            entries.push(entry(pair * 2, 0, 1, Some(bao_rules::Side::South), Reason::FrontRowEmpty));
+            entries.push(entry(pair * 2 + 1, 1, 0, Some(bao_rules::Side::North), Reason::FrontRowEmpty));
             let tally = Tally::of(vec!["a".into(), "b".into()], &entries);
             if let Some(decided) = decide(&plan, &tally) {
                 assert_eq!(decided.0.decision, SprtDecision::AcceptH1);
