@@ -9,7 +9,6 @@
 pub mod arena;
 pub mod auth;
 pub mod build;
-pub mod cache;
 pub mod candidate;
 pub mod client;
 pub mod config;
@@ -20,6 +19,7 @@ pub mod export;
 pub mod games;
 pub mod http;
 pub mod languages;
+pub mod leaderboard_snapshot;
 pub mod lifecycle;
 pub mod live;
 pub mod matchmaking;

@@ -12,7 +12,7 @@ use crate::auth::{ApiUser, MaybeApiUser};
 use crate::error::{ApiError, ErrorBody};
 use crate::games::{self, Game, GameFilter};
 use crate::languages::Language;
-use crate::standings::{self, Standing};
+use crate::standings::Standing;
 use crate::submit::{self, Submission, SubmitParams};
 use crate::users::User;
 use crate::versions::{self, Bot, Version, VersionDetail};
@@ -160,6 +160,7 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
     }
     arena.db.write(move |c| crate::candidate::promote(c, id)).await?;
     arena.game_wake.notify_one();
+    arena.leaderboard.changed();
     arena
         .db
         .read(move |c| versions::version(c, id))
@@ -170,16 +171,9 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
 /// The leaderboard.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
 pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, ApiError> {
-    let body = match arena.cache.get("api/leaderboard") {
-        Some(b) => b,
-        None => {
-            let rows: Vec<Standing> = arena.db.read(|c| standings::leaderboard(c)).await?;
-            let text = serde_json::to_string(&rows)
-                .map_err(|e| ApiError::from(crate::error::ServerError::Internal(e.to_string())))?;
-            arena.cache.put("api/leaderboard", text)
-        }
-    };
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    // Built in the background (crate::leaderboard_snapshot): a request only shares its bytes.
+    let snapshot = crate::leaderboard_snapshot::latest(&arena).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], snapshot.json.clone()).into_response())
 }
 
 /// Which games to list.
