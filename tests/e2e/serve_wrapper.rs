@@ -1,6 +1,6 @@
 //! `bao-referee serve` and `bao-referee submit`, the referee's own subcommands over the
 //! competition server: an arena made with `serve user add`, bots submitted with `submit`,
-//! seen on the API, a graceful stop on SIGTERM, and `serve export` writing logs that
+//! seen on the API, tokens revoked and reissued with `serve user revoke|token`, a graceful stop on SIGTERM, and `serve export` writing logs that
 //! `bao-referee verify` accepts.
 
 use std::process::Command;
@@ -47,6 +47,25 @@ fn serve_submit_sigterm_and_export_through_the_referee_cli() {
         let rated = rows.iter().filter(|r| r["games"].as_i64().unwrap_or(0) > 0).count();
         (rows.len() == 2 && rated == 2).then_some(())
     });
+
+    // `serve user revoke` ends the token at once (the server is running); `serve user token` gives a new one.
+    let cli = |args: &[&str]| {
+        let out = Command::new(bin("bao-referee"))
+            .args(["serve", "--data"])
+            .arg(arena.data())
+            .args(args)
+            .output()
+            .expect("bao-referee serve user runs");
+        assert!(out.status.success(), "serve {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(cli(&["user", "revoke", "alice"]), "revoked 1 tokens and 0 sessions of alice");
+    let (status, refused) = server.get_json("/api/me", Some(&arena.token));
+    assert_eq!(status, 401, "a revoked token is refused: {refused}");
+    let fresh = cli(&["user", "token", "alice"]);
+    assert_eq!(fresh.len(), 64, "{fresh:?}");
+    let (status, me) = server.get_json("/api/me", Some(&fresh));
+    assert_eq!((status, me["name"].as_str()), (200, Some("alice")), "{me}");
 
     // SIGTERM: a graceful stop with exit status 0; the games that were running are aborted, not lost.
     let status = server.terminate();

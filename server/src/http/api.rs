@@ -14,7 +14,7 @@ use crate::games::{self, Game, GameFilter};
 use crate::languages::Language;
 use crate::standings::Standing;
 use crate::submit::{self, Submission, SubmitParams};
-use crate::users::User;
+use crate::users::{Revoked, User};
 use crate::versions::{self, Bot, Version, VersionDetail};
 
 /// The user the token belongs to.
@@ -23,6 +23,26 @@ use crate::versions::{self, Bot, Version, VersionDetail};
     security(("token" = [])))]
 pub async fn me(ApiUser(user): ApiUser) -> Json<User> {
     Json(user)
+}
+
+/// Revokes every API token and web session of a user: the user themselves or an admin.
+/// The user can do nothing more until an operator gives them a new token
+/// (`bao-referee serve user token NAME`).
+#[utoipa::path(post, path = "/api/users/{name}/revoke", tag = "users",
+    params(("name" = String, Path, description = "The user's name")),
+    responses((status = 200, body = Revoked), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn revoke(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+    Path(name): Path<String>,
+) -> Result<Json<Revoked>, ApiError> {
+    if !(user.is_admin || user.name.eq_ignore_ascii_case(&name)) {
+        return Err(ApiError::forbidden("only an admin may revoke another user's tokens"));
+    }
+    let revoked = arena.db.write(move |c| crate::users::revoke_user(c, &name)).await?;
+    Ok(Json(revoked))
 }
 
 /// The languages this arena accepts.
