@@ -4,7 +4,9 @@
 //! a version activated or retired) and at least every [`REFRESH`]. A request
 //! only clones a reference to the latest snapshot, so that the answer costs
 //! the same with a million stored games as with ten, and many clients reading
-//! the board never queue behind a database read or a render.
+//! the board never queue behind a database read or a render. The JSON and the
+//! anonymous page are also kept gzipped (compressed once per rebuild), for the
+//! clients that accept it: a tenth of the bytes to write per answer.
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -29,8 +31,12 @@ const RECENT_GAMES: u32 = 20;
 pub struct Snapshot {
     /// `/api/leaderboard`: the standings as JSON.
     pub json: Bytes,
+    /// [`Snapshot::json`] gzipped.
+    pub json_gzip: Bytes,
     /// `/` for visitors without a session.
     pub page: Bytes,
+    /// [`Snapshot::page`] gzipped.
+    pub page_gzip: Bytes,
     /// The page's body (table and recent games), already escaped, for the
     /// pages of signed-in visitors (whose header differs).
     pub body: Arc<str>,
@@ -75,7 +81,63 @@ pub async fn build(arena: &Arena) -> Result<Snapshot, ServerError> {
         serde_json::to_string(&rows).map_err(|e| ServerError::Internal(format!("leaderboard JSON: {e}")))?;
     let body = arena.templates.render("leaderboard_body.html", context! { standings => rows, games })?;
     let page = render_page(arena, &body, None, None)?;
-    Ok(Snapshot { json: Bytes::from(json), page: Bytes::from(page), body: Arc::from(body) })
+    let (json, page) = (Bytes::from(json), Bytes::from(page));
+    let (json_gzip, page_gzip) = tokio::task::spawn_blocking({
+        let (json, page) = (json.clone(), page.clone());
+        move || Ok::<_, ServerError>((gzip(&json)?, gzip(&page)?))
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("leaderboard compression: {e}")))??;
+    Ok(Snapshot { json, json_gzip, page, page_gzip, body: Arc::from(body) })
+}
+
+fn gzip(bytes: &[u8]) -> Result<Bytes, ServerError> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(bytes)
+        .and_then(|()| encoder.finish())
+        .map(Bytes::from)
+        .map_err(|e| ServerError::io("cannot gzip the leaderboard", e))
+}
+
+/// Whether an `Accept-Encoding` header value accepts gzip (`gzip` or `*`, with a
+/// non-zero quality).
+#[must_use]
+pub fn accepts_gzip(accept_encoding: &str) -> bool {
+    accept_encoding.split(',').any(|item| {
+        let mut parts = item.split(';').map(str::trim);
+        let coding = parts.next().unwrap_or("");
+        let refused = parts
+            .any(|p| p.strip_prefix("q=").is_some_and(|q| q.trim().parse::<f64>().is_ok_and(|q| q <= 0.0)));
+        (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+    })
+}
+
+/// An answer of `plain` (or `gzipped` when the request accepts gzip) with `content_type`.
+pub fn answer(
+    headers: &axum::http::HeaderMap,
+    content_type: &'static str,
+    plain: &Bytes,
+    gzipped: &Bytes,
+) -> axum::response::Response {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    let gzip = headers.get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()).is_some_and(accepts_gzip);
+    if gzip {
+        (
+            [
+                (header::CONTENT_TYPE, content_type),
+                (header::CONTENT_ENCODING, "gzip"),
+                (header::VARY, "accept-encoding"),
+            ],
+            gzipped.clone(),
+        )
+            .into_response()
+    } else {
+        ([(header::CONTENT_TYPE, content_type), (header::VARY, "accept-encoding")], plain.clone())
+            .into_response()
+    }
 }
 
 /// The leaderboard page around a built body, for a visitor (`user`, `csrf` of a session, if any).
@@ -167,6 +229,37 @@ mod tests {
         // The next request shares the same snapshot until a rebuild.
         let again = latest(&arena).await.expect("cached");
         assert!(Arc::ptr_eq(&s, &again));
+    }
+
+    #[test]
+    fn gzip_is_accepted_unless_refused() {
+        assert!(accepts_gzip("gzip, deflate, br"));
+        assert!(accepts_gzip("br;q=1.0, GZIP;q=0.5"));
+        assert!(accepts_gzip("*"));
+        assert!(!accepts_gzip("gzip;q=0"));
+        assert!(!accepts_gzip("identity"));
+        assert!(!accepts_gzip("gzipx, deflate"));
+        assert!(!accepts_gzip(""));
+    }
+
+    #[tokio::test]
+    async fn the_gzipped_answers_unpack_to_the_plain_ones() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let arena = arena_with_one_bot(dir.path());
+        let s = latest(&arena).await.expect("built");
+        for (plain, gz) in [(&s.json, &s.json_gzip), (&s.page, &s.page_gzip)] {
+            let mut out = Vec::new();
+            flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut out).expect("gzip");
+            assert_eq!(&out[..], &plain[..]);
+        }
+        let mut headers = axum::http::HeaderMap::new();
+        let r = answer(&headers, "application/json", &s.json, &s.json_gzip);
+        assert!(r.headers().get("content-encoding").is_none());
+        headers.insert("accept-encoding", "gzip".parse().expect("header"));
+        let r = answer(&headers, "application/json", &s.json, &s.json_gzip);
+        assert_eq!(r.headers()["content-encoding"], "gzip");
+        assert_eq!(r.headers()["vary"], "accept-encoding");
     }
 
     #[tokio::test]

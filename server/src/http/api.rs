@@ -190,10 +190,13 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
 
 /// The leaderboard.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
-pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, ApiError> {
+pub async fn leaderboard(
+    State(arena): State<SharedArena>,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
     // Built in the background (crate::leaderboard_snapshot): a request only shares its bytes.
-    let snapshot = crate::leaderboard_snapshot::latest(&arena).await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], snapshot.json.clone()).into_response())
+    let s = crate::leaderboard_snapshot::latest(&arena).await?;
+    Ok(crate::leaderboard_snapshot::answer(&headers, "application/json", &s.json, &s.json_gzip))
 }
 
 /// Which games to list.

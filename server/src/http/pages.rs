@@ -54,7 +54,7 @@ fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) ->
     arena.templates.error(e.status, &e.message, session.0.as_ref().map(|s| s.user.name.as_str()))
 }
 
-async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> Response {
+async fn leaderboard(State(arena): State<SharedArena>, session: PageSession, headers: HeaderMap) -> Response {
     // Built in the background (crate::leaderboard_snapshot): visitors without a
     // session share one page; a session's page wraps the shared body in its header.
     let snapshot = match crate::leaderboard_snapshot::latest(&arena).await {
@@ -63,7 +63,12 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> 
     };
     let (user, csrf) = who(&session);
     if user.is_none() {
-        return axum::response::Html(snapshot.page.clone()).into_response();
+        return crate::leaderboard_snapshot::answer(
+            &headers,
+            "text/html; charset=utf-8",
+            &snapshot.page,
+            &snapshot.page_gzip,
+        );
     }
     match crate::leaderboard_snapshot::render_page(&arena, &snapshot.body, user.as_deref(), csrf.as_deref()) {
         Ok(html) => axum::response::Html(html).into_response(),
