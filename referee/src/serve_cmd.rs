@@ -21,7 +21,9 @@ pub struct ServeArgs {
 /// `bao-referee serve user|export`.
 #[derive(Debug, clap::Subcommand)]
 pub enum ServeCommand {
-    /// Users: `serve user add NAME [--admin]` prints the new user's API token.
+    /// Users: `serve user add NAME [--admin]` prints the new user's API token;
+    /// `serve user revoke NAME` ends all of a user's tokens and sessions; `serve user token
+    /// NAME` prints a new token for a user.
     #[command(subcommand)]
     User(UserCommand),
     /// Writes every finished game's log (verifiable with `bao-referee verify`) and the
@@ -42,6 +44,16 @@ pub enum UserCommand {
         /// Make the user an administrator.
         #[arg(long)]
         admin: bool,
+    },
+    /// Revokes every API token and web session of a user.
+    Revoke {
+        /// The user's name.
+        name: String,
+    },
+    /// Gives a user a new API token and prints it (shown once).
+    Token {
+        /// The user's name.
+        name: String,
     },
 }
 
@@ -86,6 +98,16 @@ pub fn run_serve(args: &ServeArgs) -> u8 {
             }),
         Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
             bao_server::user_add(&args.data, name, *admin).map(|token| crate::out::line(&token))
+        }
+        Some(ServeCommand::User(UserCommand::Revoke { name })) => bao_server::user_revoke(&args.data, name)
+            .map(|r| {
+                crate::out::line(&format!(
+                    "revoked {} tokens and {} sessions of {name}",
+                    r.tokens, r.sessions
+                ))
+            }),
+        Some(ServeCommand::User(UserCommand::Token { name })) => {
+            bao_server::user_token(&args.data, name).map(|token| crate::out::line(&token))
         }
         Some(ServeCommand::Export { dir }) => bao_server::export(&args.data, dir).map(|s| {
             crate::out::line(&format!(

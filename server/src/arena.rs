@@ -39,8 +39,8 @@ pub struct Arena {
     pub rating_wake: Notify,
     /// The page templates.
     pub templates: Templates,
-    /// Answers served to many clients (the leaderboard).
-    pub cache: crate::cache::AnswerCache,
+    /// The leaderboard as served (rebuilt in the background).
+    pub leaderboard: crate::leaderboard_snapshot::LeaderboardSnapshots,
 }
 
 /// The shared handle on the arena.
@@ -73,7 +73,7 @@ impl Arena {
             game_wake: Notify::new(),
             rating_wake: Notify::new(),
             templates: Templates::new()?,
-            cache: crate::cache::AnswerCache::default(),
+            leaderboard: crate::leaderboard_snapshot::LeaderboardSnapshots::default(),
         })
     }
 

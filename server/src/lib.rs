@@ -3,13 +3,13 @@
 //! against each other continuously, rates them, and shows everything on web
 //! pages and through a JSON API. See docs/server.md.
 //!
-//! The public entry points are [`serve`], [`user_add`], [`export`] and
-//! [`submit_client`]; the `bao-server` binary is a thin command line over them.
+//! The public entry points are [`serve`], [`user_add`], [`user_revoke`],
+//! [`user_token`], [`export`] and [`submit_client`]; the `bao-server` binary is
+//! a thin command line over them.
 
 pub mod arena;
 pub mod auth;
 pub mod build;
-pub mod cache;
 pub mod candidate;
 pub mod client;
 pub mod config;
@@ -20,6 +20,7 @@ pub mod export;
 pub mod games;
 pub mod http;
 pub mod languages;
+pub mod leaderboard_snapshot;
 pub mod lifecycle;
 pub mod live;
 pub mod matchmaking;
@@ -43,6 +44,18 @@ pub use export::{ExportSummary, export};
 pub use serve::{ServeOptions, serve};
 
 use std::path::Path;
+
+/// Revokes every API token and web session of the user `name` in the arena in `data_dir`.
+pub fn user_revoke(data_dir: &Path, name: &str) -> Result<users::Revoked, ServerError> {
+    let arena = arena::Arena::open(data_dir)?;
+    arena.db.write_blocking(|c| users::revoke_user(c, name))
+}
+
+/// Gives the user `name` of the arena in `data_dir` a new API token, shown only this once.
+pub fn user_token(data_dir: &Path, name: &str) -> Result<String, ServerError> {
+    let arena = arena::Arena::open(data_dir)?;
+    arena.db.write_blocking(|c| users::new_token(c, name))
+}
 
 /// Adds a user to the arena in `data_dir` (creating the arena if needed) and
 /// returns its API token, which is shown only this once.

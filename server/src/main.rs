@@ -37,6 +37,22 @@ enum Command {
         #[arg(long)]
         admin: bool,
     },
+    /// Revoke every API token and web session of a user.
+    UserRevoke {
+        /// The arena directory.
+        #[arg(long, default_value = "arena")]
+        data: PathBuf,
+        /// The user's name.
+        name: String,
+    },
+    /// Give a user a new API token and print it.
+    UserToken {
+        /// The arena directory.
+        #[arg(long, default_value = "arena")]
+        data: PathBuf,
+        /// The user's name.
+        name: String,
+    },
     /// Write every finished game's log and the standings into DIR.
     Export {
         /// The arena directory.
@@ -88,6 +104,12 @@ fn main() -> ExitCode {
                 rt.block_on(bao_server::serve(bao_server::ServeOptions { data_dir: data, listen }))
             }),
         Command::UserAdd { data, name, admin } => bao_server::user_add(&data, &name, admin).map(|token| {
+            println!("{token}");
+        }),
+        Command::UserRevoke { data, name } => bao_server::user_revoke(&data, &name).map(|r| {
+            println!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions);
+        }),
+        Command::UserToken { data, name } => bao_server::user_token(&data, &name).map(|token| {
             println!("{token}");
         }),
         Command::Export { data, dir } => bao_server::export(&data, &dir).map(|s| {

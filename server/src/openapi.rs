@@ -9,7 +9,7 @@ use crate::http::api;
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Bao competition server", description = "Submit bots, read standings, games and logs."),
-    paths(api::me, api::languages, api::bots, api::bot, api::submit, api::version, api::promote, api::leaderboard, api::games,
+    paths(api::me, api::revoke, api::languages, api::bots, api::bot, api::submit, api::version, api::promote, api::leaderboard, api::games,
         api::game, api::game_log),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerToken)

@@ -13,6 +13,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../templates/base.html")),
     ("games_table.html", include_str!("../templates/games_table.html")),
     ("leaderboard.html", include_str!("../templates/leaderboard.html")),
+    ("leaderboard_body.html", include_str!("../templates/leaderboard_body.html")),
     ("bot.html", include_str!("../templates/bot.html")),
     ("version.html", include_str!("../templates/version.html")),
     ("game.html", include_str!("../templates/game.html")),

@@ -263,6 +263,7 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
         })
         .await?;
     arena.metrics.rating_seconds.observe(started.elapsed().as_secs_f64());
+    arena.leaderboard.changed();
     Ok(count)
 }
 

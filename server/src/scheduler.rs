@@ -295,6 +295,7 @@ pub async fn play_pair(
     }
     if let Some(cand) = plan.candidate {
         crate::candidate::update(arena, cand).await?;
+        arena.leaderboard.changed();
     }
     Ok(())
 }
@@ -326,6 +327,7 @@ async fn play_one(
         })
         .await?;
     arena.metrics.games_running.inc();
+    arena.leaderboard.changed();
     arena.live.publish(LiveEvent {
         game_id: id,
         kind: "start",
@@ -361,8 +363,10 @@ async fn play_one(
             arena.metrics.games_aborted.inc();
             let why = format!("the server failed to play the game: {e}");
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
+            arena.leaderboard.changed();
             return Err(e);
         }
     }
+    arena.leaderboard.changed();
     Ok(finished)
 }

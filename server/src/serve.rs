@@ -51,6 +51,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     drop(gate);
     workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine.clone())));
     workers.push(tokio::spawn(crate::ratings::run(arena.clone())));
+    workers.push(tokio::spawn(crate::leaderboard_snapshot::run(arena.clone())));
 
     let app = crate::http::router(arena.clone());
     let shutdown = arena.shutdown.clone();

@@ -56,6 +56,44 @@ pub fn user_by_token(conn: &Connection, secret: &str) -> Result<Option<User>, Se
         .optional()?)
 }
 
+/// What revoking a user's access removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Revoked {
+    /// API tokens deleted.
+    pub tokens: usize,
+    /// Web sessions ended.
+    pub sessions: usize,
+}
+
+/// Revokes every API token and web session of the user `name` (who can then do
+/// nothing until given a new token with [`new_token`]).
+pub fn revoke_user(conn: &mut Connection, name: &str) -> Result<Revoked, ServerError> {
+    let tx = conn.transaction()?;
+    let id = user_id(&tx, name)?;
+    let tokens = tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
+    let sessions = tx.execute("DELETE FROM sessions WHERE user_id = ?1", [id])?;
+    tx.commit()?;
+    Ok(Revoked { tokens, sessions })
+}
+
+/// Gives the user `name` a new API token (its other tokens stay valid); returns the
+/// token, shown once.
+pub fn new_token(conn: &Connection, name: &str) -> Result<String, ServerError> {
+    let id = user_id(conn, name)?;
+    let secret = token::new_secret();
+    conn.execute(
+        "INSERT INTO tokens (user_id, hash, created_at) VALUES (?1, ?2, ?3)",
+        params![id, token::hash(&secret), now_ms()],
+    )?;
+    Ok(secret)
+}
+
+fn user_id(conn: &Connection, name: &str) -> Result<i64, ServerError> {
+    conn.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| ServerError::NotFound(format!("no user is named {name:?}")))
+}
+
 /// A web session: who is logged in, and the CSRF token its forms carry.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -129,6 +167,24 @@ mod tests {
         create_user(&mut conn, "bob", false).expect("create");
         assert!(matches!(create_user(&mut conn, "BOB", false), Err(ServerError::Conflict(_))));
         assert!(matches!(create_user(&mut conn, "<b>", false), Err(ServerError::Invalid(_))));
+    }
+
+    #[test]
+    fn revoking_ends_every_token_and_session_and_a_new_token_works() {
+        let (_d, mut conn) = db();
+        let (user, first) = create_user(&mut conn, "dave", false).expect("create");
+        let second = new_token(&conn, "Dave").expect("names ignore case");
+        let cookie = create_session(&conn, user.id).expect("session");
+        let (_, other) = create_user(&mut conn, "erin", false).expect("create");
+        assert_eq!(revoke_user(&mut conn, "dave").expect("revoke"), Revoked { tokens: 2, sessions: 1 });
+        assert!(user_by_token(&conn, &first).expect("query").is_none());
+        assert!(user_by_token(&conn, &second).expect("query").is_none());
+        assert!(session_by_cookie(&conn, &cookie).expect("query").is_none());
+        assert!(user_by_token(&conn, &other).expect("query").is_some(), "other users keep their tokens");
+        let third = new_token(&conn, "dave").expect("token");
+        assert_eq!(user_by_token(&conn, &third).expect("query").map(|u| u.id), Some(user.id));
+        assert!(matches!(revoke_user(&mut conn, "nobody"), Err(ServerError::NotFound(_))));
+        assert!(matches!(new_token(&conn, "nobody"), Err(ServerError::NotFound(_))));
     }
 
     #[test]

@@ -111,6 +111,7 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     }
     tracing::info!("version passed the gate");
     arena.game_wake.notify_one();
+    arena.leaderboard.changed();
     Ok(true)
 }
 

@@ -12,9 +12,9 @@ use crate::auth::{ApiUser, MaybeApiUser};
 use crate::error::{ApiError, ErrorBody};
 use crate::games::{self, Game, GameFilter};
 use crate::languages::Language;
-use crate::standings::{self, Standing};
+use crate::standings::Standing;
 use crate::submit::{self, Submission, SubmitParams};
-use crate::users::User;
+use crate::users::{Revoked, User};
 use crate::versions::{self, Bot, Version, VersionDetail};
 
 /// The user the token belongs to.
@@ -23,6 +23,26 @@ use crate::versions::{self, Bot, Version, VersionDetail};
     security(("token" = [])))]
 pub async fn me(ApiUser(user): ApiUser) -> Json<User> {
     Json(user)
+}
+
+/// Revokes every API token and web session of a user: the user themselves or an admin.
+/// The user can do nothing more until an operator gives them a new token
+/// (`bao-referee serve user token NAME`).
+#[utoipa::path(post, path = "/api/users/{name}/revoke", tag = "users",
+    params(("name" = String, Path, description = "The user's name")),
+    responses((status = 200, body = Revoked), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)),
+    security(("token" = [])))]
+pub async fn revoke(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+    Path(name): Path<String>,
+) -> Result<Json<Revoked>, ApiError> {
+    if !(user.is_admin || user.name.eq_ignore_ascii_case(&name)) {
+        return Err(ApiError::forbidden("only an admin may revoke another user's tokens"));
+    }
+    let revoked = arena.db.write(move |c| crate::users::revoke_user(c, &name)).await?;
+    Ok(Json(revoked))
 }
 
 /// The languages this arena accepts.
@@ -160,6 +180,7 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
     }
     arena.db.write(move |c| crate::candidate::promote(c, id)).await?;
     arena.game_wake.notify_one();
+    arena.leaderboard.changed();
     arena
         .db
         .read(move |c| versions::version(c, id))
@@ -169,17 +190,13 @@ pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Ver
 
 /// The leaderboard.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "ratings", responses((status = 200, body = [Standing])))]
-pub async fn leaderboard(State(arena): State<SharedArena>) -> Result<Response, ApiError> {
-    let body = match arena.cache.get("api/leaderboard") {
-        Some(b) => b,
-        None => {
-            let rows: Vec<Standing> = arena.db.read(|c| standings::leaderboard(c)).await?;
-            let text = serde_json::to_string(&rows)
-                .map_err(|e| ApiError::from(crate::error::ServerError::Internal(e.to_string())))?;
-            arena.cache.put("api/leaderboard", text)
-        }
-    };
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+pub async fn leaderboard(
+    State(arena): State<SharedArena>,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    // Built in the background (crate::leaderboard_snapshot): a request only shares its bytes.
+    let s = crate::leaderboard_snapshot::latest(&arena).await?;
+    Ok(crate::leaderboard_snapshot::answer(&headers, "application/json", &s.json, &s.json_gzip))
 }
 
 /// Which games to list.

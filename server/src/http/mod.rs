@@ -19,6 +19,7 @@ pub fn router(arena: SharedArena) -> Router {
     let api = Router::new()
         .route("/openapi.json", get(ops::openapi))
         .route("/me", get(api::me))
+        .route("/users/{name}/revoke", post(api::revoke))
         .route("/languages", get(api::languages))
         .route("/bots", get(api::bots))
         .route("/bots/{name}", get(api::bot))

@@ -54,33 +54,24 @@ fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) ->
     arena.templates.error(e.status, &e.message, session.0.as_ref().map(|s| s.user.name.as_str()))
 }
 
-async fn leaderboard(State(arena): State<SharedArena>, session: PageSession) -> Response {
-    // Visitors without a session all see the same page: it is cached for a second.
-    if session.0.is_none()
-        && let Some(html) = arena.cache.get("page/leaderboard")
-    {
-        return axum::response::Html(html).into_response();
-    }
-    let data = arena
-        .db
-        .read(|c| {
-            let standings = crate::standings::leaderboard(c)?;
-            let games = games::list(c, &GameFilter { limit: 20, ..GameFilter::default() })?;
-            Ok((standings, games))
-        })
-        .await;
+async fn leaderboard(State(arena): State<SharedArena>, session: PageSession, headers: HeaderMap) -> Response {
+    // Built in the background (crate::leaderboard_snapshot): visitors without a
+    // session share one page; a session's page wraps the shared body in its header.
+    let snapshot = match crate::leaderboard_snapshot::latest(&arena).await {
+        Ok(s) => s,
+        Err(e) => return failed(&arena, &session, e),
+    };
     let (user, csrf) = who(&session);
-    let anonymous = user.is_none();
-    match data {
-        Ok((standings, games)) => {
-            match arena.templates.render("leaderboard.html", context! { standings, games, user, csrf }) {
-                Ok(html) if anonymous => {
-                    axum::response::Html(arena.cache.put("page/leaderboard", html)).into_response()
-                }
-                Ok(html) => axum::response::Html(html).into_response(),
-                Err(e) => failed(&arena, &session, e),
-            }
-        }
+    if user.is_none() {
+        return crate::leaderboard_snapshot::answer(
+            &headers,
+            "text/html; charset=utf-8",
+            &snapshot.page,
+            &snapshot.page_gzip,
+        );
+    }
+    match crate::leaderboard_snapshot::render_page(&arena, &snapshot.body, user.as_deref(), csrf.as_deref()) {
+        Ok(html) => axum::response::Html(html).into_response(),
         Err(e) => failed(&arena, &session, e),
     }
 }

@@ -56,8 +56,11 @@ pub fn candidate_evaluation_reaches_a_verdict() {
     assert_eq!(get(&format!("{}/api/versions/{v1}", server.url), None, None).json()["state"], "retired");
     let page = get(&format!("{}/versions/{v2}", server.url), None, None);
     assert!(page.body.contains("SPRT log-likelihood ratio"), "{}", page.body);
-    let board = get(&format!("{}/api/leaderboard", server.url), None, None).json();
-    assert_eq!(board[0]["version_id"], v2);
+    // The leaderboard is a snapshot rebuilt in the background within moments of a change.
+    wait_for(30, "the promoted version on the leaderboard", || {
+        let board = get(&format!("{}/api/leaderboard", server.url), None, None).json();
+        (board[0]["version_id"] == v2).then_some(())
+    });
 
     // Without auto_promote: H1 is reported, and only the owner may promote.
     let (w1, w2) = candidate_of(&server, dana, "hopeful", "random", "greedy", false);
