@@ -237,7 +237,7 @@ fn run_init(args: &ExecBotArgs) -> u8 {
         }
         None => None,
     };
-    if let Err(e) = sandbox::prepare_init(bot_user(args)) {
+    if let Err(e) = sandbox::prepare_init(bot_user(args), args.outer_pid) {
         eprintln!("{NAME}: cannot isolate the bot: {e}");
         return ISOLATION_FAILED;
     }

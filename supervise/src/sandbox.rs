@@ -13,6 +13,8 @@
 //!    processes, an empty read-only tmpfs over `/sys/fs/cgroup`, then either the switch to
 //!    the separate uid, or a second user and mount namespace that locks those mounts (so that
 //!    a bot running as root inside cannot unmount its `/proc` and find the host's below it).
+//!    Before that, the namespace's next pid is moved past the outer stub's host pid
+//!    ([`spread_pids`]), so that two bots running at once do not both get pid 2.
 
 use std::path::Path;
 
@@ -67,8 +69,9 @@ pub(crate) fn enter_network_namespace() -> Result<(), String> {
 }
 
 /// Step 2, in the namespace's init: private mounts, its own `/proc`, no cgroup file system,
-/// then the separate uid or a locking user namespace.
-pub(crate) fn prepare_init(user: Option<BotUser>) -> Result<(), String> {
+/// the bot's pid moved past `pid_base` (see [`spread_pids`]), then the separate uid or a
+/// locking user namespace.
+pub(crate) fn prepare_init(user: Option<BotUser>, pid_base: Option<u32>) -> Result<(), String> {
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;
@@ -86,10 +89,26 @@ pub(crate) fn prepare_init(user: Option<BotUser>) -> Result<(), String> {
         )
         .map_err(|e| format!("cannot hide {}: {e}", cgroup_fs.display()))?;
     }
+    if let Some(base) = pid_base {
+        spread_pids(base);
+    }
     match user {
         Some(user) if geteuid().is_root() => switch_user(user),
         _ => lock_mounts(),
     }
+}
+
+/// Makes the namespace's next process get the pid after `base` (the outer stub's host pid,
+/// which no other running bot's stub has) instead of 2.
+///
+/// Programs name files in shared directories after their pid: the JVM keeps
+/// `/tmp/hsperfdata_USER/PID` locked, so two Java bots that were both pid 2 in their
+/// namespaces could not run at once (the second wrote "Cannot use file ... because it is
+/// locked by another process" on stdout). The bot's own children may still meet another bot's
+/// pids. Best effort: where the kernel refuses (it needs `CAP_SYS_ADMIN` in the namespace, held
+/// here until the mounts are locked), the bot is pid 2 as before.
+fn spread_pids(base: u32) {
+    let _ = std::fs::write("/proc/sys/kernel/ns_last_pid", base.to_string());
 }
 
 /// Becomes the separate unprivileged user (no supplementary groups; every capability is

@@ -19,8 +19,8 @@ for line in sys.stdin:
         tmp = os.environ.get("TMPDIR", "")
         with tempfile.NamedTemporaryFile() as f:
             made_in = os.path.dirname(f.name)
-        print("report pids=%s tmpdir=%s mode=%o made_in=%s marker=%s uid=%d" % (
-            pids, tmp, os.stat(tmp).st_mode & 0o777, made_in,
+        print("report pids=%s me=%d tmpdir=%s mode=%o made_in=%s marker=%s uid=%d" % (
+            pids, os.getpid(), tmp, os.stat(tmp).st_mode & 0o777, made_in,
             "BAO_REFEREE_BOT" in os.environ, os.getuid()), file=sys.stderr, flush=True)
         print(json.dumps({"type": "ready", "name": "py", "author": "tests", "version": "1"}), flush=True)
     elif m["type"] == "move_request":
@@ -101,12 +101,48 @@ fn a_python_bot_and_a_node_bot_play_under_the_default_isolation() {
     // What the Python bot saw of the machine.
     let report = stderr_of(&log, "S");
     let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
-    assert!(report.contains("pids=[1, 2]"), "only the namespace's init and the bot: {report}");
+    let me = field(report, "me");
+    assert!(report.contains(&format!("pids=[1, {me}]")), "only the namespace's init and the bot: {report}");
     assert!(report.contains("mode=700"), "a private TMPDIR: {report}");
     assert!(report.contains("marker=False"), "no marker variable: {report}");
     let tmpdir = report.split(" tmpdir=").nth(1).and_then(|r| r.split(' ').next()).unwrap();
     assert!(report.contains(&format!("made_in={tmpdir}")), "Python's tempfile uses TMPDIR: {report}");
     assert!(!std::path::Path::new(tmpdir).exists(), "{tmpdir} is removed after the game");
+}
+
+/// The value of `NAME=VALUE` in a report line.
+fn field<'a>(report: &'a str, name: &str) -> &'a str {
+    let at = format!(" {name}=");
+    report
+        .split(&at)
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap_or_else(|| panic!("no {name}: {report}"))
+}
+
+/// Two bots running at once do not share a pid inside their namespaces (both were pid 2):
+/// programs that name shared files after their pid, as the JVM does in /tmp/hsperfdata_USER,
+/// could not run against each other.
+#[test]
+fn two_isolated_bots_running_at_once_have_different_pids() {
+    let test = "two_isolated_bots_running_at_once_have_different_pids";
+    if !isolation_available(test) || !have("python3", test) {
+        return;
+    }
+    let dir = Scratch::dir("isolation-pids");
+    std::fs::write(dir.join("bot.py"), PYTHON_BOT).unwrap();
+    let python = format!("python3 {}", dir.join("bot.py").display());
+    let (result, log) = play(&python, &python, &[]);
+    assert_ne!(result["reason"], "handshake_failed", "{result}");
+    let pid = |side: &str| {
+        let text = stderr_of(&log, side);
+        let report =
+            text.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{side}: {text}"));
+        field(report, "me").to_owned()
+    };
+    let (south, north) = (pid("S"), pid("N"));
+    assert_ne!(south, north, "both bots got pid {south}");
+    assert!(south != "2" && north != "2", "the pids were not moved: S {south}, N {north}");
 }
 
 #[test]
@@ -215,5 +251,6 @@ fn an_unprivileged_referee_isolates_its_bots() {
     assert!(!stderr.contains("cannot be isolated"), "{stderr}");
     let report = stderr_of(&log, "S");
     let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
-    assert!(report.contains("pids=[1, 2]") && report.contains("uid=65534"), "{report}");
+    let me = field(report, "me");
+    assert!(report.contains(&format!("pids=[1, {me}]")) && report.contains("uid=65534"), "{report}");
 }
