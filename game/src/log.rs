@@ -217,11 +217,8 @@ mod side_letter {
     }
 
     fn letter<E: Error>(text: &str, field: &str) -> Result<Side, E> {
-        match text {
-            "S" => Ok(Side::South),
-            "N" => Ok(Side::North),
-            other => Err(E::custom(format!("{field} is {other:?}, expected \"S\" or \"N\""))),
-        }
+        Side::from_letter_text(text)
+            .ok_or_else(|| E::custom(format!("{field} is {text:?}, expected \"S\" or \"N\"")))
     }
 }
 

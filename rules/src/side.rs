@@ -56,6 +56,17 @@ impl Side {
             _ => None,
         }
     }
+
+    /// Parses exactly `"S"` or `"N"`, the letter as text (as logs and journals write a side;
+    /// none of the other spellings [`FromStr`] accepts).
+    #[must_use]
+    pub fn from_letter_text(text: &str) -> Option<Side> {
+        match text {
+            "S" => Some(Side::South),
+            "N" => Some(Side::North),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Side {

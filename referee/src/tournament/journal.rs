@@ -110,25 +110,20 @@ impl JournalEntry {
 /// `FromStr` accepts), so that the journal has one form.
 mod winner_letter {
     use bao_rules::Side;
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[expect(clippy::ref_option, reason = "the signature serde's `with` calls")]
     pub(super) fn serialize<S: Serializer>(winner: &Option<Side>, serializer: S) -> Result<S::Ok, S::Error> {
-        match winner {
-            Some(side) => serializer.serialize_str(if *side == Side::South { "S" } else { "N" }),
-            None => serializer.serialize_none(),
-        }
+        winner.serialize(serializer)
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Side>, D::Error> {
-        match Option::<std::borrow::Cow<'de, str>>::deserialize(deserializer)?.as_deref() {
-            None => Ok(None),
-            Some("S") => Ok(Some(Side::South)),
-            Some("N") => Ok(Some(Side::North)),
-            Some(other) => {
-                Err(serde::de::Error::custom(format!("winner {other:?}: expected \"S\", \"N\" or null")))
-            }
-        }
+        let Some(text) = Option::<std::borrow::Cow<'de, str>>::deserialize(deserializer)? else {
+            return Ok(None);
+        };
+        Side::from_letter_text(&text).map(Some).ok_or_else(|| {
+            serde::de::Error::custom(format!("winner {text:?}: expected \"S\", \"N\" or null"))
+        })
     }
 }
 
