@@ -13,11 +13,12 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::arrival::{LINE_CHANNEL_CAPACITY, TimedLine};
 use super::cgroup::BotCgroup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
 use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
-use super::pump::{self, LINE_CHANNEL_CAPACITY, Pump, Shared, Watch, lock};
+use super::pump::{self, Pump, Shared, Watch, lock};
 use super::sandbox::BotUser;
 use super::stderr::StderrCapture;
 use super::tree::{self, ProcessTree};
@@ -95,7 +96,7 @@ pub struct BotProcess {
     /// The line being written with its `'\n'`, reused from line to line (no allocation per
     /// request once it has grown).
     outgoing: Vec<u8>,
-    lines: mpsc::Receiver<pump::TimedLine>,
+    lines: mpsc::Receiver<TimedLine>,
     exit: watch::Receiver<Option<(ExitReport, BotFault)>>,
     shared: Arc<Shared>,
     pump: Option<JoinHandle<()>>,

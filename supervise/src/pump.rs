@@ -1,37 +1,32 @@
-//! The task that supervises one bot: a single `select!` loop that always drains stdout (into
-//! a bounded channel of lines) and stderr (into a capped buffer), watches for the exit, and
-//! on every tick enforces the limits and reaps adopted orphans.
+//! The task that supervises one bot: a single `select!` loop that always drains stderr (into a
+//! capped buffer), watches for the exit, decides how the stream of stdout lines ends, and on
+//! every tick enforces the limits and reaps adopted orphans.
 //!
-//! Back-pressure: when the line channel is full the pump holds one pending line and stops
-//! reading stdout (the bot then blocks on its own write), but it keeps draining stderr and
-//! watching the process. Memory is bounded by `LINE_CHANNEL_CAPACITY + 1` lines of at most
-//! `max_line` bytes, plus the stderr cap.
+//! Stdout itself does not pass through the pump: the bot's reader thread
+//! ([`crate::arrival`]) splits it into lines and hands them straight to `recv_line`, and tells
+//! the pump when the stream ends. Back-pressure: when the line channel is full the reader
+//! thread holds one line and stops reading stdout (the bot then blocks on its own write); the
+//! pump keeps draining stderr and watching the process. Memory is bounded by
+//! `LINE_CHANNEL_CAPACITY + 1` lines of at most `max_line` bytes, one read buffer, plus the
+//! stderr cap.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStderr};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
-use tokio_util::codec::FramedRead;
 
 use super::ResourceLimits;
-use super::arrival::{LastArrival, TimedStdout};
+use super::arrival::{LineOutlet, StdoutEvent, StdoutReader, TimedLine};
 use super::fault::{BotFault, EndedBy, ExitReport};
-use super::lines::{BoundedLines, CountingReader, LineError};
+use super::lines::{CountingReader, LineError};
 use super::stderr::StderrBuffer;
 use super::tree::{ProcessTree, TreeSample};
 
-/// A complete stdout line and the moment the pump read it (its arrival, by which the
-/// referee charges a bot's clock).
-pub(crate) type TimedLine = (String, std::time::Instant);
-
-/// Complete stdout lines buffered between the pump and `recv_line`.
-pub(crate) const LINE_CHANNEL_CAPACITY: usize = 16;
 /// How long stdout may stay open after the main process exited (a descendant holding it).
 const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
 /// How long to wait for the exit after stdout reached end of file, before calling it
@@ -105,12 +100,11 @@ pub(crate) struct Watch {
 /// The per-bot supervision task.
 pub(crate) struct Pump {
     child: Child,
-    stdout: FramedRead<CountingReader<TimedStdout>, BoundedLines>,
-    /// When the chunk that completed the latest line arrived (stamped by the reader thread).
-    arrival: LastArrival,
+    /// How the reader thread's stream of lines is going.
+    stdout: mpsc::Receiver<StdoutEvent>,
+    /// The line channel's sending end, closed when the stream's end is decided.
+    outlet: Arc<LineOutlet>,
     stderr: CountingReader<ChildStderr>,
-    lines: Option<mpsc::Sender<TimedLine>>,
-    pending: Option<TimedLine>,
     shared: Arc<Shared>,
     watch: Watch,
     exited: bool,
@@ -131,20 +125,26 @@ impl Pump {
         shared: Arc<Shared>,
         watch: Watch,
     ) -> Option<Self> {
-        let stdout = child.stdout.take()?.into_owned_fd().ok()?;
-        let (stdout, arrival) = TimedStdout::start(stdout).ok()?;
+        let pipe = child.stdout.take()?.into_owned_fd().ok()?;
         let stderr = child.stderr.take()?;
         let counter = Arc::clone(&shared.output_bytes);
+        let outlet = LineOutlet::new(lines);
+        let (events, stdout) = StdoutReader::event_channel();
+        StdoutReader {
+            pipe,
+            outlet: Arc::clone(&outlet),
+            events,
+            output_bytes: Arc::clone(&counter),
+            max_output_bytes: watch.limits.max_output_bytes,
+            max_line: watch.max_line,
+        }
+        .start()
+        .ok()?;
         Some(Self {
             child,
-            stdout: FramedRead::new(
-                CountingReader::new(stdout, Arc::clone(&counter)),
-                BoundedLines::new(watch.max_line),
-            ),
-            arrival,
+            stdout,
+            outlet,
             stderr: CountingReader::new(stderr, counter),
-            lines: Some(lines),
-            pending: None,
             shared,
             watch,
             exited: false,
@@ -165,15 +165,11 @@ impl Pump {
             || self.watch.limits.max_memory_bytes.is_some();
         let mut ticker = tokio::time::interval(if limited { LIMIT_TICK } else { IDLE_TICK });
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        while !(self.exited && !self.stderr_open && self.lines.is_none()) {
+        while !self.finished() {
             let deadline = self.stdout_deadline;
-            let sender = if self.pending.is_some() { self.lines.clone() } else { None };
             tokio::select! {
                 status = self.child.wait(), if !self.exited => self.on_exit(status),
-                item = self.stdout.next(), if self.stdout_open && !self.decided && self.pending.is_none() => {
-                    self.on_stdout(item);
-                }
-                permit = reserve(sender), if self.pending.is_some() => self.on_permit(permit),
+                event = self.stdout.recv(), if self.stdout_open => self.on_stdout(event),
                 read = self.stderr.read(&mut stderr_buf), if self.stderr_open => match read {
                     Ok(0) | Err(_) => self.stderr_open = false,
                     Ok(n) => {
@@ -185,6 +181,12 @@ impl Pump {
                 _ = ticker.tick() => self.on_tick().await,
             }
         }
+    }
+
+    /// The main process has exited, stderr is closed and stdout is decided (or no longer read).
+    fn finished(&self) -> bool {
+        let stdout_done = self.decided || !self.outlet.delivering();
+        self.exited && !self.stderr_open && stdout_done
     }
 
     fn on_exit(&mut self, status: std::io::Result<std::process::ExitStatus>) {
@@ -238,32 +240,26 @@ impl Pump {
         }
     }
 
-    fn on_stdout(&mut self, item: Option<Result<String, LineError>>) {
-        match item {
-            Some(Ok(line)) => {
-                // A line is decoded right after the chunk holding its '\n' is read (the decoder
-                // drains its buffer before reading more): that chunk's arrival is the line's.
-                let arrived = *lock(&self.arrival);
-                let line = (line, arrived.unwrap_or_else(std::time::Instant::now));
-                if let Some(sender) = &self.lines {
-                    match sender.try_send(line) {
-                        Ok(()) => {}
-                        Err(mpsc::error::TrySendError::Full(line)) => self.pending = Some(line),
-                        Err(mpsc::error::TrySendError::Closed(_)) => self.lines = None,
-                    }
-                }
-                self.check_output();
-            }
-            Some(Err(LineError::TooLong)) => {
+    fn on_stdout(&mut self, event: Option<StdoutEvent>) {
+        let Some(event) = event else {
+            // The reader thread is gone without a word (it cannot be: it reports every end).
+            self.stdout_open = false;
+            self.decide(BotFault::Io("the bot's stdout reader stopped".to_owned()));
+            return;
+        };
+        let end = match event {
+            StdoutEvent::OverOutputLimit => return self.check_output(),
+            StdoutEvent::End(end) => end,
+        };
+        self.stdout_open = false;
+        match end {
+            Some(LineError::TooLong) => {
                 self.check_output();
                 self.decide(BotFault::LineTooLong { limit: self.watch.max_line });
             }
-            Some(Err(LineError::InvalidUtf8)) => self.decide(BotFault::InvalidUtf8),
-            Some(Err(LineError::Io(e))) => {
-                self.decide(BotFault::Io(format!("reading the bot's stdout: {e}")))
-            }
+            Some(LineError::InvalidUtf8) => self.decide(BotFault::InvalidUtf8),
+            Some(LineError::Io(e)) => self.decide(BotFault::Io(format!("reading the bot's stdout: {e}"))),
             None => {
-                self.stdout_open = false;
                 let exit = self.shared.exit.borrow().clone();
                 if let Some((_, verdict)) = exit {
                     self.decide(verdict);
@@ -271,19 +267,6 @@ impl Pump {
                     self.stdout_deadline = Some(Instant::now() + EXIT_AFTER_EOF);
                 }
             }
-        }
-    }
-
-    fn on_permit(&mut self, permit: Option<mpsc::OwnedPermit<TimedLine>>) {
-        match (permit, self.pending.take()) {
-            (Some(permit), Some(line)) => {
-                permit.send(line);
-            }
-            // The receiver is gone: nobody will read the lines any more.
-            _ => self.lines = None,
-        }
-        if self.decided && self.pending.is_none() {
-            self.lines = None;
         }
     }
 
@@ -298,7 +281,7 @@ impl Pump {
     }
 
     /// Ends the stream of lines with `fault` (the first decision wins). The channel closes
-    /// once the pending line, if any, has been delivered.
+    /// once the line the reader thread may hold, if any, has been delivered.
     fn decide(&mut self, fault: BotFault) {
         if self.decided {
             return;
@@ -306,9 +289,7 @@ impl Pump {
         self.decided = true;
         self.stdout_deadline = None;
         *lock(&self.shared.terminal) = Some(fault);
-        if self.pending.is_none() {
-            self.lines = None;
-        }
+        self.outlet.close();
     }
 
     /// Kills the whole tree for breaking a limit and ends the stream of lines with `fault`.
@@ -387,13 +368,6 @@ impl Pump {
         {
             self.enforce(BotFault::ProcessLimit);
         }
-    }
-}
-
-async fn reserve(sender: Option<mpsc::Sender<TimedLine>>) -> Option<mpsc::OwnedPermit<TimedLine>> {
-    match sender {
-        Some(sender) => sender.reserve_owned().await.ok(),
-        None => None,
     }
 }
 
