@@ -312,7 +312,7 @@ async fn run(
             time_us: micros(played.used),
             cpu_us: played.cpu.map(micros),
             clock_ms,
-            position: position.to_string(),
+            position: wire::notation(position),
             lag_excused_us: None,
             info: played.info,
         });

@@ -202,6 +202,15 @@ fn push_int(out: &mut String, value: impl itoa::Integer) {
     out.push_str(itoa::Buffer::new().format(value));
 }
 
+/// The position's notation, exactly as `Position`'s `Display` prints it, built without the
+/// formatting machinery (for the log's ply records: one per ply).
+#[must_use]
+pub fn notation(position: &Position) -> String {
+    let mut out = String::with_capacity(96);
+    push_notation(&mut out, position);
+    out
+}
+
 /// The position's notation (RULES.md section 11, as `Position`'s `Display` prints it), written
 /// without the formatting machinery: `kiswahili S 0,0,…/…/…/… 22,22 SN -`. Nothing in it needs
 /// escaping in JSON.
@@ -374,7 +383,7 @@ mod tests {
     }
 
     #[test]
-    fn the_written_request_is_the_serde_form_for_every_position_of_many_games() {
+    fn the_written_request_is_the_serde_form_and_the_notation_the_display_for_many_positions() {
         let tcs = time_controls();
         let mut line = String::new();
         let (mut positions, mut with_takasia, mut mtaji, mut rng) =
@@ -400,6 +409,7 @@ mod tests {
                 };
                 fields.write(successors.iter().map(|(m, _)| m), &mut line);
                 assert_eq!(line, serde_line(&fields, &legal), "game {game}, ply {ply}, {position}");
+                assert_eq!(notation(&position), position.to_string(), "game {game}, ply {ply}");
                 positions += 1;
                 with_takasia += u32::from(position.takasia().is_some());
                 mtaji += u32::from(position.stage(position.side_to_move()) == Stage::Mtaji);
