@@ -302,7 +302,7 @@ async fn run(
         };
         *plies += 1;
         *position = played.next;
-        let mv = played.mv.to_string();
+        let mv = wire::move_notation(played.mv);
         let clock_ms = [south.clock.left(), north.clock.left()]
             .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let record = LogRecord::Ply(PlyRecord {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use bao_protocol::{
     GameOver, PerSide, PositionJson, RefereeMessage, Rows, Side as WireSide, TimeControl as WireTimeControl,
 };
-use bao_rules::{Position, Side, Stage};
+use bao_rules::{Move, Position, Side, Stage};
 
 use crate::{Reason, TimeControl};
 
@@ -115,8 +115,8 @@ pub struct MoveRequestLine<'a> {
 
 impl MoveRequestLine<'_> {
     /// Replaces the contents of `out` with the line (without the `'\n'`); `legal` are the
-    /// legal moves (anything that prints as notation: [`bao_rules::Move`], `&str`, `String`).
-    pub fn write<M: std::fmt::Display>(&self, legal: impl IntoIterator<Item = M>, out: &mut String) {
+    /// legal moves ([`bao_rules::Move`]s, or their notation as `&str` or `String`).
+    pub fn write<M: LegalMove>(&self, legal: impl IntoIterator<Item = M>, out: &mut String) {
         out.clear();
         let position = self.position;
         let mover = position.side_to_move();
@@ -162,7 +162,7 @@ impl MoveRequestLine<'_> {
             if i > 0 {
                 out.push(',');
             }
-            push_display_str(out, mv);
+            mv.push_json(out);
         }
         out.push_str(r#"],"opponent_move":"#);
         match self.opponent_move {
@@ -181,6 +181,59 @@ impl MoveRequestLine<'_> {
             None => out.push_str("null"),
         }
         out.push_str("}}");
+    }
+}
+
+/// A legal move as a request lists it.
+pub trait LegalMove {
+    /// Appends the move's notation as a quoted JSON string.
+    fn push_json(&self, out: &mut String);
+}
+
+/// Written without the formatting machinery (one call per legal move, every ply), as
+/// [`Move`]'s `Display` prints it: `A5<`, `B3>`, `A6>+`.
+impl LegalMove for Move {
+    fn push_json(&self, out: &mut String) {
+        out.push('"');
+        push_move(out, *self);
+        out.push('"');
+    }
+}
+
+/// The move's notation, exactly as [`Move`]'s `Display` prints it, built without the
+/// formatting machinery (for the log's ply records).
+#[must_use]
+pub fn move_notation(mv: Move) -> String {
+    let mut out = String::with_capacity(4);
+    push_move(&mut out, mv);
+    out
+}
+
+fn push_move(out: &mut String, mv: Move) {
+    let pit = mv.pit();
+    out.push(pit.row().letter());
+    push_int(out, pit.col());
+    out.push(mv.direction().symbol());
+    if mv.safari() {
+        out.push('+');
+    }
+}
+
+impl LegalMove for str {
+    fn push_json(&self, out: &mut String) {
+        push_display_str(out, self);
+    }
+}
+
+impl LegalMove for String {
+    fn push_json(&self, out: &mut String) {
+        push_display_str(out, self);
+    }
+}
+
+impl<T: LegalMove + ?Sized> LegalMove for &T {
+    fn push_json(&self, out: &mut String) {
+        (**self).push_json(out);
     }
 }
 
@@ -388,6 +441,7 @@ mod tests {
         let mut line = String::new();
         let (mut positions, mut with_takasia, mut mtaji, mut rng) =
             (0u32, 0u32, 0u32, 0x2545_f491_4f6c_dd1d_u64);
+        let mut safari_moves = 0usize;
         for game in 0..200u64 {
             let variant = if game % 3 == 2 { Variant::Kujifunza } else { Variant::Kiswahili };
             let mut position = Position::start(variant);
@@ -413,6 +467,10 @@ mod tests {
                 positions += 1;
                 with_takasia += u32::from(position.takasia().is_some());
                 mtaji += u32::from(position.stage(position.side_to_move()) == Stage::Mtaji);
+                safari_moves += successors.iter().filter(|(m, _)| m.safari()).count();
+                for (mv, _) in &successors {
+                    assert_eq!(move_notation(*mv), mv.to_string());
+                }
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
@@ -423,8 +481,8 @@ mod tests {
         }
         assert!(positions > 5_000, "only {positions} positions");
         assert!(
-            with_takasia > 0 && mtaji > 0,
-            "takasia {with_takasia}, mtaji {mtaji}: not every field was covered"
+            with_takasia > 0 && mtaji > 0 && safari_moves > 0,
+            "takasia {with_takasia}, mtaji {mtaji}, safari moves {safari_moves}: not every field was covered"
         );
     }
 
