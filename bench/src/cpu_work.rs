@@ -224,7 +224,8 @@ fn ply_record(case: &RequestCase, next: &Position) -> LogRecord {
         time_us: 12,
         cpu_us: Some(10),
         clock_ms: [3_600_000, 3_600_000],
-        position: next.to_string(),
+        // As the game loop writes it.
+        position: wire::notation(next),
         lag_excused_us: None,
         info: Vec::new(),
     })
