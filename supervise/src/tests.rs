@@ -82,6 +82,23 @@ async fn a_100_mb_line_is_too_long_after_reading_only_about_64_kib() {
 }
 
 #[tokio::test]
+async fn a_bot_that_writes_on_after_its_verdict_is_not_killed_by_sigpipe() {
+    // After the verdict the reader thread reads no more but keeps the pipe open: the bot's
+    // later writes go into the pipe's buffer, and it exits as it chooses.
+    let mut bot =
+        start(&sh("head -c 70000 /dev/zero | tr '\\0' x; echo; sleep 0.2; echo more; exit 7")).await;
+    let fault = bot.recv_line(after(5000)).await.unwrap_err();
+    assert_eq!(fault, BotFault::LineTooLong { limit: bao_protocol::MAX_LINE_BYTES });
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while bot.exit_report().is_none() && std::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let report = bot.exit_report().expect("the bot exited by itself");
+    assert_eq!((report.code, report.signal), (Some(7), None), "{report}");
+    bot.shutdown(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
 async fn invalid_utf8_is_a_fault_after_the_good_lines() {
     let mut bot = start(&sh("printf 'ok\\n\\377\\376\\n'; sleep 30")).await;
     assert_eq!(bot.recv_line(after(2000)).await.unwrap(), "ok");
