@@ -36,7 +36,6 @@
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
 
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
@@ -46,54 +45,7 @@ use nix::unistd::{Pid, getppid};
 use crate::options::IsolationLevel;
 use crate::sandbox::{self, BotUser};
 
-/// The arguments of the hidden `__exec-bot` subcommand.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ExecBotArgs {
-    /// `RLIMIT_DATA` in bytes (memory backstop when no cgroup limits memory).
-    #[arg(long, value_name = "BYTES")]
-    pub rlimit_data: Option<u64>,
-    /// `RLIMIT_CPU` in seconds (soft limit: SIGXCPU; SIGKILL one second later).
-    #[arg(long, value_name = "SECONDS")]
-    pub rlimit_cpu: Option<u64>,
-    /// Tasks (processes and threads) allowed beyond the user's current ones (`RLIMIT_NPROC`,
-    /// applied only when not root, since root is exempt from it).
-    #[arg(long, value_name = "TASKS")]
-    pub nproc_allowance: Option<u64>,
-    /// `RLIMIT_NPROC` itself (what the stub outside the namespace computed for the init).
-    #[arg(long, value_name = "TASKS", hide = true)]
-    pub nproc_limit: Option<u64>,
-    /// The referee's pid: exit at once if the parent is no longer this process.
-    #[arg(long, value_name = "PID")]
-    pub parent_pid: Option<i32>,
-    /// A cgroup directory to move into before anything else (repeated: the v2 cgroup and a
-    /// v1 memory cgroup).
-    #[arg(long, value_name = "DIR")]
-    pub cgroup: Vec<PathBuf>,
-    /// The isolation level: none, pid or full.
-    #[arg(long, value_enum, default_value = "none")]
-    pub isolation: IsolationLevel,
-    /// Run the bot in a new network namespace (no network).
-    #[arg(long)]
-    pub no_network: bool,
-    /// Run the bot under this uid (the referee runs as root; with `--gid`).
-    #[arg(long, requires = "gid")]
-    pub uid: Option<u32>,
-    /// Run the bot under this gid (with `--uid`).
-    #[arg(long, requires = "uid")]
-    pub gid: Option<u32>,
-    /// Check that the isolation can be set up, then exit with 0 instead of running a program.
-    #[arg(long)]
-    pub probe: bool,
-    /// This process is the init of the bot's PID namespace (started by the stub itself).
-    #[arg(long, hide = true)]
-    pub ns_init: bool,
-    /// With `--ns-init`: the pid of the stub outside the namespace (seen from outside).
-    #[arg(long, hide = true)]
-    pub outer_pid: Option<u32>,
-    /// The program and its arguments.
-    #[arg(last = true, required_unless_present = "probe", value_name = "PROGRAM")]
-    pub command: Vec<OsString>,
-}
+pub use crate::stub_args::{ExecBotArgs, STUB_PROTOCOL};
 
 const NAME: &str = "__exec-bot";
 /// The exit code when the stub could not set up the bot's isolation.
@@ -107,14 +59,6 @@ pub(crate) fn hosted_here() -> bool {
     HOSTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The command line of the stub alone.
-#[derive(Debug, clap::Parser)]
-#[command(name = "__exec-bot", no_binary_name = true)]
-struct StubCli {
-    #[command(flatten)]
-    args: ExecBotArgs,
-}
-
 /// Call first thing in `main`: when this process was started as the re-exec stub
 /// (`EXE __exec-bot ...`), runs the stub and never returns; otherwise records that this
 /// executable hosts the stub and returns.
@@ -124,14 +68,32 @@ pub fn run_if_requested() {
         HOSTED.store(true, std::sync::atomic::Ordering::Relaxed);
         return;
     }
-    let code = match <StubCli as clap::Parser>::try_parse_from(argv) {
-        Ok(cli) => run(cli.args),
+    std::process::exit(i32::from(parse_and_run(argv)));
+}
+
+/// The whole `main` of the dedicated stub executable (`bao-exec-stub`): runs the stub with
+/// this process's arguments (`__exec-bot` first, as for any executable hosting the stub, or
+/// left out) and exits.
+pub fn run_standalone() -> ! {
+    let mut argv = std::env::args_os().skip(1).peekable();
+    if argv.peek().map(OsString::as_os_str) == Some(std::ffi::OsStr::new(crate::EXEC_STUB_SUBCOMMAND)) {
+        argv.next();
+    }
+    std::process::exit(i32::from(parse_and_run(argv)));
+}
+
+fn parse_and_run(argv: impl Iterator<Item = OsString>) -> u8 {
+    match crate::stub_args::parse(argv) {
+        Ok(args) if args.stub_protocol => {
+            println!("{STUB_PROTOCOL}");
+            0
+        }
+        Ok(args) => run(args),
         Err(e) => {
             eprintln!("{NAME}: {e}");
             126
         }
-    };
-    std::process::exit(i32::from(code));
+    }
 }
 
 /// Runs the stub; returns only on failure (or, with a PID namespace, with the bot's exit code).
@@ -318,8 +280,9 @@ fn parse_status(line: &str) -> Option<BotEnd> {
     }
 }
 
-/// Starts the stub again as the init of the new PID namespace (its first child), waits for
-/// it, and ends the way the bot ended: same exit code, or death by the same signal.
+/// Starts the stub again as the init of the new PID namespace (its first child), and ends
+/// the way the bot ended, as soon as the init reports it: same exit code, or death by the
+/// same signal.
 ///
 /// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
 /// process lets go of the bot's stdin, which the init opened through `/proc`), and
@@ -369,21 +332,29 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
         if line.trim() == "started" {
             release_stdin();
         } else if let Some(status) = parse_status(&line) {
+            // Ended at once, without waiting for the init: its exit tears down the bot's
+            // mount namespaces, which waits for RCU grace periods (milliseconds). It is
+            // re-parented to the referee (a subreaper), which kills and reaps it with the
+            // rest of the bot's cgroup in the background.
             end = Some(status);
+            break;
         }
         line.clear();
     }
-    let status = match init.wait() {
-        Ok(status) => status,
-        Err(_) => return 126,
-    };
     let signal = match end {
         Some(BotEnd::Exit(code)) => return u8::try_from(code & 0xff).unwrap_or(1),
         Some(BotEnd::Signal(signal)) => signal,
-        None => match (status.code(), status.signal()) {
-            (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
-            (None, signal) => signal.unwrap_or(0),
-        },
+        None => {
+            // No status (the probe, or an init that died): its own end is the bot's.
+            let status = match init.wait() {
+                Ok(status) => status,
+                Err(_) => return 126,
+            };
+            match (status.code(), status.signal()) {
+                (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
+                (None, signal) => signal.unwrap_or(0),
+            }
+        }
     };
     if let Ok(signal) = Signal::try_from(signal) {
         // Blocked signals (SIGTERM) first unblocked; twice, because std's handler for SIGSEGV

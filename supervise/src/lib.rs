@@ -30,6 +30,7 @@
 mod arrival;
 mod bot_user;
 mod cgroup;
+mod cleanup;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;
@@ -41,15 +42,19 @@ mod process;
 mod procfs;
 mod pump;
 mod sandbox;
+mod sibling_stub;
 pub mod spec;
 mod stderr;
+mod stub_args;
 mod tree;
 
 #[cfg(test)]
 mod tests;
 
+pub use cleanup::wait_for_cleanups;
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
+pub use sibling_stub::STUB_EXECUTABLE;
 pub use spec::{BotSpec, ResourceLimits};
 pub use stderr::StderrCapture;
