@@ -1,8 +1,9 @@
 //! `EXE __exec-bot [OPTIONS] -- PROGRAM [ARGS...]`: the hidden re-exec stub.
 //!
 //! Any executable that starts bots hosts the stub by calling [`run_if_requested`] first thing
-//! in `main` (`bao-referee` and `bao-bench` do); the supervisor then re-executes
-//! [`std::env::current_exe`], whatever the file is called.
+//! in `main` (`bao-referee`, `bao-bench` and `bao-server` do); the supervisor then starts the
+//! dedicated stub executable `bao-exec-stub` ([`run_standalone`]) found next to it, or else
+//! re-executes [`std::env::current_exe`], whatever the file is called (`crate::StubChoice`).
 //!
 //! The referee is multithreaded (tokio), so it cannot safely run code between `fork` and
 //! `exec` in the child. Instead it starts this stub: a fresh, single-threaded process (no
@@ -13,14 +14,16 @@
 //! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
-//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID,
-//!    mount, IPC, and network with `--no-network`); if the kernel refuses, it says why on
-//!    stderr and exits with 125 (the referee checked beforehand, see `isolation_probe`);
+//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID, IPC,
+//!    and network with `--no-network`); if the kernel refuses, it says why on stderr and
+//!    exits with 125 (the referee checked beforehand, see `isolation_probe`);
 //! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the
-//!    namespace's init (`--ns-init`), waits for it and exits the same way. The init asks for
-//!    SIGKILL when this stub dies, mounts its own `/proc`, hides the cgroup file system,
-//!    locks the mounts or switches to the separate uid (`--uid`, `--gid`), and goes on with
-//!    steps 6–7, so the bot is pid 1 of its namespace;
+//!    namespace's init (`--ns-init`), and exits the way the bot ended as soon as the init
+//!    reports it (not waiting for the init's own exit, which tears down mount namespaces).
+//!    The init asks for SIGKILL when this stub dies, makes the mount namespace, mounts its
+//!    own `/proc`, hides the cgroup file system, locks the mounts or switches to the
+//!    separate uid (`--uid`, `--gid`), and goes on with steps 6–7, starting the bot as its
+//!    child;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
 //!    `--nproc-allowance`, counted before `/proc` is replaced);

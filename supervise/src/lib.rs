@@ -5,8 +5,8 @@
 //! reads the bot's output. It must not know what a game, a move or a clock is: it moves lines.
 //!
 //! [`BotProcess::spawn`] starts the bot in its own process group (through the re-exec stub,
-//! `bao-referee __exec-bot`, when there are rlimits, a cgroup to join or namespaces to
-//! create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
+//! `bao-exec-stub __exec-bot` or `bao-referee __exec-bot`, when there are rlimits, a cgroup to
+//! join or namespaces to create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
 //! IPC namespaces with its own `/proc`, under a small init, so that it can neither see nor
 //! signal nor trace any process outside its own tree, and with a private `TMPDIR`; where the
 //! kernel allows no namespaces this is said once and the bot runs with process-group

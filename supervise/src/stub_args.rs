@@ -29,7 +29,7 @@ pub struct ExecBotArgs {
     /// Cgroup directories to move into before anything else (the v2 cgroup and a v1 memory
     /// cgroup).
     pub cgroup: Vec<PathBuf>,
-    /// The isolation level: none, pid or full.
+    /// The isolation level: none (without `--isolation`), pid or full.
     pub isolation: IsolationLevel,
     /// Run the bot in a new network namespace (no network).
     pub no_network: bool,
@@ -57,7 +57,8 @@ pub struct ExecBotArgs {
 pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, String> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_args(argv);
-    let mut args = ExecBotArgs::default();
+    // Without `--isolation`, none (not the referee's default level).
+    let mut args = ExecBotArgs { isolation: IsolationLevel::None, ..ExecBotArgs::default() };
     let error = |e: lexopt::Error| e.to_string();
     loop {
         let mut raw = parser.raw_args().map_err(error)?;
@@ -148,6 +149,7 @@ mod tests {
         assert!(init.ns_init && init.probe && init.command.is_empty());
         assert_eq!((init.outer_pid, init.nproc_limit), (Some(40), Some(9)));
         assert!(parse(words("--stub-protocol")).unwrap().stub_protocol);
+        assert_eq!(parse(words("-- bot")).unwrap().isolation, IsolationLevel::None, "none unless asked");
     }
 
     #[test]
