@@ -98,7 +98,12 @@ pub fn run(args: &SpawnArgs) -> anyhow::Result<()> {
     let cgroup_parent = args.cgroup_parent.clone().or_else(own_cgroup_dir);
     let work = std::env::temp_dir().join(format!("bao-bench-spawn-{}", std::process::id()));
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    let outcome = measure(args, &work, [&stub, small_stub.as_deref().unwrap_or(Path::new("-"))], cgroup_parent.as_deref());
+    let outcome = measure(
+        args,
+        &work,
+        [&stub, small_stub.as_deref().unwrap_or(Path::new("-"))],
+        cgroup_parent.as_deref(),
+    );
     let _ = std::fs::remove_dir_all(&work);
     let ways = outcome?;
     let report = SpawnReport {

@@ -296,12 +296,18 @@ async fn the_dedicated_stub_reports_exit_codes_and_signals() {
     let answer = std::process::Command::new(STUB).args(["__exec-bot", "--stub-protocol"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&answer.stdout).trim(), bao_supervise::exec_stub::STUB_PROTOCOL);
     let options = SpawnOptions { stub: StubChoice::Path(STUB.into()), ..SpawnOptions::default() };
-    for (script, code, signal) in [("read x; exit 3", Some(3), None), ("read x; kill -SEGV $$", None, Some(11))] {
+    for (script, code, signal) in
+        [("read x; exit 3", Some(3), None), ("read x; kill -SEGV $$", None, Some(11))]
+    {
         let mut bot = start(&sh(script), &ResourceLimits::default(), &options).await;
         assert_eq!(bot.supervision().isolation.level, IsolationLevel::Pid, "{}", bot.supervision());
         bot.send_line("go", after(5000)).await.unwrap();
         let report = bot.shutdown(Duration::from_secs(5)).await;
-        assert_eq!((report.code, report.signal, report.ended_by), (code, signal, EndedBy::Itself), "{report}");
+        assert_eq!(
+            (report.code, report.signal, report.ended_by),
+            (code, signal, EndedBy::Itself),
+            "{report}"
+        );
     }
     let bad = std::process::Command::new(STUB).args(["__exec-bot", "--isolation", "most"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(126));

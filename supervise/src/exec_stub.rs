@@ -108,10 +108,14 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if args.ns_init {
         return run_init(&args);
     }
+    // With a PID namespace the namespace's init is born in the cgroup v2 (see
+    // `clone_into_cgroup`): this process does not move into it. Every other cgroup is joined
+    // here, before anything else.
+    let born_into =
+        if args.isolation == IsolationLevel::None { None } else { cgroup2_to_be_born_in(&args.cgroup) };
     for cgroup in &args.cgroup {
-        let procs = cgroup.join("cgroup.procs");
-        if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
-            eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
+        if born_into.as_ref().is_none_or(|(dir, _)| dir != cgroup) {
+            join_cgroup(cgroup);
         }
     }
     if !follow_the_referee(args.parent_pid) {
@@ -149,27 +153,81 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if !follow_the_referee(args.parent_pid) {
         return ISOLATION_FAILED;
     }
-    run_as_namespace_init(&args, nproc_limit)
+    run_as_namespace_init(&args, nproc_limit, born_into)
 }
 
-/// The arguments the outer stub hands on to the init.
-fn add_init_args(command: &mut std::process::Command, args: &ExecBotArgs, nproc_limit: Option<u64>) {
-    if let Some(bytes) = args.rlimit_data {
-        command.arg("--rlimit-data").arg(bytes.to_string());
+/// Moves this process into `cgroup` (a warning on stderr if it cannot).
+fn join_cgroup(cgroup: &std::path::Path) {
+    let procs = cgroup.join("cgroup.procs");
+    if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
+        eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
     }
-    if let Some(seconds) = args.rlimit_cpu {
-        command.arg("--rlimit-cpu").arg(seconds.to_string());
-    }
-    if let Some(tasks) = nproc_limit {
-        command.arg("--nproc-limit").arg(tasks.to_string());
-    }
+}
+
+/// The first of `cgroups` on a cgroup v2 file system, opened as a directory (for
+/// `CLONE_INTO_CGROUP`).
+fn cgroup2_to_be_born_in(
+    cgroups: &[std::path::PathBuf],
+) -> Option<(std::path::PathBuf, std::os::fd::OwnedFd)> {
+    use nix::sys::statfs::{CGROUP2_SUPER_MAGIC, statfs};
+    let dir = cgroups
+        .iter()
+        .find(|dir| statfs(dir.as_path()).is_ok_and(|fs| fs.filesystem_type() == CGROUP2_SUPER_MAGIC))?;
+    let flags = nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_DIRECTORY | nix::fcntl::OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::open(dir.as_path(), flags, nix::sys::stat::Mode::empty()).ok()?;
+    Some((dir.clone(), fd))
+}
+
+/// The arguments the outer stub hands on to the init (after the executable's name).
+fn init_args(args: &ExecBotArgs, nproc_limit: Option<u64>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = vec![crate::EXEC_STUB_SUBCOMMAND.into(), "--ns-init".into()];
+    out.extend(["--outer-pid".into(), std::process::id().to_string().into()]);
+    let mut number = |flag: &str, value: Option<u64>| {
+        if let Some(value) = value {
+            out.extend([flag.into(), value.to_string().into()]);
+        }
+    };
+    number("--rlimit-data", args.rlimit_data);
+    number("--rlimit-cpu", args.rlimit_cpu);
+    number("--nproc-limit", nproc_limit);
     if let Some(user) = bot_user(args) {
-        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
+        out.extend([
+            "--uid".into(),
+            user.uid.to_string().into(),
+            "--gid".into(),
+            user.gid.to_string().into(),
+        ]);
     }
     if args.probe {
-        command.arg("--probe");
+        out.push("--probe".into());
     }
-    command.arg("--").args(&args.command);
+    out.push("--".into());
+    out.extend(args.command.iter().cloned());
+    out
+}
+
+/// Starts the init: born in `born_into` (`clone3`), or, where the kernel refuses that, after
+/// this process joined the cgroup (std's spawn). Its stdin is `status`.
+fn start_init(
+    exe: &std::path::Path,
+    init_args: &[OsString],
+    status: std::os::fd::OwnedFd,
+    born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+) -> std::io::Result<Pid> {
+    use std::os::fd::AsFd;
+    if let Some((dir, cgroup)) = born_into {
+        let argv: Vec<OsString> =
+            std::iter::once(exe.as_os_str().to_owned()).chain(init_args.iter().cloned()).collect();
+        match crate::clone_into_cgroup::spawn(cgroup.as_fd(), exe, &argv, status.as_fd()) {
+            Ok(pid) => return Ok(pid),
+            // Before Linux 5.7, or a cgroup that refuses it: the old way.
+            Err(_) => join_cgroup(&dir),
+        }
+    }
+    let mut command = std::process::Command::new(exe);
+    command.args(init_args).stdin(std::process::Stdio::from(status));
+    let child = command.spawn()?;
+    Ok(Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX)))
 }
 
 /// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
@@ -290,7 +348,11 @@ fn parse_status(line: &str) -> Option<BotEnd> {
 /// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
 /// process lets go of the bot's stdin, which the init opened through `/proc`), and
 /// `exit CODE` or `signal NUMBER CORE` when the bot has ended.
-fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
+fn run_as_namespace_init(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+) -> u8 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -313,19 +375,14 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
             return 126;
         }
     };
-    let mut command = std::process::Command::new(exe);
-    command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
-    command.arg("--outer-pid").arg(std::process::id().to_string());
-    add_init_args(&mut command, args, nproc_limit);
-    command.stdin(std::process::Stdio::from(status_write));
-    let mut init = match command.spawn() {
+    // `status_write` is moved in and closed here once the init holds it.
+    let init = match start_init(&exe, &init_args(args, nproc_limit), status_write, born_into) {
         Ok(init) => init,
         Err(e) => {
             eprintln!("{NAME}: cannot start the namespace's init: {e}");
             return 126;
         }
     };
-    drop(command); // Our copy of the status pipe's write end.
     // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
     release_stdio_but_stdin();
     let mut end = None;
@@ -349,13 +406,13 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
         Some(BotEnd::Signal(signal)) => signal,
         None => {
             // No status (the probe, or an init that died): its own end is the bot's.
-            let status = match init.wait() {
-                Ok(status) => status,
-                Err(_) => return 126,
-            };
-            match (status.code(), status.signal()) {
-                (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
-                (None, signal) => signal.unwrap_or(0),
+            loop {
+                match nix::sys::wait::waitpid(init, None) {
+                    Ok(WaitStatus::Exited(_, code)) => return u8::try_from(code & 0xff).unwrap_or(1),
+                    Ok(WaitStatus::Signaled(_, signal, _)) => break signal as i32,
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(_) => return 126,
+                }
             }
         }
     };

@@ -31,6 +31,7 @@ mod arrival;
 mod bot_user;
 mod cgroup;
 mod cleanup;
+mod clone_into_cgroup;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;

@@ -251,11 +251,16 @@ impl ProcessTree {
     }
 
     /// Counts the live processes and, with `memory`, their memory. Without `memory` and with
-    /// a cgroup this is one read of `cgroup.procs`, not a walk of the tree's `/proc` entries.
+    /// a cgroup this is one read of `cgroup.procs` (plus the main process if it is not in
+    /// the cgroup), not a walk of the tree's `/proc` entries.
     pub(crate) fn sample(&mut self, memory: bool) -> TreeSample {
         let mut sample = TreeSample::default();
         if !memory && let Some(cgroup) = &self.cgroup {
-            sample.processes = cgroup.procs().len() as u64;
+            // The main process (the outer stub) is counted wherever it is: under a PID
+            // namespace only the init was born in the cgroup, the outer stub stayed out.
+            let procs = cgroup.procs();
+            let leader_outside = !self.leader_exited && !procs.contains(&self.leader);
+            sample.processes = procs.len() as u64 + u64::from(leader_outside);
             return sample;
         }
         for m in self.members().iter().filter(|m| !m.is_zombie()) {
