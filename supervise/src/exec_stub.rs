@@ -38,7 +38,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
