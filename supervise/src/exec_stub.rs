@@ -11,7 +11,10 @@
 //! itself with the bot (`exec`), keeping its pid, process group, pipes and working
 //! directory. In order it:
 //! 1. sets `RLIMIT_CORE` to 0 (a crashing bot leaves no core file);
-//! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
+//! 2. joins the bot's cgroups (`--cgroup DIR`), so every later fork is inside them — except,
+//!    with a PID namespace, the cgroup v2, which the namespace's init is born in instead
+//!    (`clone3(CLONE_INTO_CGROUP)`, see `clone_into_cgroup`: no migration, which can wait
+//!    milliseconds for an RCU grace period);
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
 //! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID, IPC,
