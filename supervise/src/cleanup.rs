@@ -72,8 +72,9 @@ pub(crate) fn in_background(shared: Arc<Shared>, tmp: Option<PrivateTmp>, pid: u
         drop(pending);
     };
     match tokio::runtime::Handle::try_current() {
-        // Dropping the runtime waits for its blocking tasks: a process that ends its runtime
-        // normally finishes every cleanup first.
+        // Dropping the runtime waits for the blocking tasks that have started (one that had
+        // not is dropped: its `TMPDIR` is removed all the same, an empty cgroup directory may be
+        // left for the next referee's sweep, and every process was already killed).
         Ok(runtime) => drop(runtime.spawn_blocking(job)),
         Err(_) => drop(std::thread::spawn(job)),
     }

@@ -274,8 +274,11 @@ impl ProcessTree {
 
     /// Whether any process of the tree is still alive.
     pub(crate) fn any_alive(&mut self) -> bool {
-        // Until tokio has reaped the main process, its children may not be re-parented yet.
-        !self.leader_exited
+        // Until the main process has exited, its children may not be re-parented yet; once it
+        // is a zombie they are (the kernel re-parents them before the zombie state), so a
+        // zombie that tokio has not reaped (its task gone with the runtime) does not count.
+        let leader_running = !self.leader_exited && procfs::stat(self.leader).is_some_and(|s| !s.is_zombie());
+        leader_running
             || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
             || self.members().iter().any(|m| !m.is_zombie())
     }
