@@ -5,18 +5,26 @@
  * way uses one), start the C instant bot, write `hello`, read `ready`, write `quit`, wait
  * for its exit (blocking waitpid: no polling), read cpu.stat once, remove the cgroup.
  *
- *   spawn_cost ROUNDS INSTANT STUB CGROUP_PARENT
+ *   spawn_cost ROUNDS INSTANT STUB SMALL_STUB CGROUP_PARENT
  *
  * INSTANT is the instant bot, STUB the executable hosting `__exec-bot` (bao-referee),
- * CGROUP_PARENT a writable cgroup v2 directory ("-" for none: the cgroup ways are skipped).
+ * SMALL_STUB the dedicated stub executable (bao-exec-stub; "-" for none: its ways are
+ * skipped), CGROUP_PARENT a writable cgroup v2 directory ("-" for none: the cgroup ways are
+ * skipped). A lifecycle is timed up to the moment the parent knows the bot's end (waitpid) and
+ * has read cpu.stat and written cgroup.kill — what the referee waits for; removing the cgroup
+ * (waiting until it is empty, rmdir) follows untimed, before the next lifecycle.
  * The ways, interleaved round by round so that they see the same load:
  *   direct          vfork + exec of the bot, no cgroup (the exec floor)
  *   stub            vfork + exec of `STUB __exec-bot --parent-pid P -- INSTANT` (no cgroup)
  *   stub+cgroup     mkdir the cgroup, the stub joins it (writes cgroup.procs), then execs
  *                   the bot (the referee's path under `--isolation none`)
  *   stub+cgroup+pid the referee's default path (`--isolation pid`): as stub+cgroup, then the
- *                   stub creates the user, PID, mount and IPC namespaces, starts itself again
- *                   as the namespace's init, which mounts /proc and starts the bot
+ *                   stub creates the user, PID and IPC namespaces, starts itself again
+ *                   as the namespace's init, which makes the mount namespace, mounts /proc
+ *                   and starts the bot
+ *   small-stub      as stub, with SMALL_STUB
+ *   small-stub+cgroup+pid  as stub+cgroup+pid, with SMALL_STUB (the referee's default path
+ *                   when bao-exec-stub lies next to it)
  *   migrate         mkdir, vfork + exec of the bot, the parent writes the pid to cgroup.procs
  *   clone3-cgroup   mkdir, clone3(CLONE_VFORK | CLONE_INTO_CGROUP) + exec of the bot: born
  *                   inside its cgroup, no stub, no migration
@@ -34,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -48,11 +57,12 @@
 extern char **environ;
 
 enum way {
-    DIRECT, STUB, STUB_CGROUP, STUB_CGROUP_PID, MIGRATE, CLONE3_CGROUP, MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS
+    DIRECT, STUB, STUB_CGROUP, STUB_CGROUP_PID, SMALL_STUB, SMALL_STUB_CGROUP_PID, MIGRATE, CLONE3_CGROUP,
+    MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS
 };
-static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "stub+cgroup+pid", "migrate",
-                                  "clone3-cgroup", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
-                                  "cpu.stat-pread"};
+static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "stub+cgroup+pid", "small-stub",
+                                  "small-stub+cgroup+pid", "migrate", "clone3-cgroup", "cgroup-mkdir-rmdir",
+                                  "cpu.stat-open-read", "cpu.stat-pread"};
 
 static const char HELLO[] = "{\"type\":\"hello\",\"protocol\":1,\"side\":\"S\"}\n";
 static const char QUIT[] = "{\"type\":\"quit\"}\n";
@@ -128,7 +138,16 @@ static void converse(pid_t pid, int to_child[2], int from_child[2]) {
     close(from_child[0]);
 }
 
-static uint64_t lifecycle(enum way way, const char *instant, const char *stub, const char *parent, int round) {
+/* Waits (untimed) until the cgroup is empty, then removes it. */
+static void remove_cgroup(const char *dir) {
+    while (rmdir(dir) < 0) {
+        if (errno != EBUSY) die(dir);
+        sched_yield();
+    }
+}
+
+static uint64_t lifecycle(enum way way, const char *instant, const char *stub, const char *small,
+                          const char *parent, int round) {
     char dir[2048], procs[4096], pidtext[32], ppid[32];
     snprintf(dir, sizeof dir, "%s/spawn-cost-%d-%d", parent, (int)getpid(), round);
     snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
@@ -139,6 +158,9 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
                                (char *)instant, NULL};
     char *via_stub_pid[] = {(char *)stub, "__exec-bot", "--parent-pid", ppid, "--cgroup", dir,
                             "--isolation", "pid", "--", (char *)instant, NULL};
+    char *via_small[] = {(char *)small, "__exec-bot", "--parent-pid", ppid, "--", (char *)instant, NULL};
+    char *via_small_pid[] = {(char *)small, "__exec-bot", "--parent-pid", ppid, "--cgroup", dir,
+                             "--isolation", "pid", "--", (char *)instant, NULL};
     int to_child[2], from_child[2];
     uint64_t t0 = now_ns();
     pid_t pid;
@@ -148,7 +170,8 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
         converse(pid, to_child, from_child);
         return now_ns() - t0;
     case STUB:
-        pid = start(via_stub, to_child, from_child, -1);
+    case SMALL_STUB:
+        pid = start(way == STUB ? via_stub : via_small, to_child, from_child, -1);
         converse(pid, to_child, from_child);
         return now_ns() - t0;
     case MKDIR_RMDIR:
@@ -181,6 +204,8 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
         pid = start(via_stub_cgroup, to_child, from_child, -1);
     } else if (way == STUB_CGROUP_PID) {
         pid = start(via_stub_pid, to_child, from_child, -1);
+    } else if (way == SMALL_STUB_CGROUP_PID) {
+        pid = start(via_small_pid, to_child, from_child, -1);
     } else if (way == MIGRATE) {
         pid = start(direct, to_child, from_child, -1);
         snprintf(pidtext, sizeof pidtext, "%d", (int)pid);
@@ -193,13 +218,16 @@ static uint64_t lifecycle(enum way way, const char *instant, const char *stub, c
     }
     converse(pid, to_child, from_child);
     read_cpu_stat(dir);
-    /* The exited bot leaves the cgroup at once in the kernel; rmdir may still see it busy
-       for a moment, which is part of the cost measured. */
-    while (rmdir(dir) < 0) {
-        if (errno != EBUSY) die(dir);
-        sched_yield();
-    }
-    return now_ns() - t0;
+    char kill_path[4096];
+    snprintf(kill_path, sizeof kill_path, "%s/cgroup.kill", dir);
+    write_file(kill_path, "1");
+    uint64_t elapsed = now_ns() - t0;
+    /* Untimed: what is left in the cgroup (the namespace's init tearing down its mount
+       namespaces) dies; the referee waits for that in the background. Its orphans are
+       reaped by this process as their subreaper. */
+    remove_cgroup(dir);
+    while (waitpid(-1, NULL, WNOHANG) > 0) {}
+    return elapsed;
 }
 
 static int compare(const void *a, const void *b) {
@@ -207,17 +235,26 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Whether a way needs what was not given. */
+static int skipped(enum way way, const char *small, const char *parent) {
+    if (small == NULL && (way == SMALL_STUB || way == SMALL_STUB_CGROUP_PID)) return 1;
+    return parent == NULL && way != DIRECT && way != STUB && way != SMALL_STUB;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: spawn_cost ROUNDS INSTANT STUB CGROUP_PARENT|-\n");
+    if (argc != 6) {
+        fprintf(stderr, "usage: spawn_cost ROUNDS INSTANT STUB SMALL_STUB|- CGROUP_PARENT|-\n");
         return 2;
     }
+    /* The outer stub leaves the namespace's init behind as an orphan: become its reaper. */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) die("PR_SET_CHILD_SUBREAPER");
     int rounds = atoi(argv[1]);
     if (rounds < 1) {
         fprintf(stderr, "spawn_cost: ROUNDS must be at least 1\n");
         return 2;
     }
-    const char *parent = strcmp(argv[4], "-") == 0 ? NULL : argv[4];
+    const char *small = strcmp(argv[4], "-") == 0 ? NULL : argv[4];
+    const char *parent = strcmp(argv[5], "-") == 0 ? NULL : argv[5];
     uint64_t *samples[WAYS];
     for (int w = 0; w < WAYS; w++) {
         samples[w] = calloc((size_t)rounds, sizeof(uint64_t));
@@ -225,13 +262,13 @@ int main(int argc, char **argv) {
     }
     for (int r = -1; r < rounds; r++) { /* round -1 warms up */
         for (int w = 0; w < WAYS; w++) {
-            if (parent == NULL && w != DIRECT && w != STUB) continue;
-            uint64_t ns = lifecycle((enum way)w, argv[2], argv[3], parent, r + 1);
+            if (skipped((enum way)w, small, parent)) continue;
+            uint64_t ns = lifecycle((enum way)w, argv[2], argv[3], small, parent, r + 1);
             if (r >= 0) samples[w][r] = ns;
         }
     }
     for (int w = 0; w < WAYS; w++) {
-        if (parent == NULL && w != DIRECT && w != STUB) continue;
+        if (skipped((enum way)w, small, parent)) continue;
         qsort(samples[w], (size_t)rounds, sizeof(uint64_t), compare);
         printf("%s %.1f %.1f\n", NAMES[w], samples[w][rounds / 2] / 1000.0, samples[w][(rounds * 9) / 10] / 1000.0);
     }

@@ -1,6 +1,7 @@
 //! `bao-bench bench spawn`: a bench-only experiment on the fixed cost per game. A C program
 //! (`bench/bots/spawn_cost.c`) starts the C instant bot, greets it and ends it in several
-//! ways — straight, through the referee's re-exec stub, with a cgroup joined by the stub,
+//! ways — straight, through the referee's re-exec stub (the big `bao-referee` or the dedicated
+//! `bao-exec-stub`), with a cgroup joined by the stub,
 //! migrated by the parent, or born in it with `clone3(CLONE_INTO_CGROUP)` — and times the
 //! cgroup operations and the two ways of reading `cpu.stat`. It shows what the referee's
 //! spawn path could cost; the referee itself is not run.
@@ -27,6 +28,10 @@ pub struct SpawnArgs {
     /// The executable hosting the re-exec stub. Default: `bao-referee` next to this executable.
     #[arg(long, value_name = "PATH")]
     pub stub: Option<PathBuf>,
+    /// The dedicated stub executable. Default: `bao-exec-stub` next to this executable; without
+    /// one its ways are skipped.
+    #[arg(long, value_name = "PATH")]
+    pub small_stub: Option<PathBuf>,
     /// A writable cgroup v2 directory for the cgroup ways. Default: this process's own cgroup
     /// (as the referee uses); without one those ways are skipped.
     #[arg(long, value_name = "DIR")]
@@ -59,6 +64,8 @@ pub struct SpawnReport {
     pub rounds: u32,
     /// The stub's executable.
     pub stub: String,
+    /// The dedicated stub executable, if any.
+    pub small_stub: Option<String>,
     /// The cgroup parent used, if any.
     pub cgroup_parent: Option<String>,
     /// The ways.
@@ -83,16 +90,27 @@ pub fn run(args: &SpawnArgs) -> anyhow::Result<()> {
             stub.display()
         );
     }
+    let small_stub = match &args.small_stub {
+        Some(path) if !path.is_file() => anyhow::bail!("no stub executable {}", path.display()),
+        Some(path) => Some(path.clone()),
+        None => Some(stub.with_file_name(bao_supervise::STUB_EXECUTABLE)).filter(|p| p.is_file()),
+    };
     let cgroup_parent = args.cgroup_parent.clone().or_else(own_cgroup_dir);
     let work = std::env::temp_dir().join(format!("bao-bench-spawn-{}", std::process::id()));
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    let outcome = measure(args, &work, &stub, cgroup_parent.as_deref());
+    let outcome = measure(
+        args,
+        &work,
+        [&stub, small_stub.as_deref().unwrap_or(Path::new("-"))],
+        cgroup_parent.as_deref(),
+    );
     let _ = std::fs::remove_dir_all(&work);
     let ways = outcome?;
     let report = SpawnReport {
         machine,
         rounds: args.rounds,
         stub: stub.display().to_string(),
+        small_stub: small_stub.map(|p| p.display().to_string()),
         cgroup_parent: cgroup_parent.map(|p| p.display().to_string()),
         ways,
     };
@@ -102,7 +120,7 @@ pub fn run(args: &SpawnArgs) -> anyhow::Result<()> {
 fn measure(
     args: &SpawnArgs,
     work: &Path,
-    stub: &Path,
+    [stub, small_stub]: [&Path; 2],
     cgroup_parent: Option<&Path>,
 ) -> anyhow::Result<Vec<Way>> {
     let instant = instant_bot::compile(work, &args.cc)?;
@@ -127,6 +145,7 @@ fn measure(
         .arg(args.rounds.to_string())
         .arg(&instant)
         .arg(stub)
+        .arg(small_stub)
         .arg(cgroup_parent.map_or_else(|| PathBuf::from("-"), Path::to_path_buf))
         .output()
         .with_context(|| format!("cannot run {}", exe.display()))?;
@@ -175,12 +194,14 @@ fn own_cgroup_dir() -> Option<PathBuf> {
 fn print_text(report: &SpawnReport) -> anyhow::Result<()> {
     println!("bao-bench bench spawn — {}", report.machine.describe());
     println!(
-        "  stub: {}; cgroup parent: {}",
+        "  stub: {}; small stub: {}; cgroup parent: {}",
         report.stub,
+        report.small_stub.as_deref().unwrap_or("none (its ways skipped)"),
         report.cgroup_parent.as_deref().unwrap_or("none (cgroup ways skipped)")
     );
     println!(
-        "  {} rounds; a lifecycle = [mkdir cgroup], start, hello, ready, quit, waitpid, [cpu.stat, rmdir]",
+        "  {} rounds; a lifecycle = [mkdir cgroup], start, hello, ready, quit, waitpid, [cpu.stat, cgroup.kill] \
+         (then, untimed: wait until the cgroup is empty, rmdir)",
         report.rounds
     );
     let direct = report.ways.iter().find(|w| w.name == "direct").map(|w| w.median_us);
@@ -195,7 +216,7 @@ fn print_text(report: &SpawnReport) -> anyhow::Result<()> {
             }
             _ => String::new(),
         };
-        println!("  {:<20} median {:>9.1} µs   p90 {:>9.1} µs{beyond}", way.name, way.median_us, way.p90_us);
+        println!("  {:<22} median {:>9.1} µs   p90 {:>9.1} µs{beyond}", way.name, way.median_us, way.p90_us);
     }
     Ok(())
 }

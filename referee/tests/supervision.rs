@@ -1,5 +1,6 @@
-//! Bot supervision through the re-exec stub (`bao-referee __exec-bot`): rlimits, the cgroup,
-//! limit verdicts, namespaces, exit reporting, and the parent-death signal.
+//! Bot supervision through the re-exec stub (`bao-referee __exec-bot`, and the dedicated
+//! `bao-exec-stub`): rlimits, the cgroup, limit verdicts, namespaces, exit reporting, and the
+//! parent-death signal.
 
 use std::time::Duration;
 
@@ -10,6 +11,8 @@ use bao_supervise::{
 use tokio::time::Instant;
 
 const REFEREE: &str = env!("CARGO_BIN_EXE_bao-referee");
+/// The dedicated stub executable.
+const STUB: &str = env!("CARGO_BIN_EXE_bao-exec-stub");
 
 fn sh(script: &str) -> BotSpec {
     BotSpec { name: None, program: "sh".into(), args: vec!["-c".into(), script.into()], dir: None }
@@ -94,6 +97,8 @@ async fn the_bot_runs_in_its_own_cgroup_which_is_removed_afterwards() {
     assert!(cgroup.is_dir());
     let report = bot.shutdown(Duration::from_secs(2)).await;
     assert_eq!(report.code, Some(0)); // `cat` ends when stdin closes
+    // Removed in the background, once the tree (the namespace's init included) is gone.
+    assert!(bao_supervise::wait_for_cleanups(Duration::from_secs(5)), "the cleanups finish");
     assert!(!cgroup.exists(), "{} left behind", cgroup.display());
 }
 
@@ -234,10 +239,17 @@ async fn a_pid_namespace_takes_every_process_down_with_the_bot() {
     if !namespaces_available("a_pid_namespace_takes_every_process_down_with_the_bot") {
         return;
     }
-    let options = SpawnOptions {
-        isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
-        ..with_stub()
-    };
+    for stub in [REFEREE, STUB] {
+        let options = SpawnOptions {
+            isolation: Isolation { level: IsolationLevel::Pid, no_network: false },
+            stub: StubChoice::Path(stub.into()),
+            ..SpawnOptions::default()
+        };
+        a_pid_namespace_takes_every_process_down_with_the_bot_through(&options).await;
+    }
+}
+
+async fn a_pid_namespace_takes_every_process_down_with_the_bot_through(options: &SpawnOptions) {
     let tag = format!("pidns-daemon-{}", std::process::id());
     let code = r#"
 import os, signal, subprocess, sys, time
@@ -255,7 +267,7 @@ time.sleep(60)
         args: vec!["-c".into(), code.into(), tag.clone()],
         dir: None,
     };
-    let mut bot = start(&spec, &ResourceLimits::default(), &options).await;
+    let mut bot = start(&spec, &ResourceLimits::default(), options).await;
     let pid = bot.recv_line(after(5000)).await.unwrap();
     assert!(pid.parse::<u32>().is_ok_and(|p| p > 1), "the bot's pid: {pid}; stderr: {}", bot.stderr().text());
     assert_eq!(
@@ -268,8 +280,39 @@ time.sleep(60)
     let report = bot.shutdown(Duration::from_millis(200)).await;
     // The bot sleeps on after its stdin closed; SIGTERM ends it.
     assert_eq!((report.signal, report.ended_by), (Some(15), EndedBy::Terminate), "{report}");
+    assert!(bao_supervise::wait_for_cleanups(Duration::from_secs(5)), "the cleanups finish");
     let left = processes_with(&tag);
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The dedicated stub, under the default isolation, reports how the bot ended as the big
+/// executable does: its exit code, or the signal that killed it; and it answers the
+/// protocol question the referee asks before using it.
+#[tokio::test]
+async fn the_dedicated_stub_reports_exit_codes_and_signals() {
+    if !namespaces_available("the_dedicated_stub_reports_exit_codes_and_signals") {
+        return;
+    }
+    let answer = std::process::Command::new(STUB).args(["__exec-bot", "--stub-protocol"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&answer.stdout).trim(), bao_supervise::exec_stub::STUB_PROTOCOL);
+    let options = SpawnOptions { stub: StubChoice::Path(STUB.into()), ..SpawnOptions::default() };
+    for (script, code, signal) in
+        [("read x; exit 3", Some(3), None), ("read x; kill -SEGV $$", None, Some(11))]
+    {
+        let mut bot = start(&sh(script), &ResourceLimits::default(), &options).await;
+        assert_eq!(bot.supervision().isolation.level, IsolationLevel::Pid, "{}", bot.supervision());
+        bot.send_line("go", after(5000)).await.unwrap();
+        let report = bot.shutdown(Duration::from_secs(5)).await;
+        assert_eq!(
+            (report.code, report.signal, report.ended_by),
+            (code, signal, EndedBy::Itself),
+            "{report}"
+        );
+    }
+    let bad = std::process::Command::new(STUB).args(["__exec-bot", "--isolation", "most"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(126));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("expected none, pid or full"), "{stderr}");
 }
 
 /// In a PID namespace the bot is not pid 1 (the stub's init is): SIGTERM reaches its handler.

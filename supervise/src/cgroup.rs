@@ -175,6 +175,12 @@ impl BotCgroup {
             .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
     }
 
+    /// The cgroup's own directory (`bao-bot-PID-N/`, the leaf's parent), for
+    /// [`wait_until_empty`] and [`kill_dir`].
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// SIGKILLs every process in the cgroup, atomically with respect to forks.
     pub(crate) fn kill(&self) -> bool {
         self.write("cgroup.kill", "1").is_ok()
@@ -197,6 +203,39 @@ impl BotCgroup {
     fn write(&self, file: &str, value: &str) -> io::Result<()> {
         std::fs::write(self.dir.join(file), value)
     }
+}
+
+/// Waits until no process is left in the cgroup `dir` (or its children), at most `within`;
+/// true if none is.
+///
+/// No sleep-polling: the kernel notifies a change of `cgroup.events` to `poll` (as
+/// `POLLPRI`), so this wakes up when the last process has left.
+pub(crate) fn wait_until_empty(dir: &Path, within: Duration) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let Ok(events) = File::open(dir.join("cgroup.events")) else { return true };
+    let until = std::time::Instant::now() + within;
+    loop {
+        let mut buf = [0u8; 256];
+        let text = events.read_at(&mut buf, 0).ok().and_then(|n| std::str::from_utf8(&buf[..n]).ok());
+        if text.is_none_or(|text| keyed_value(text, "populated") == Some(0)) {
+            return true;
+        }
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let mut fds = [PollFd::new(events.as_fd(), PollFlags::POLLPRI)];
+        match poll(&mut fds, PollTimeout::try_from(left).unwrap_or(PollTimeout::MAX)) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// SIGKILLs every process in the cgroup `dir` (`cgroup.kill`).
+pub(crate) fn kill_dir(dir: &Path) -> bool {
+    std::fs::write(dir.join("cgroup.kill"), "1").is_ok()
 }
 
 /// The value after `key ` in a flat-keyed cgroup file.

@@ -1,8 +1,9 @@
 //! `EXE __exec-bot [OPTIONS] -- PROGRAM [ARGS...]`: the hidden re-exec stub.
 //!
 //! Any executable that starts bots hosts the stub by calling [`run_if_requested`] first thing
-//! in `main` (`bao-referee` and `bao-bench` do); the supervisor then re-executes
-//! [`std::env::current_exe`], whatever the file is called.
+//! in `main` (`bao-referee`, `bao-bench` and `bao-server` do); the supervisor then starts the
+//! dedicated stub executable `bao-exec-stub` ([`run_standalone`]) found next to it, or else
+//! re-executes [`std::env::current_exe`], whatever the file is called (`crate::StubChoice`).
 //!
 //! The referee is multithreaded (tokio), so it cannot safely run code between `fork` and
 //! `exec` in the child. Instead it starts this stub: a fresh, single-threaded process (no
@@ -10,17 +11,22 @@
 //! itself with the bot (`exec`), keeping its pid, process group, pipes and working
 //! directory. In order it:
 //! 1. sets `RLIMIT_CORE` to 0 (a crashing bot leaves no core file);
-//! 2. joins the bot's cgroup (`--cgroup DIR`), so every later fork is inside it;
+//! 2. joins the bot's cgroups (`--cgroup DIR`), so every later fork is inside them — except,
+//!    with a PID namespace, the cgroup v2, which the namespace's init is born in instead
+//!    (`clone3(CLONE_INTO_CGROUP)`, see `clone_into_cgroup`: no migration, which can wait
+//!    milliseconds for an RCU grace period);
 //! 3. asks for SIGKILL when the referee dies (`PR_SET_PDEATHSIG`), and exits if the referee
 //!    (`--parent-pid`) is already gone;
-//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID,
-//!    mount, IPC, and network with `--no-network`); if the kernel refuses, it says why on
-//!    stderr and exits with 125 (the referee checked beforehand, see `isolation_probe`);
+//! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID, IPC,
+//!    and network with `--no-network`); if the kernel refuses, it says why on stderr and
+//!    exits with 125 (the referee checked beforehand, see `isolation_probe`);
 //! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the
-//!    namespace's init (`--ns-init`), waits for it and exits the same way. The init asks for
-//!    SIGKILL when this stub dies, mounts its own `/proc`, hides the cgroup file system,
-//!    locks the mounts or switches to the separate uid (`--uid`, `--gid`), and goes on with
-//!    steps 6–7, so the bot is pid 1 of its namespace;
+//!    namespace's init (`--ns-init`), and exits the way the bot ended as soon as the init
+//!    reports it (not waiting for the init's own exit, which tears down mount namespaces).
+//!    The init asks for SIGKILL when this stub dies, makes the mount namespace, mounts its
+//!    own `/proc`, hides the cgroup file system, locks the mounts or switches to the
+//!    separate uid (`--uid`, `--gid`), and goes on with steps 6–7, starting the bot as its
+//!    child;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
 //!    `--nproc-allowance`, counted before `/proc` is replaced);
@@ -35,8 +41,7 @@
 
 use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
 
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
@@ -46,54 +51,7 @@ use nix::unistd::{Pid, getppid};
 use crate::options::IsolationLevel;
 use crate::sandbox::{self, BotUser};
 
-/// The arguments of the hidden `__exec-bot` subcommand.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ExecBotArgs {
-    /// `RLIMIT_DATA` in bytes (memory backstop when no cgroup limits memory).
-    #[arg(long, value_name = "BYTES")]
-    pub rlimit_data: Option<u64>,
-    /// `RLIMIT_CPU` in seconds (soft limit: SIGXCPU; SIGKILL one second later).
-    #[arg(long, value_name = "SECONDS")]
-    pub rlimit_cpu: Option<u64>,
-    /// Tasks (processes and threads) allowed beyond the user's current ones (`RLIMIT_NPROC`,
-    /// applied only when not root, since root is exempt from it).
-    #[arg(long, value_name = "TASKS")]
-    pub nproc_allowance: Option<u64>,
-    /// `RLIMIT_NPROC` itself (what the stub outside the namespace computed for the init).
-    #[arg(long, value_name = "TASKS", hide = true)]
-    pub nproc_limit: Option<u64>,
-    /// The referee's pid: exit at once if the parent is no longer this process.
-    #[arg(long, value_name = "PID")]
-    pub parent_pid: Option<i32>,
-    /// A cgroup directory to move into before anything else (repeated: the v2 cgroup and a
-    /// v1 memory cgroup).
-    #[arg(long, value_name = "DIR")]
-    pub cgroup: Vec<PathBuf>,
-    /// The isolation level: none, pid or full.
-    #[arg(long, value_enum, default_value = "none")]
-    pub isolation: IsolationLevel,
-    /// Run the bot in a new network namespace (no network).
-    #[arg(long)]
-    pub no_network: bool,
-    /// Run the bot under this uid (the referee runs as root; with `--gid`).
-    #[arg(long, requires = "gid")]
-    pub uid: Option<u32>,
-    /// Run the bot under this gid (with `--uid`).
-    #[arg(long, requires = "uid")]
-    pub gid: Option<u32>,
-    /// Check that the isolation can be set up, then exit with 0 instead of running a program.
-    #[arg(long)]
-    pub probe: bool,
-    /// This process is the init of the bot's PID namespace (started by the stub itself).
-    #[arg(long, hide = true)]
-    pub ns_init: bool,
-    /// With `--ns-init`: the pid of the stub outside the namespace (seen from outside).
-    #[arg(long, hide = true)]
-    pub outer_pid: Option<u32>,
-    /// The program and its arguments.
-    #[arg(last = true, required_unless_present = "probe", value_name = "PROGRAM")]
-    pub command: Vec<OsString>,
-}
+pub use crate::stub_args::{ExecBotArgs, STUB_PROTOCOL};
 
 const NAME: &str = "__exec-bot";
 /// The exit code when the stub could not set up the bot's isolation.
@@ -107,14 +65,6 @@ pub(crate) fn hosted_here() -> bool {
     HOSTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The command line of the stub alone.
-#[derive(Debug, clap::Parser)]
-#[command(name = "__exec-bot", no_binary_name = true)]
-struct StubCli {
-    #[command(flatten)]
-    args: ExecBotArgs,
-}
-
 /// Call first thing in `main`: when this process was started as the re-exec stub
 /// (`EXE __exec-bot ...`), runs the stub and never returns; otherwise records that this
 /// executable hosts the stub and returns.
@@ -124,14 +74,32 @@ pub fn run_if_requested() {
         HOSTED.store(true, std::sync::atomic::Ordering::Relaxed);
         return;
     }
-    let code = match <StubCli as clap::Parser>::try_parse_from(argv) {
-        Ok(cli) => run(cli.args),
+    std::process::exit(i32::from(parse_and_run(argv)));
+}
+
+/// The whole `main` of the dedicated stub executable (`bao-exec-stub`): runs the stub with
+/// this process's arguments (`__exec-bot` first, as for any executable hosting the stub, or
+/// left out) and exits.
+pub fn run_standalone() -> ! {
+    let mut argv = std::env::args_os().skip(1).peekable();
+    if argv.peek().map(OsString::as_os_str) == Some(std::ffi::OsStr::new(crate::EXEC_STUB_SUBCOMMAND)) {
+        argv.next();
+    }
+    std::process::exit(i32::from(parse_and_run(argv)));
+}
+
+fn parse_and_run(argv: impl Iterator<Item = OsString>) -> u8 {
+    match crate::stub_args::parse(argv) {
+        Ok(args) if args.stub_protocol => {
+            println!("{STUB_PROTOCOL}");
+            0
+        }
+        Ok(args) => run(args),
         Err(e) => {
             eprintln!("{NAME}: {e}");
             126
         }
-    };
-    std::process::exit(i32::from(code));
+    }
 }
 
 /// Runs the stub; returns only on failure (or, with a PID namespace, with the bot's exit code).
@@ -143,10 +111,14 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if args.ns_init {
         return run_init(&args);
     }
+    // With a PID namespace the namespace's init is born in the cgroup v2 (see
+    // `clone_into_cgroup`): this process does not move into it. Every other cgroup is joined
+    // here, before anything else.
+    let born_into =
+        if args.isolation == IsolationLevel::None { None } else { cgroup2_to_be_born_in(&args.cgroup) };
     for cgroup in &args.cgroup {
-        let procs = cgroup.join("cgroup.procs");
-        if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
-            eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
+        if born_into.as_ref().is_none_or(|(dir, _)| dir != cgroup) {
+            join_cgroup(cgroup);
         }
     }
     if !follow_the_referee(args.parent_pid) {
@@ -184,27 +156,81 @@ pub fn run(args: ExecBotArgs) -> u8 {
     if !follow_the_referee(args.parent_pid) {
         return ISOLATION_FAILED;
     }
-    run_as_namespace_init(&args, nproc_limit)
+    run_as_namespace_init(&args, nproc_limit, born_into)
 }
 
-/// The arguments the outer stub hands on to the init.
-fn add_init_args(command: &mut std::process::Command, args: &ExecBotArgs, nproc_limit: Option<u64>) {
-    if let Some(bytes) = args.rlimit_data {
-        command.arg("--rlimit-data").arg(bytes.to_string());
+/// Moves this process into `cgroup` (a warning on stderr if it cannot).
+fn join_cgroup(cgroup: &std::path::Path) {
+    let procs = cgroup.join("cgroup.procs");
+    if let Err(e) = std::fs::write(&procs, std::process::id().to_string()) {
+        eprintln!("{NAME}: warning: cannot join cgroup {}: {e}", cgroup.display());
     }
-    if let Some(seconds) = args.rlimit_cpu {
-        command.arg("--rlimit-cpu").arg(seconds.to_string());
-    }
-    if let Some(tasks) = nproc_limit {
-        command.arg("--nproc-limit").arg(tasks.to_string());
-    }
+}
+
+/// The first of `cgroups` on a cgroup v2 file system, opened as a directory (for
+/// `CLONE_INTO_CGROUP`).
+fn cgroup2_to_be_born_in(
+    cgroups: &[std::path::PathBuf],
+) -> Option<(std::path::PathBuf, std::os::fd::OwnedFd)> {
+    use nix::sys::statfs::{CGROUP2_SUPER_MAGIC, statfs};
+    let dir = cgroups
+        .iter()
+        .find(|dir| statfs(dir.as_path()).is_ok_and(|fs| fs.filesystem_type() == CGROUP2_SUPER_MAGIC))?;
+    let flags = nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_DIRECTORY | nix::fcntl::OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::open(dir.as_path(), flags, nix::sys::stat::Mode::empty()).ok()?;
+    Some((dir.clone(), fd))
+}
+
+/// The arguments the outer stub hands on to the init (after the executable's name).
+fn init_args(args: &ExecBotArgs, nproc_limit: Option<u64>) -> Vec<OsString> {
+    let mut out: Vec<OsString> = vec![crate::EXEC_STUB_SUBCOMMAND.into(), "--ns-init".into()];
+    out.extend(["--outer-pid".into(), std::process::id().to_string().into()]);
+    let mut number = |flag: &str, value: Option<u64>| {
+        if let Some(value) = value {
+            out.extend([flag.into(), value.to_string().into()]);
+        }
+    };
+    number("--rlimit-data", args.rlimit_data);
+    number("--rlimit-cpu", args.rlimit_cpu);
+    number("--nproc-limit", nproc_limit);
     if let Some(user) = bot_user(args) {
-        command.arg("--uid").arg(user.uid.to_string()).arg("--gid").arg(user.gid.to_string());
+        out.extend([
+            "--uid".into(),
+            user.uid.to_string().into(),
+            "--gid".into(),
+            user.gid.to_string().into(),
+        ]);
     }
     if args.probe {
-        command.arg("--probe");
+        out.push("--probe".into());
     }
-    command.arg("--").args(&args.command);
+    out.push("--".into());
+    out.extend(args.command.iter().cloned());
+    out
+}
+
+/// Starts the init: born in `born_into` (`clone3`), or, where the kernel refuses that, after
+/// this process joined the cgroup (std's spawn). Its stdin is `status`.
+fn start_init(
+    exe: &std::path::Path,
+    init_args: &[OsString],
+    status: std::os::fd::OwnedFd,
+    born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+) -> std::io::Result<Pid> {
+    use std::os::fd::AsFd;
+    if let Some((dir, cgroup)) = born_into {
+        let argv: Vec<OsString> =
+            std::iter::once(exe.as_os_str().to_owned()).chain(init_args.iter().cloned()).collect();
+        match crate::clone_into_cgroup::spawn(cgroup.as_fd(), exe, &argv, status.as_fd()) {
+            Ok(pid) => return Ok(pid),
+            // Before Linux 5.7, or a cgroup that refuses it: the old way.
+            Err(_) => join_cgroup(&dir),
+        }
+    }
+    let mut command = std::process::Command::new(exe);
+    command.args(init_args).stdin(std::process::Stdio::from(status));
+    let child = command.spawn()?;
+    Ok(Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX)))
 }
 
 /// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
@@ -318,13 +344,18 @@ fn parse_status(line: &str) -> Option<BotEnd> {
     }
 }
 
-/// Starts the stub again as the init of the new PID namespace (its first child), waits for
-/// it, and ends the way the bot ended: same exit code, or death by the same signal.
+/// Starts the stub again as the init of the new PID namespace (its first child), and ends
+/// the way the bot ended, as soon as the init reports it: same exit code, or death by the
+/// same signal.
 ///
 /// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
 /// process lets go of the bot's stdin, which the init opened through `/proc`), and
 /// `exit CODE` or `signal NUMBER CORE` when the bot has ended.
-fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
+fn run_as_namespace_init(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+) -> u8 {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -347,19 +378,14 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
             return 126;
         }
     };
-    let mut command = std::process::Command::new(exe);
-    command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--ns-init");
-    command.arg("--outer-pid").arg(std::process::id().to_string());
-    add_init_args(&mut command, args, nproc_limit);
-    command.stdin(std::process::Stdio::from(status_write));
-    let mut init = match command.spawn() {
+    // `status_write` is moved in and closed here once the init holds it.
+    let init = match start_init(&exe, &init_args(args, nproc_limit), status_write, born_into) {
         Ok(init) => init,
         Err(e) => {
             eprintln!("{NAME}: cannot start the namespace's init: {e}");
             return 126;
         }
     };
-    drop(command); // Our copy of the status pipe's write end.
     // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
     release_stdio_but_stdin();
     let mut end = None;
@@ -369,21 +395,29 @@ fn run_as_namespace_init(args: &ExecBotArgs, nproc_limit: Option<u64>) -> u8 {
         if line.trim() == "started" {
             release_stdin();
         } else if let Some(status) = parse_status(&line) {
+            // Ended at once, without waiting for the init: its exit tears down the bot's
+            // mount namespaces, which waits for RCU grace periods (milliseconds). It is
+            // re-parented to the referee (a subreaper), which kills and reaps it with the
+            // rest of the bot's cgroup in the background.
             end = Some(status);
+            break;
         }
         line.clear();
     }
-    let status = match init.wait() {
-        Ok(status) => status,
-        Err(_) => return 126,
-    };
     let signal = match end {
         Some(BotEnd::Exit(code)) => return u8::try_from(code & 0xff).unwrap_or(1),
         Some(BotEnd::Signal(signal)) => signal,
-        None => match (status.code(), status.signal()) {
-            (Some(code), _) => return u8::try_from(code & 0xff).unwrap_or(1),
-            (None, signal) => signal.unwrap_or(0),
-        },
+        None => {
+            // No status (the probe, or an init that died): its own end is the bot's.
+            loop {
+                match nix::sys::wait::waitpid(init, None) {
+                    Ok(WaitStatus::Exited(_, code)) => return u8::try_from(code & 0xff).unwrap_or(1),
+                    Ok(WaitStatus::Signaled(_, signal, _)) => break signal as i32,
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(_) => return 126,
+                }
+            }
+        }
     };
     if let Ok(signal) = Signal::try_from(signal) {
         // Blocked signals (SIGTERM) first unblocked; twice, because std's handler for SIGSEGV

@@ -5,8 +5,8 @@
 //! reads the bot's output. It must not know what a game, a move or a clock is: it moves lines.
 //!
 //! [`BotProcess::spawn`] starts the bot in its own process group (through the re-exec stub,
-//! `bao-referee __exec-bot`, when there are rlimits, a cgroup to join or namespaces to
-//! create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
+//! `bao-exec-stub __exec-bot` or `bao-referee __exec-bot`, when there are rlimits, a cgroup to
+//! join or namespaces to create). By default ([`IsolationLevel::Pid`]) the bot runs in its own user, PID, mount and
 //! IPC namespaces with its own `/proc`, under a small init, so that it can neither see nor
 //! signal nor trace any process outside its own tree, and with a private `TMPDIR`; where the
 //! kernel allows no namespaces this is said once and the bot runs with process-group
@@ -30,6 +30,8 @@
 mod arrival;
 mod bot_user;
 mod cgroup;
+mod cleanup;
+mod clone_into_cgroup;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;
@@ -41,15 +43,19 @@ mod process;
 mod procfs;
 mod pump;
 mod sandbox;
+mod sibling_stub;
 pub mod spec;
 mod stderr;
+mod stub_args;
 mod tree;
 
 #[cfg(test)]
 mod tests;
 
+pub use cleanup::wait_for_cleanups;
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
+pub use sibling_stub::STUB_EXECUTABLE;
 pub use spec::{BotSpec, ResourceLimits};
 pub use stderr::StderrCapture;

@@ -1,19 +1,21 @@
 //! How to start a bot beyond its [`ResourceLimits`](super::ResourceLimits): the stderr cap,
 //! the re-exec stub, the cgroup, and optional isolation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where to find the re-exec stub (`EXE __exec-bot`), which applies rlimits, joins
 /// the bot's cgroup and creates namespaces in a fresh single-threaded process before it
 /// `exec`s the bot.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum StubChoice {
-    /// The running executable, if its `main` hosts the stub (it called
-    /// [`crate::exec_stub::run_if_requested`] first; a test harness does not), whatever the
-    /// file is called.
+    /// If the running executable's `main` hosts the stub (it called
+    /// [`crate::exec_stub::run_if_requested`] first; a test harness does not): the dedicated
+    /// stub executable [`bao-exec-stub`](crate::STUB_EXECUTABLE) next to it when there is
+    /// one of this build (cheaper to start), otherwise the running executable itself,
+    /// whatever the file is called.
     #[default]
     Auto,
-    /// This executable, which hosts the stub (e.g. `bao-referee`).
+    /// This executable, which hosts the stub (e.g. `bao-referee` or `bao-exec-stub`).
     Path(PathBuf),
     /// No stub: the bot is started directly and only the referee-side limits apply.
     Never,
@@ -121,11 +123,11 @@ impl StubChoice {
             Self::Never => None,
             Self::Path(path) => Some(path.clone()),
             Self::Auto => {
-                if crate::exec_stub::hosted_here() {
-                    std::env::current_exe().ok()
-                } else {
-                    None
+                if !crate::exec_stub::hosted_here() {
+                    return None;
                 }
+                let exe = std::env::current_exe().ok()?;
+                Some(crate::sibling_stub::next_to(&exe).map_or(exe, Path::to_path_buf))
             }
         }
     }

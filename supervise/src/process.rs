@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::arrival::{LINE_CHANNEL_CAPACITY, TimedLine};
 use super::cgroup::BotCgroup;
+use super::cleanup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
 use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
@@ -34,8 +35,6 @@ const TASKS_PER_PROCESS: u64 = 256;
 const EXIT_AFTER_BROKEN_PIPE: Duration = Duration::from_millis(200);
 /// How long `shutdown` waits for the main process after SIGKILL.
 const KILL_WAIT: Duration = Duration::from_secs(2);
-/// How long `shutdown` keeps killing leftover processes of the tree.
-const LEFTOVER_KILL_WAIT: Duration = Duration::from_secs(1);
 /// How long `shutdown` waits for the pump to finish draining.
 const PUMP_WAIT: Duration = Duration::from_secs(1);
 
@@ -378,10 +377,16 @@ impl BotProcess {
     }
 
     /// Ends the bot and its whole process tree: closes stdin, waits up to `grace` for it to
-    /// exit by itself, then SIGTERM to the group (and tree), `grace` again, then SIGKILL; reaps
-    /// everything; never hangs. Returns how it exited.
+    /// exit by itself, then SIGTERM to the group (and tree), `grace` again, then SIGKILL;
+    /// never hangs. Returns how it exited.
     ///
     /// Processes of the tree still running after the main process exited are SIGKILLed.
+    /// When the tree was born in its cgroup (the stub joined it first), this returns once the
+    /// bot's end is known and `cgroup.kill` has been written — every process of the tree has
+    /// then been sent SIGKILL, none can run again — and the rest (waiting until the cgroup is
+    /// empty, reaping, removing the cgroup and `TMPDIR`) finishes in the background within
+    /// about 2 s ([`crate::wait_for_cleanups`] waits for it). Otherwise the tree is walked,
+    /// killed and reaped before this returns.
     pub async fn shutdown(mut self, grace: Duration) -> ExitReport {
         self.shut_down = true;
         drop(self.stdin.take());
@@ -401,7 +406,20 @@ impl BotProcess {
                 }
             }
         };
-        kill_leftovers(&self.shared).await;
+        // Every process of the tree was born in its cgroup when the stub joined it first:
+        // one `cgroup.kill` then reaches all of them at once, and nobody needs to wait for
+        // them to be gone (the namespace's init may still be tearing down the bot's mount
+        // namespaces, which takes milliseconds). Otherwise the tree is walked and killed
+        // until nothing is left, as before.
+        let born_in_cgroup = self.supervision.stub && self.supervision.cgroup.is_some();
+        if born_in_cgroup {
+            if let Some(cgroup) = lock(&self.shared.tree).cgroup() {
+                cgroup.kill();
+            }
+        } else {
+            let shared = Arc::clone(&self.shared);
+            let _ = tokio::task::spawn_blocking(move || cleanup::kill_leftovers(&shared)).await;
+        }
         self.lines.close();
         if let Some(mut pump) = self.pump.take()
             && tokio::time::timeout(PUMP_WAIT, &mut pump).await.is_err()
@@ -409,14 +427,19 @@ impl BotProcess {
             tracing::warn!("bot {}: an escaped process still holds its output pipes", self.pid);
             pump.abort();
         }
-        let mut tree = lock(&self.shared.tree);
-        tree.reap_orphans();
-        if let Some(cpu) = tree.cpu_time() {
+        if let Some(cpu) = lock(&self.shared.tree).cpu_time() {
             report.cpu_time = Some(cpu);
         }
-        tree.remove_cgroup();
-        drop(tree);
-        drop(self.tmp.take());
+        let tmp = self.tmp.take();
+        if born_in_cgroup {
+            cleanup::in_background(Arc::clone(&self.shared), tmp, self.pid);
+        } else {
+            let mut tree = lock(&self.shared.tree);
+            tree.reap_orphans();
+            tree.remove_cgroup();
+            drop(tree);
+            drop(tmp);
+        }
         report
     }
 
@@ -438,48 +461,13 @@ impl BotProcess {
     }
 }
 
-/// SIGKILLs whatever is left of the tree until nothing is, reaping adopted orphans.
-async fn kill_leftovers(shared: &Shared) {
-    let until = Instant::now() + LEFTOVER_KILL_WAIT;
-    loop {
-        let alive = {
-            let mut tree = lock(&shared.tree);
-            let alive = tree.any_alive();
-            // After `any_alive`, so that processes that were dying then are zombies by now.
-            tree.reap_orphans();
-            if alive {
-                tree.signal(Signal::SIGKILL);
-            }
-            alive
-        };
-        if !alive {
-            return;
-        }
-        if Instant::now() >= until {
-            tracing::warn!("some processes of a bot survived SIGKILL for {LEFTOVER_KILL_WAIT:?}");
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 impl Drop for BotProcess {
     fn drop(&mut self) {
         if self.shut_down {
             return;
         }
         self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
-        let tmp = self.tmp.take();
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let shared = Arc::clone(&self.shared);
-            runtime.spawn(async move {
-                kill_leftovers(&shared).await;
-                let mut tree = pump::lock(&shared.tree);
-                tree.reap_orphans();
-                tree.remove_cgroup();
-                drop(tmp);
-            });
-        }
+        cleanup::in_background(Arc::clone(&self.shared), self.tmp.take(), self.pid);
     }
 }
 

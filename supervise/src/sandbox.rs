@@ -5,10 +5,12 @@
 //! 1. [`enter`], in the stub before it forks the namespace's init: a new user namespace (the
 //!    stub's uid and gid mapped to root inside, so that the init may mount; the bot gets its
 //!    own ids back in step 2, and holds no capability outside its namespaces), PID namespace,
-//!    mount namespace, and with `no_network` a network namespace. When the referee is root
+//!    IPC namespace, and with `no_network` a network namespace. When the referee is root
 //!    and the bot is to run under a separate uid, no user namespace is made: the init drops
 //!    to that uid instead.
-//! 2. [`prepare_init`], in the init (pid 1 of the new PID namespace): every mount made private
+//! 2. [`prepare_init`], in the init (pid 1 of the new PID namespace): a mount namespace of its
+//!    own (made here, not by the outer stub, so that only the init's exit tears one down, and
+//!    nobody waits for that), every mount made private
 //!    (nothing propagates back to the host), a fresh `/proc` that shows only the namespace's
 //!    processes, an empty read-only tmpfs over `/sys/fs/cgroup`, then either the switch to
 //!    the separate uid, or a second user and mount namespace that locks those mounts (so that
@@ -35,7 +37,9 @@ pub(crate) struct BotUser {
 pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), String> {
     let uid = geteuid();
     let gid = getegid();
-    let mut flags = CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC;
+    // No mount namespace here: the init makes its own (see `prepare_init`), so that the outer
+    // stub's exit does not tear one down (which waits for RCU grace periods).
+    let mut flags = CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWIPC;
     if no_network {
         flags |= CloneFlags::CLONE_NEWNET;
     }
@@ -68,10 +72,12 @@ pub(crate) fn enter_network_namespace() -> Result<(), String> {
     Ok(())
 }
 
-/// Step 2, in the namespace's init: private mounts, its own `/proc`, no cgroup file system,
+/// Step 2, in the namespace's init: its own mount namespace with private mounts, its own
+/// `/proc`, no cgroup file system,
 /// the bot's pid moved past `pid_base` (see [`spread_pids`]), then the separate uid or a
 /// locking user namespace.
 pub(crate) fn prepare_init(user: Option<BotUser>, pid_base: Option<u32>) -> Result<(), String> {
+    unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("cannot create the mount namespace: {e}"))?;
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|e| format!("cannot make the mounts private: {e}"))?;

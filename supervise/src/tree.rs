@@ -251,11 +251,16 @@ impl ProcessTree {
     }
 
     /// Counts the live processes and, with `memory`, their memory. Without `memory` and with
-    /// a cgroup this is one read of `cgroup.procs`, not a walk of the tree's `/proc` entries.
+    /// a cgroup this is one read of `cgroup.procs` (plus the main process if it is not in
+    /// the cgroup), not a walk of the tree's `/proc` entries.
     pub(crate) fn sample(&mut self, memory: bool) -> TreeSample {
         let mut sample = TreeSample::default();
         if !memory && let Some(cgroup) = &self.cgroup {
-            sample.processes = cgroup.procs().len() as u64;
+            // The main process (the outer stub) is counted wherever it is: under a PID
+            // namespace only the init was born in the cgroup, the outer stub stayed out.
+            let procs = cgroup.procs();
+            let leader_outside = !self.leader_exited && !procs.contains(&self.leader);
+            sample.processes = procs.len() as u64 + u64::from(leader_outside);
             return sample;
         }
         for m in self.members().iter().filter(|m| !m.is_zombie()) {
@@ -269,8 +274,11 @@ impl ProcessTree {
 
     /// Whether any process of the tree is still alive.
     pub(crate) fn any_alive(&mut self) -> bool {
-        // Until tokio has reaped the main process, its children may not be re-parented yet.
-        !self.leader_exited
+        // Until the main process has exited, its children may not be re-parented yet; once it
+        // is a zombie they are (the kernel re-parents them before the zombie state), so a
+        // zombie that tokio has not reaped (its task gone with the runtime) does not count.
+        let leader_running = !self.leader_exited && procfs::stat(self.leader).is_some_and(|s| !s.is_zombie());
+        leader_running
             || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
             || self.members().iter().any(|m| !m.is_zombie())
     }
