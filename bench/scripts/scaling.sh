@@ -21,7 +21,11 @@
 # referee's VmRSS and the journal's line count are sampled this often from /proc into
 # WORK/samples-NAME.tsv; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
 # --isolation none).
-# Runs under `nice`. Prints one tab-separated row per run.
+# Runs under `nice`. Prints one tab-separated row per run, and after each played run its
+# segments: the wall time per game of every BAO_SCALING_SEGMENT consecutive journal lines,
+# from their finished_at (1 s resolution: a segment should last 10 s or more), to show it is
+# flat. The 200,000-game run takes about 200,000 × the per-game time of the 20,000 row
+# (at 40–55 ms a game: 2.2–3 hours).
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,6 +38,7 @@ resume_limit=${BAO_SCALING_RESUME_LIMIT:-$limit}
 play=${BAO_SCALING_PLAY:-60}
 extra=${BAO_SCALING_ARGS:-}
 sample=${BAO_SCALING_SAMPLE:-0}
+segment=${BAO_SCALING_SEGMENT:-0}
 
 [ -x "$referee" ] || { echo "error: no $referee (cargo build --release -p bao-referee)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) is needed for the peak RSS" >&2; exit 2; }
@@ -102,6 +107,20 @@ sampler() {
     done
 }
 
+# segments NAME JOURNAL SIZE: the wall time per game of each SIZE consecutive journal lines,
+# from their finished_at (seconds of the day, a day boundary allowed); the first segment is
+# timed from its first line, so it counts one game less.
+segments() {
+    printf 'segments of %s\tgames\tseconds\tms/game\n' "$1"
+    sed -n 's/.*"finished_at":"[0-9-]*T\([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\)Z".*/\1 \2 \3/p' "$2" |
+        awk -v size="$3" '
+            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t < last) day += 86400; last = t; t += day
+              if (NR == 1) { start = t; first = 1; n = 0 }
+              n++
+              if (n == size) { g = size - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - size, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0); start = t; n = 0; first = 0 } }
+            END { if (n > 0) { g = n - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - n, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0) } }'
+}
+
 # generate GAMES LINES FILE: the journal of the first LINES games of a two-bot plan of GAMES
 # games (one pairing, one round: game g is pair g/2 on opening g/2); results cycle through a
 # win for each side and a draw.
@@ -140,8 +159,12 @@ for games in "$@"; do
     timed "run $games" journal "$limit" "$out" "$referee" tournament $(bots) \
         --games "$games" --concurrency "$concurrency" --max-plies "$plies" --tc 3600s+1s \
         --out "$out" --plain $extra
+    size=$segment
+    [ "$size" -gt 0 ] || size=$((games / 10 > 100 ? games / 10 : 100))
+    segments "run $games" "$out/journal.jsonl" "$size" >"$work/segments-$games.tsv"
     # A finished run plays nothing; one stopped by BAO_SCALING_LIMIT plays on until its limit.
     timed "resume $games" "$(wc -l <"$out/journal.jsonl")" "$resume_limit" "$out" \
         "$referee" tournament --resume --out "$out" --plain --concurrency "$concurrency"
+    cat "$work/segments-$games.tsv"
     rm -rf "$out"
 done
