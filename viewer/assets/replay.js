@@ -167,8 +167,8 @@
   }
 
   var data;
+  var logElement = document.getElementById("bao-replay-log");
   try {
-    var logElement = document.getElementById("bao-replay-log");
     if (logElement) {
       var pageElement = document.getElementById("bao-replay-page");
       data = dataFromLog(logElement.textContent, pageElement ? JSON.parse(pageElement.textContent) : {});
@@ -199,6 +199,14 @@
       badPly >= 0 ? "Ply " + (badPly + 1) + " in this page's data has no position." : "This page's data has no start position."
     );
     return;
+  }
+
+  if (logElement) {
+    // A log page has no sowing steps to animate.
+    var animateBox = byId("animate");
+    animateBox.checked = false;
+    animateBox.disabled = true;
+    animateBox.parentNode.title = "This page is read from the game log, which holds no sowing steps";
   }
 
   function boardAt(n) {

@@ -281,6 +281,7 @@ try {
   check((await page.getAttribute("#back-link", "href")) === "../index.html", "log page: the link back");
   check((await page.textContent("#result")).includes(logPage.reason), "log page: the result from the log");
   await expectBoard(logPage, 0, "log page start");
+  check(await page.$eval("#animate", (e) => e.disabled && !e.checked), "log page: no sowing animation offered");
   const logLast = logPage.boards.length - 1;
   await page.keyboard.press("End");
   if (await waitForPly(logLast, "log page End")) await expectBoard(logPage, logLast, "log page End");
