@@ -19,7 +19,7 @@
 # resume of a run that was stopped, which plays on; default BAO_SCALING_LIMIT), BAO_SCALING_PLAY (seconds the half-finished
 # million-game resume runs, default 60), BAO_SCALING_SAMPLE (seconds: while a run plays, the
 # referee's VmRSS and the journal's line count are sampled this often from /proc into
-# WORK/samples-NAME.tsv; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
+# WORK/samples-NAME.tsv, with the referee's CPU time and the load average; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
 # --isolation none).
 # Runs under `nice`. Prints one tab-separated row per run, and after each played run its
 # segments: the wall time per game of every BAO_SCALING_SEGMENT consecutive journal lines,
@@ -90,19 +90,25 @@ timed() {
 }
 
 # sampler PID OUT: every BAO_SCALING_SAMPLE seconds, the seconds since the start, the journal's
-# lines and the VmRSS (kB) of the referee under PID (the first bao-referee below it), until
-# PID ends.
+# lines, the VmRSS (kB) and the CPU time (utime + stime, in clock ticks, all its threads) of the
+# referee under PID (the first process below it whose program is the referee's), and the
+# 1-minute load average, until PID ends. The referee's CPU per game between two samples does
+# not depend on the machine's load the way wall time does.
 sampler() {
     start=$(date +%s)
-    printf 'seconds\tjournal lines\treferee VmRSS kB\n'
+    comm=$(basename "$referee" | cut -c1-15)
+    printf 'seconds\tjournal lines\treferee VmRSS kB\treferee CPU ticks\tload 1 min\n'
     while kill -0 "$1" 2>/dev/null; do
         pid=$1
-        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != bao-referee ]; do
+        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$comm" ]; do
             pid=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null || true)
         done
         rss=$( [ -n "$pid" ] && sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+        # Fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name.
+        cpu=$( [ -n "$pid" ] && sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
         lines=$({ wc -l <"$2/journal.jsonl"; } 2>/dev/null || echo 0)
-        printf '%d\t%d\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}"
+        printf '%d\t%d\t%s\t%s\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}" "${cpu:-?}" \
+            "$(cut -d' ' -f1 /proc/loadavg)"
         sleep "$sample"
     done
 }
