@@ -389,9 +389,8 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
     // A journal line that is not a game of its shard is found before anything is written.
     let foreign_out = dir.join("foreign");
     let mut text = std::fs::read_to_string(two.join("journal.jsonl")).unwrap();
-    text.push_str(
-        &std::fs::read_to_string(one.join("journal.jsonl")).unwrap().lines().next().unwrap().to_owned(),
-    );
+    let first_of_one = std::fs::read_to_string(one.join("journal.jsonl")).unwrap();
+    text.push_str(first_of_one.lines().next().unwrap());
     text.push('\n');
     std::fs::write(two.join("journal.jsonl"), &text).unwrap();
     let foreign = Command::new(bin("bao-referee"))
