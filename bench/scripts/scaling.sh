@@ -19,9 +19,13 @@
 # resume of a run that was stopped, which plays on; default BAO_SCALING_LIMIT), BAO_SCALING_PLAY (seconds the half-finished
 # million-game resume runs, default 60), BAO_SCALING_SAMPLE (seconds: while a run plays, the
 # referee's VmRSS and the journal's line count are sampled this often from /proc into
-# WORK/samples-NAME.tsv; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
+# WORK/samples-NAME.tsv, with the referee's CPU time and the load average; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
 # --isolation none).
-# Runs under `nice`. Prints one tab-separated row per run.
+# Runs under `nice`. Prints one tab-separated row per run, and after each played run its
+# segments: the wall time per game of every BAO_SCALING_SEGMENT consecutive journal lines,
+# from their finished_at (1 s resolution: a segment should last 10 s or more), to show it is
+# flat. The 200,000-game run takes about 200,000 × the per-game time of the 20,000 row
+# (at 40–55 ms a game: 2.2–3 hours).
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,6 +38,7 @@ resume_limit=${BAO_SCALING_RESUME_LIMIT:-$limit}
 play=${BAO_SCALING_PLAY:-60}
 extra=${BAO_SCALING_ARGS:-}
 sample=${BAO_SCALING_SAMPLE:-0}
+segment=${BAO_SCALING_SEGMENT:-0}
 
 [ -x "$referee" ] || { echo "error: no $referee (cargo build --release -p bao-referee)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) is needed for the peak RSS" >&2; exit 2; }
@@ -85,21 +90,41 @@ timed() {
 }
 
 # sampler PID OUT: every BAO_SCALING_SAMPLE seconds, the seconds since the start, the journal's
-# lines and the VmRSS (kB) of the referee under PID (the first bao-referee below it), until
-# PID ends.
+# lines, the VmRSS (kB) and the CPU time (utime + stime, in clock ticks, all its threads) of the
+# referee under PID (the first process below it whose program is the referee's), and the
+# 1-minute load average, until PID ends. The referee's CPU per game between two samples does
+# not depend on the machine's load the way wall time does.
 sampler() {
     start=$(date +%s)
-    printf 'seconds\tjournal lines\treferee VmRSS kB\n'
+    comm=$(basename "$referee" | cut -c1-15)
+    printf 'seconds\tjournal lines\treferee VmRSS kB\treferee CPU ticks\tload 1 min\n'
     while kill -0 "$1" 2>/dev/null; do
         pid=$1
-        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != bao-referee ]; do
+        while [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$comm" ]; do
             pid=$(cut -d' ' -f1 "/proc/$pid/task/$pid/children" 2>/dev/null || true)
         done
         rss=$( [ -n "$pid" ] && sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null || true)
+        # Fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends the command name.
+        cpu=$( [ -n "$pid" ] && sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
         lines=$({ wc -l <"$2/journal.jsonl"; } 2>/dev/null || echo 0)
-        printf '%d\t%d\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}"
+        printf '%d\t%d\t%s\t%s\t%s\n' "$(($(date +%s) - start))" "$lines" "${rss:-?}" "${cpu:-?}" \
+            "$(cut -d' ' -f1 /proc/loadavg)"
         sleep "$sample"
     done
+}
+
+# segments NAME JOURNAL SIZE: the wall time per game of each SIZE consecutive journal lines,
+# from their finished_at (seconds of the day, a day boundary allowed); the first segment is
+# timed from its first line, so it counts one game less.
+segments() {
+    printf 'segments of %s\tgames\tseconds\tms/game\n' "$1"
+    sed -n 's/.*"finished_at":"[0-9-]*T\([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\)Z".*/\1 \2 \3/p' "$2" |
+        awk -v size="$3" '
+            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t < last) day += 86400; last = t; t += day
+              if (NR == 1) { start = t; first = 1; n = 0 }
+              n++
+              if (n == size) { g = size - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - size, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0); start = t; n = 0; first = 0 } }
+            END { if (n > 0) { g = n - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - n, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0) } }'
 }
 
 # generate GAMES LINES FILE: the journal of the first LINES games of a two-bot plan of GAMES
@@ -140,8 +165,12 @@ for games in "$@"; do
     timed "run $games" journal "$limit" "$out" "$referee" tournament $(bots) \
         --games "$games" --concurrency "$concurrency" --max-plies "$plies" --tc 3600s+1s \
         --out "$out" --plain $extra
+    size=$segment
+    [ "$size" -gt 0 ] || size=$((games / 10 > 100 ? games / 10 : 100))
+    segments "run $games" "$out/journal.jsonl" "$size" >"$work/segments-$games.tsv"
     # A finished run plays nothing; one stopped by BAO_SCALING_LIMIT plays on until its limit.
     timed "resume $games" "$(wc -l <"$out/journal.jsonl")" "$resume_limit" "$out" \
         "$referee" tournament --resume --out "$out" --plain --concurrency "$concurrency"
+    cat "$work/segments-$games.tsv"
     rm -rf "$out"
 done

@@ -283,7 +283,8 @@ impl GameLog {
         })
     }
 
-    /// Flushes the file to disk (fsync). Blocks: call it from a blocking task.
+    /// Flushes the file to disk (`fdatasync`: the lines and the length, not the times). Blocks:
+    /// call it from a blocking task.
     ///
     /// # Errors
     /// Any I/O error, with the path (an earlier write's too).
@@ -292,7 +293,7 @@ impl GameLog {
         if let Some(error) = &self.error {
             return Err(GameError::log(self.path.as_deref(), broken(error)));
         }
-        file.sync_all().map_err(|e| GameError::log(self.path.as_deref(), e))
+        file.sync_data().map_err(|e| GameError::log(self.path.as_deref(), e))
     }
 
     /// Closes the log.

@@ -10,17 +10,26 @@
 //! verified again, and its header checked against the plan
 //! ([`Plan::check_log`]); a log that fails is listed as not verifying (exit 1).
 //! Every file written to `--out` is fsynced.
+//!
+//! The journals are streamed, twice, holding one line at a time and one bit per game: a first
+//! pass checks that every entry is a game of its plan and finds the duplicates (before anything
+//! is written), a second verifies each game's first copy, counts it into the running counts
+//! ([`Tally`]) and copies it to `--out`. Memory does not grow with the games merged; the merged
+//! journal lists the games folder by folder, each in its journal's order.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use crate::tournament::folder::{self, OutDir};
-use crate::tournament::journal::{self, JournalEntry};
+use crate::tournament::journal::{JournalEntry, JournalError};
+use crate::tournament::journal_stream;
 use crate::tournament::plan::Plan;
 use crate::tournament::results;
-use crate::tournament::tally::Tally;
+use crate::tournament::tally::{GameSet, Tally};
 
 /// The arguments of `bao-referee merge`.
 #[derive(Debug, clap::Args)]
@@ -36,70 +45,142 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
-/// The games of the shards, merged.
+/// The games of the shards, merged: running counts, not entries.
 #[derive(Debug)]
 pub struct Merged {
     /// The shared plan, without a shard.
     pub plan: Plan,
-    /// Every counted game once (the first folder's copy of a duplicate), by game number.
-    pub entries: BTreeMap<u32, (usize, JournalEntry)>,
+    /// The running counts of every counted game once (the first folder's copy of a duplicate).
+    pub tally: Tally,
     /// Games counted more than once, with the folders (indices into the inputs) that hold them.
     pub duplicates: BTreeMap<u32, Vec<usize>>,
+    /// The games taken whose log does not verify now, with why, in game order.
+    pub not_verifying: Vec<(u32, String)>,
 }
 
-/// Reads the folders and merges their journals.
+/// The folders' plans, read and checked to be one tournament: the shared plan without a shard,
+/// and each folder's own.
 ///
 /// # Errors
-/// An unreadable folder, plans that differ, or journal entries that are not games of the plan.
-pub fn merge(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
-    let mut base: Option<(Plan, &PathBuf)> = None;
-    let mut entries: BTreeMap<u32, (usize, JournalEntry)> = BTreeMap::new();
-    let mut holders: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (index, dir) in dirs.iter().enumerate() {
-        let out = OutDir::new(dir);
-        let plan = Plan::load(&out.plan())?;
-        match &base {
-            None => base = Some((plan.unsharded(), dir)),
-            Some((first, first_dir)) => {
-                if let Some(difference) = first.difference(&plan.unsharded()) {
-                    anyhow::bail!(
-                        "{} and {} hold different tournaments: their plans differ at {difference}",
-                        first_dir.display(),
-                        dir.display()
-                    );
-                }
-            }
-        }
-        let parsed = journal::read(&out.journal())?;
-        let schedule = plan.schedule()?;
-        for entry in parsed.entries.into_iter().filter(JournalEntry::counts) {
-            let fits = schedule.game(entry.game).is_some_and(|g| {
-                g.south == entry.south_bot
-                    && g.north == entry.north_bot
-                    && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
-            });
-            if !fits {
+/// An unreadable plan, or plans that differ.
+pub fn plans(dirs: &[PathBuf]) -> anyhow::Result<(Plan, Vec<Plan>)> {
+    let mut each = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let plan = Plan::load(&OutDir::new(dir).plan())?;
+        if let Some(first) = each.first() {
+            let first: &Plan = first;
+            if let Some(difference) = first.unsharded().difference(&plan.unsharded()) {
                 anyhow::bail!(
-                    "{}: the journal holds game {}, which is not a game of its plan{}",
-                    dir.display(),
-                    entry.game,
-                    plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
+                    "{} and {} hold different tournaments: their plans differ at {difference}",
+                    dirs[0].display(),
+                    dir.display()
                 );
             }
-            holders.entry(entry.game).or_default().push(index);
-            if !entries.contains_key(&entry.game) {
-                let entry = reverify(&plan, dir, entry);
-                entries.insert(entry.game, (index, entry));
+        }
+        each.push(plan);
+    }
+    let shared = each.first().context("no folders to merge")?.unsharded();
+    Ok((shared, each))
+}
+
+/// Streams the counted entries of the journal of `dir` (one line in memory at a time), stopping
+/// at the first one that is not a game of `plan` (and of its shard).
+fn counted_entries(dir: &Path, plan: &Plan, mut each: impl FnMut(JournalEntry)) -> anyhow::Result<()> {
+    let schedule = plan.schedule()?;
+    let mut foreign = None;
+    journal_stream::stream_file(&OutDir::new(dir).journal(), |entry| {
+        if foreign.is_some() || !entry.counts() {
+            return;
+        }
+        let fits = schedule.game(entry.game).is_some_and(|g| {
+            g.south == entry.south_bot
+                && g.north == entry.north_bot
+                && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
+        });
+        if fits {
+            each(entry);
+        } else {
+            foreign = Some(entry.game);
+        }
+    })
+    .map_err(|e: JournalError| anyhow::anyhow!(e))?;
+    match foreign {
+        Some(game) => anyhow::bail!(
+            "{}: the journal holds game {game}, which is not a game of its plan{}",
+            dir.display(),
+            plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
+        ),
+        None => Ok(()),
+    }
+}
+
+/// The first pass: every counted entry of every journal is a game of its folder's plan; the
+/// games counted more than once. Nothing is kept but one bit per game.
+///
+/// # Errors
+/// An unreadable journal, or an entry that is not a game of its plan.
+pub fn check_journals(dirs: &[PathBuf], plans: &[Plan]) -> anyhow::Result<BTreeSet<u32>> {
+    let mut seen = GameSet::default();
+    let mut duplicates = BTreeSet::new();
+    for (dir, plan) in dirs.iter().zip(plans) {
+        counted_entries(dir, plan, |entry| {
+            if !seen.insert(entry.game) {
+                duplicates.insert(entry.game);
             }
+        })?;
+    }
+    Ok(duplicates)
+}
+
+/// The second pass: the first copy of every counted game, in folder order and each journal's
+/// order, verified again, counted, and handed to `take` with the index of its folder (to be
+/// copied to `--out`).
+///
+/// # Errors
+/// An unreadable journal, or `take`'s error.
+pub fn merge(
+    dirs: &[PathBuf],
+    plans: (Plan, Vec<Plan>),
+    duplicated: &BTreeSet<u32>,
+    mut take: impl FnMut(usize, &JournalEntry) -> anyhow::Result<()>,
+) -> anyhow::Result<Merged> {
+    let (plan, each) = plans;
+    let names = (0..plan.bots.len()).map(|i| plan.bot_name(i)).collect();
+    let mut tally = Tally::new(names);
+    let mut taken = GameSet::default();
+    let mut duplicates: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut not_verifying = Vec::new();
+    for (index, (dir, folder_plan)) in dirs.iter().zip(&each).enumerate() {
+        let mut failure = None;
+        counted_entries(dir, folder_plan, |entry| {
+            if failure.is_some() {
+                return;
+            }
+            if duplicated.contains(&entry.game) {
+                duplicates.entry(entry.game).or_default().push(index);
+            }
+            if !taken.insert(entry.game) {
+                return;
+            }
+            let entry = reverify(folder_plan, dir, entry);
+            if let Some(error) = &entry.verify_error {
+                not_verifying.push((entry.game, error.clone()));
+            }
+            tally.add(&entry);
+            if let Err(e) = take(index, &entry) {
+                failure = Some(e);
+            }
+        })?;
+        if let Some(e) = failure {
+            return Err(e);
         }
     }
-    let (plan, _) = base.context("no folders to merge")?;
-    let duplicates = holders.into_iter().filter(|(_, dirs)| dirs.len() > 1).collect();
-    Ok(Merged { plan, entries, duplicates })
+    not_verifying.sort_unstable_by_key(|(game, _)| *game);
+    Ok(Merged { plan, tally, duplicates, not_verifying })
 }
 
 /// The entry with `verified` and `verify_error` as the log in `dir` says now.
-fn reverify(plan: &Plan, dir: &std::path::Path, mut entry: JournalEntry) -> JournalEntry {
+fn reverify(plan: &Plan, dir: &Path, mut entry: JournalEntry) -> JournalEntry {
     let path = dir.join(&entry.log);
     let verdict = match plan.game(entry.game) {
         None => Err(format!("game {} is not in the plan", entry.game)),
@@ -130,20 +211,19 @@ fn reverify(plan: &Plan, dir: &std::path::Path, mut entry: JournalEntry) -> Jour
 /// or a log that did not verify, 2 bad input, 3 I/O failure writing --out).
 #[must_use]
 pub fn run(args: &MergeArgs) -> u8 {
-    let merged = match merge(&args.dirs) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {}", crate::exit::describe(&e));
-            return crate::exit::MALFORMED;
-        }
+    let malformed = |e: &anyhow::Error| {
+        eprintln!("error: {}", crate::exit::describe(e));
+        crate::exit::MALFORMED
     };
-    let names = (0..merged.plan.bots.len()).map(|i| merged.plan.bot_name(i)).collect();
-    let mut tally = Tally::new(names);
-    for (_, entry) in merged.entries.values() {
-        tally.add(entry);
-    }
-    let mut results = results::compute(&merged.plan, &tally, None);
-    results.duplicates = merged.duplicates.keys().copied().collect();
+    // Everything is checked (the plans, every journal line) before anything is written.
+    let plans = match plans(&args.dirs) {
+        Ok(plans) => plans,
+        Err(e) => return malformed(&e),
+    };
+    let duplicated = match check_journals(&args.dirs, &plans.1) {
+        Ok(duplicated) => duplicated,
+        Err(e) => return malformed(&e),
+    };
     // A taken --out is the operator's mistake (exit 2), found before anything is written.
     if let Some(out) = &args.out
         && let Some(problem) = taken(out)
@@ -151,8 +231,28 @@ pub fn run(args: &MergeArgs) -> u8 {
         eprintln!("error: --out {}: {problem}; choose a new folder", out.display());
         return crate::exit::MALFORMED;
     }
-    if let Some(out) = &args.out
-        && let Err(e) = write_merged(&args.dirs, &merged, &results, out)
+    let mut target = match args.out.as_ref().map(|out| MergedFolder::start(out, &plans.0)).transpose() {
+        Ok(target) => target,
+        Err(e) => {
+            eprintln!("error: {}", crate::exit::describe(&e));
+            return crate::exit::INTERNAL;
+        }
+    };
+    let merged = merge(&args.dirs, plans, &duplicated, |source, entry| match &mut target {
+        Some(target) => target.add(&args.dirs[source], entry),
+        None => Ok(()),
+    });
+    let merged = match merged {
+        Ok(merged) => merged,
+        Err(e) => {
+            eprintln!("error: {}", crate::exit::describe(&e));
+            return if target.is_some() { crate::exit::INTERNAL } else { crate::exit::MALFORMED };
+        }
+    };
+    let mut results = results::compute(&merged.plan, &merged.tally, None);
+    results.duplicates = merged.duplicates.keys().copied().collect();
+    if let Some(target) = target
+        && let Err(e) = target.finish(&results)
     {
         eprintln!("error: {}", crate::exit::describe(&e));
         return crate::exit::INTERNAL;
@@ -172,13 +272,11 @@ pub fn run(args: &MergeArgs) -> u8 {
         let names: Vec<String> = holders.iter().map(|&i| args.dirs[i].display().to_string()).collect();
         eprintln!("duplicate: game {game} is in {}", names.join(" and "));
     }
-    for (_, entry) in merged.entries.values() {
-        if let Some(error) = &entry.verify_error {
-            eprintln!("does not verify: game {}: {error}", entry.game);
-        }
+    for (game, error) in &merged.not_verifying {
+        eprintln!("does not verify: game {game}: {error}");
     }
     if !results.missing.is_empty() {
-        eprintln!("missing: {} game(s): {}", results.missing.len(), results::list_games(&results.missing));
+        eprintln!("missing: {} game(s): {}", results.missing.count, results.missing.text());
     }
     if results.missing.is_empty() && merged.duplicates.is_empty() && results.unverified.is_empty() {
         crate::exit::SUCCESS
@@ -198,36 +296,68 @@ fn taken(out: &std::path::Path) -> Option<&'static str> {
     }
 }
 
-/// Writes the merged folder: the unsharded plan, one journal line per game in
-/// game order, the logs, and the results.
-fn write_merged(
-    dirs: &[PathBuf],
-    merged: &Merged,
-    results: &results::Results,
-    out: &PathBuf,
-) -> anyhow::Result<()> {
-    let target = OutDir::new(out);
-    if target.plan().exists() || target.journal().exists() {
-        anyhow::bail!("--out {}: the folder already holds a tournament; choose a new folder", out.display());
+/// The merged folder being written: the unsharded plan first, then each game's log copied
+/// (fsynced) and its journal line written to `journal.jsonl.tmp` as the games stream by; at the
+/// end the folder of logs is fsynced, the journal fsynced and renamed into place, and
+/// `results.json` written. Until then the folder has no journal: a merge that fails leaves no
+/// tournament there.
+struct MergedFolder {
+    target: OutDir,
+    journal: BufWriter<File>,
+    journal_tmp: PathBuf,
+    _lock: nix::fcntl::Flock<File>,
+}
+
+impl MergedFolder {
+    /// Creates and locks the folder and writes the plan.
+    fn start(out: &Path, plan: &Plan) -> anyhow::Result<MergedFolder> {
+        let target = OutDir::new(out);
+        if target.plan().exists() || target.journal().exists() {
+            anyhow::bail!(
+                "--out {}: the folder already holds a tournament; choose a new folder",
+                out.display()
+            );
+        }
+        let lock = target.create_and_lock()?;
+        plan.save(&target.plan()).with_context(|| format!("cannot write {}", target.plan().display()))?;
+        let mut journal_tmp = target.journal().into_os_string();
+        journal_tmp.push(".tmp");
+        let journal_tmp = PathBuf::from(journal_tmp);
+        let file =
+            File::create(&journal_tmp).with_context(|| format!("cannot write {}", journal_tmp.display()))?;
+        Ok(MergedFolder {
+            target,
+            journal: BufWriter::with_capacity(64 * 1024, file),
+            journal_tmp,
+            _lock: lock,
+        })
     }
-    let _lock = target.create_and_lock()?;
-    merged.plan.save(&target.plan()).with_context(|| format!("cannot write {}", target.plan().display()))?;
-    let mut lines = Vec::new();
-    for (source, entry) in merged.entries.values() {
-        let from = dirs[*source].join(&entry.log);
-        let to = target.root().join(&entry.log);
+
+    /// Copies the log of `entry` from `source` and writes its journal line.
+    fn add(&mut self, source: &Path, entry: &JournalEntry) -> anyhow::Result<()> {
+        let from = source.join(&entry.log);
+        let to = self.target.root().join(&entry.log);
         std::fs::copy(&from, &to)
-            .and_then(|_| std::fs::File::open(&to)?.sync_all())
+            .and_then(|_| File::open(&to)?.sync_all())
             .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
-        lines.extend(serde_json::to_vec(entry)?);
-        lines.push(b'\n');
+        serde_json::to_writer(&mut self.journal, entry)?;
+        self.journal.write_all(b"\n").with_context(|| format!("cannot write {}", self.journal_tmp.display()))
     }
-    folder::sync_dir(&target.games()).with_context(|| format!("cannot sync {}", target.games().display()))?;
-    folder::write_atomically(&target.journal(), &lines)
-        .with_context(|| format!("cannot write {}", target.journal().display()))?;
-    let mut text = serde_json::to_string_pretty(results)?;
-    text.push('\n');
-    folder::write_atomically(&target.results(), text.as_bytes())
-        .with_context(|| format!("cannot write {}", target.results().display()))?;
-    Ok(())
+
+    /// Makes the logs and the journal durable, puts the journal in place, writes the results.
+    fn finish(self, results: &results::Results) -> anyhow::Result<()> {
+        let MergedFolder { target, journal, journal_tmp, _lock } = self;
+        let games = target.games();
+        folder::sync_dir(&games).with_context(|| format!("cannot sync {}", games.display()))?;
+        let file = journal.into_inner().map_err(std::io::IntoInnerError::into_error);
+        file.and_then(|file| file.sync_all())
+            .and_then(|()| std::fs::rename(&journal_tmp, target.journal()))
+            .and_then(|()| folder::sync_dir(target.root()))
+            .with_context(|| format!("cannot write {}", target.journal().display()))?;
+        let mut text = serde_json::to_string_pretty(results)?;
+        text.push('\n');
+        folder::write_atomically(&target.results(), text.as_bytes())
+            .with_context(|| format!("cannot write {}", target.results().display()))?;
+        Ok(())
+    }
 }

@@ -370,13 +370,44 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
     let played =
         run(tournament(&other, &bots, &["--games", "2", "--rounds", "2", "--seed", "8", "--shard", "2/2"]));
     assert!(played.status.success(), "{}", describe(&played));
-    let mixed = Command::new(bin("bao-referee")).arg("merge").arg(&one).arg(&other).output().unwrap();
+    let mixed_out = dir.join("mixed");
+    let mixed = Command::new(bin("bao-referee"))
+        .arg("merge")
+        .arg(&one)
+        .arg(&other)
+        .arg("--out")
+        .arg(&mixed_out)
+        .output()
+        .unwrap();
     assert_eq!(mixed.status.code(), Some(2), "{}", describe(&mixed));
     assert!(
         String::from_utf8_lossy(&mixed.stderr).contains("hold different tournaments"),
         "{}",
         describe(&mixed)
     );
+    assert!(!mixed_out.exists(), "nothing is written before every plan and journal line is checked");
+    // A journal line that is not a game of its shard is found before anything is written.
+    let foreign_out = dir.join("foreign");
+    let mut text = std::fs::read_to_string(two.join("journal.jsonl")).unwrap();
+    let first_of_one = std::fs::read_to_string(one.join("journal.jsonl")).unwrap();
+    text.push_str(first_of_one.lines().next().unwrap());
+    text.push('\n');
+    std::fs::write(two.join("journal.jsonl"), &text).unwrap();
+    let foreign = Command::new(bin("bao-referee"))
+        .arg("merge")
+        .arg(&one)
+        .arg(&two)
+        .arg("--out")
+        .arg(&foreign_out)
+        .output()
+        .unwrap();
+    assert_eq!(foreign.status.code(), Some(2), "{}", describe(&foreign));
+    assert!(
+        String::from_utf8_lossy(&foreign.stderr).contains("which is not a game of its plan and shard"),
+        "{}",
+        describe(&foreign)
+    );
+    assert!(!foreign_out.exists(), "nothing is written for a journal with a foreign line");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,4 +1,5 @@
-// bao-viewer replay page. Reads the ReplayData JSON embedded in #bao-replay-data and replays it.
+// bao-viewer replay page. Reads the ReplayData JSON embedded in #bao-replay-data (or builds it
+// from the game log embedded in #bao-replay-log: a log page) and replays it.
 // It never implements Bao rules: it shows each ply's recorded position, and animates the
 // recorded sowing steps in between. All text from the data goes in through textContent.
 (function () {
@@ -68,9 +69,112 @@
 
   // ---- data -------------------------------------------------------------------------------
 
+  // A log page (a tournament's games/NNNNN.html) embeds the game log itself, as written, in
+  // #bao-replay-log and its title and link back in #bao-replay-page; the replay data is read off
+  // the log's records here. A log holds each ply's position but not its sowing steps, so such a
+  // page shows every position without animating the sowing.
+  function boardFromNotation(text) {
+    var f = typeof text === "string" ? text.split(" ") : [];
+    if (f.length !== 6 || (f[1] !== "S" && f[1] !== "N")) return null;
+    var rows = f[2].split("/").map(function (r) {
+      return r.split(",").map(Number);
+    });
+    var hands = f[3].split(",").map(Number);
+    var bad = function (n) {
+      return !(n >= 0 && n <= 255 && Math.floor(n) === n);
+    };
+    if (rows.length !== 4 || rows.some(function (r) {
+      return r.length !== 8 || r.some(bad);
+    }) || hands.length !== 2 || hands.some(bad)) return null;
+    var mover = f[1];
+    // Takasia is written in the mover's own notation; North's pits are named lower case.
+    var takasia = f[5] === "-" ? null : mover === "N" ? f[5].charAt(0).toLowerCase() + f[5].slice(1) : f[5];
+    return {
+      to_move: mover,
+      stage: hands[mover === "S" ? 0 : 1] > 0 ? "namua" : "mtaji",
+      rows: rows,
+      hands: hands,
+      nyumba: [f[4].charAt(0) === "S", f[4].charAt(1) === "N"],
+      takasia: takasia,
+      notation: text
+    };
+  }
+
+  function seedsOnBoard(board, side) {
+    var first = side === "S" ? 0 : 2;
+    return board.rows[first].concat(board.rows[first + 1]).reduce(function (a, b) {
+      return a + b;
+    }, 0);
+  }
+
+  function dataFromLog(text, page) {
+    var lines = String(text).split("\n");
+    lines.pop(); // after the last newline: empty, or the line being written
+    var records = lines
+      .filter(function (l) {
+        return l.trim() !== "";
+      })
+      .map(function (l) {
+        return JSON.parse(l);
+      });
+    var header = records[0];
+    if (!header || header.type !== "header" || !header.south || !header.north) return null;
+    var name = function (bot) {
+      return bot.reported && bot.reported.name ? String(bot.reported.name) : String(bot.name);
+    };
+    var out = {
+      variant: header.variant,
+      south_name: name(header.south),
+      north_name: name(header.north),
+      start: boardFromNotation(header.start),
+      plies: [],
+      result: null,
+      title: page && typeof page.title === "string" ? page.title : null,
+      back_href: page && typeof page.back_href === "string" ? page.back_href : null
+    };
+    var before = out.start;
+    records.slice(1).forEach(function (r) {
+      if (!r || typeof r !== "object") return;
+      if (r.type === "ready") {
+        if (r.side === "S") out.south_name = String(r.name);
+        if (r.side === "N") out.north_name = String(r.name);
+      } else if (r.type === "ply") {
+        var after = boardFromNotation(r.position);
+        var mover = r.side === "N" ? "N" : "S";
+        var mv = String(r.move);
+        var captured = before && after ? seedsOnBoard(before, mover === "S" ? "N" : "S") - seedsOnBoard(after, mover === "S" ? "N" : "S") : 0;
+        out.plies.push({
+          number: r.ply,
+          side: mover,
+          mv: mv,
+          record: mover === "N" ? mv.charAt(0).toLowerCase() + mv.slice(1) : mv,
+          stage: before && before.hands[mover === "S" ? 0 : 1] > 0 ? "namua" : "mtaji",
+          time_us: r.time_us,
+          clock_ms: r.clock_ms || null,
+          info: (Array.isArray(r.info) ? r.info : []).map(function (i) {
+            return { depth: i.depth, score: i.score, nodes: i.nodes, pv: [], comment: i.comment };
+          }),
+          captured: Math.max(0, captured),
+          after: after,
+          steps: []
+        });
+        before = after;
+      } else if (r.type === "result") {
+        out.result = { winner: r.winner === "S" || r.winner === "N" ? r.winner : null, reason: String(r.reason), detail: r.detail ? String(r.detail) : "" };
+      }
+    });
+    return out;
+  }
+
   var data;
+  var logElement = document.getElementById("bao-replay-log");
   try {
-    data = JSON.parse(byId("bao-replay-data").textContent);
+    if (logElement) {
+      var pageElement = document.getElementById("bao-replay-page");
+      data = dataFromLog(logElement.textContent, pageElement ? JSON.parse(pageElement.textContent) : {});
+    } else {
+      data = JSON.parse(byId("bao-replay-data").textContent);
+    }
   } catch (err) {
     data = null;
   }
@@ -95,6 +199,14 @@
       badPly >= 0 ? "Ply " + (badPly + 1) + " in this page's data has no position." : "This page's data has no start position."
     );
     return;
+  }
+
+  if (logElement) {
+    // A log page has no sowing steps to animate.
+    var animateBox = byId("animate");
+    animateBox.checked = false;
+    animateBox.disabled = true;
+    animateBox.parentNode.title = "This page is read from the game log, which holds no sowing steps";
   }
 
   function boardAt(n) {

@@ -270,6 +270,41 @@ try {
   await screenshot("replay-360-takasia.png");
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  // ---- a log page (a tournament's): the log embedded, script and style shared -------------
+  const logPage = spec.log_page;
+  await page.goto(pathToFileURL(logPage.file).href);
+  await page.waitForSelector("[data-pit]");
+  check((await page.evaluate(() => window.__pwned)) === undefined, "log page: no script from the log ran");
+  check((await page.$$("img")).length === 0, "log page: no element from the log was created");
+  check((await page.textContent("#name-S")) === logPage.south, "log page: South's name from the log, as text");
+  check((await page.textContent("#title")) === logPage.title, "log page: the title, as text");
+  check((await page.getAttribute("#back-link", "href")) === "../index.html", "log page: the link back");
+  check((await page.textContent("#result")).includes(logPage.reason), "log page: the result from the log");
+  await expectBoard(logPage, 0, "log page start");
+  check(await page.$eval("#animate", (e) => e.disabled && !e.checked), "log page: no sowing animation offered");
+  const logLast = logPage.boards.length - 1;
+  await page.keyboard.press("End");
+  if (await waitForPly(logLast, "log page End")) await expectBoard(logPage, logLast, "log page End");
+  await page.keyboard.press("ArrowLeft");
+  if (await waitForPly(logLast - 1, "log page ArrowLeft")) await expectBoard(logPage, logLast - 1, "log page ArrowLeft");
+  // Every ply, stepped forward from the start (shown at once: a log has no sowing steps).
+  await page.keyboard.press("Home");
+  await waitForPly(0, "log page Home");
+  let stepped = 0;
+  for (let n = 1; n <= logLast; n++) {
+    await page.keyboard.press("ArrowRight");
+    if (!(await waitForPly(n, "log page ArrowRight"))) break;
+    const wrong = sameCounts(await pitCounts(), logPage.boards[n].pits);
+    if (wrong.length > 0) {
+      check(false, `log page: pits at ply ${n} differ: ${wrong.slice(0, 6).join("; ")}`);
+      break;
+    }
+    stepped = n;
+  }
+  check(stepped === logLast, `log page: all ${logLast} plies stepped through with the expected pits`);
+  check((await page.textContent("#ply-info")).includes(spec.log_page_comment), "log page: a bot's info comment, as text");
+  await screenshot("replay-log-page.png");
+
   // ---- the tournament index: follow a link to a replay -----------------------------------
   await page.goto(pathToFileURL(spec.index).href);
   await page.waitForSelector("a[data-replay]");

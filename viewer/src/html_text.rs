@@ -42,6 +42,47 @@ pub fn script_json<T: Serialize>(value: &T) -> String {
     out
 }
 
+/// Text made of JSON values (a game log: one JSON value a line) made safe inside
+/// `<script type="application/json">`, as [`script_json`] makes one value: every `<`, `>` and
+/// `&` becomes a `\u` escape, and so do U+2028 and U+2029. In valid JSON these only ever occur
+/// inside strings, where the escape means the same character, so every line still parses to the
+/// same value; and whatever the text holds (a damaged line too), the result has no `<`, so it
+/// cannot close the script element. One pass over the bytes, no parsing: the cheap way to embed
+/// a whole log.
+#[must_use]
+pub fn script_text(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 64 + 16);
+    let mut from = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let escape = match bytes[i] {
+            b'<' => Some(("\\u003c", 1)),
+            b'>' => Some(("\\u003e", 1)),
+            b'&' => Some(("\\u0026", 1)),
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA8) => {
+                Some(("\\u2028", 3))
+            }
+            0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA9) => {
+                Some(("\\u2029", 3))
+            }
+            _ => None,
+        };
+        match escape {
+            Some((with, len)) => {
+                out.push_str(&text[from..i]);
+                out.push_str(with);
+                i += len;
+                from = i;
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
 /// A relative link made safe for an `href`: every byte outside `A-Z a-z 0-9 - . _ ~ /` is
 /// percent-encoded, so the result can never carry a scheme (`javascript:`), a query or quotes,
 /// and works from `file://`. Returns `None` for an empty link or one starting with `/`
@@ -74,6 +115,25 @@ mod tests {
         assert!(!json.contains('>'), "{json}");
         let back: String = serde_json::from_str(&json).unwrap();
         assert_eq!(back, text);
+    }
+
+    #[test]
+    fn script_text_keeps_every_line_and_cannot_close_the_script() {
+        let lines = [
+            serde_json::json!({"name": "</script><script>alert(1)</script>", "n": 1}),
+            serde_json::json!({"comment": "a & b > c <!-- \u{2028}\u{2029} é"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let safe = script_text(&text);
+        assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'), "{safe}");
+        assert!(!safe.contains('\u{2028}') && !safe.contains('\u{2029}'), "{safe}");
+        let back: Vec<serde_json::Value> =
+            safe.lines().map(|l| serde_json::from_str(l).expect("each line still parses")).collect();
+        assert_eq!(back, lines);
+        assert_eq!(script_text("plain"), "plain");
+        assert_eq!(script_text(""), "");
+        // A damaged line is escaped all the same.
+        assert_eq!(script_text("{\"a\": </b"), "{\"a\": \\u003c/b");
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod terminal;
 
 pub use from_log::{FromLogError, replay_from_log};
 pub use from_rules::{absolute_pit_name, record_form};
-pub use html_text::{escape_html, relative_href, script_json};
+pub use html_text::{escape_html, relative_href, script_json, script_text};
 pub use index_data::{
     CrossCell, CrossTable, EloInterval, GameRow, IndexData, SprtState, StandingRow, signed,
 };
@@ -33,7 +33,7 @@ pub use replay_data::{
     BoardJson, InfoData, PlyData, ROW_LETTERS, ReplayData, ResultData, SideCode, StageCode, Step,
     parse_pit_name, pit_name,
 };
-pub use replay_html::{replay_html, replay_html_with_json};
+pub use replay_html::{REPLAY_ASSETS, replay_html, replay_html_of_log, replay_html_with_json};
 pub use terminal::{
     TerminalStyle, format_clock_ms, format_info, format_micros, render_board, render_game, render_ply,
     render_ply_header, render_result,

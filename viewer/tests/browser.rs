@@ -104,6 +104,36 @@ fn standing(name: &str, data: &[&ReplayData]) -> StandingRow {
     }
 }
 
+/// The game log of a fixture game, as the referee writes it (every field, so that
+/// `replay_from_log` reads it too), with `south` as South's name and `comment` in every info.
+fn log_of(game: &common::Game, south: &str, comment: &str) -> String {
+    let data = &game.data;
+    let mut lines = vec![json!({
+        "type": "header", "log_version": 2, "referee": "bao-referee 0.1.0", "variant": data.variant,
+        "start": game.positions[0].to_string(),
+        "south": {"name": south, "command": ["s"], "dir": null, "reported": null},
+        "north": {"name": data.north_name, "command": ["n"], "dir": null, "reported": null},
+        "time_control": {"base": 60000, "increment": 0, "move_time": null, "startup": 5000, "margin": 100},
+        "max_plies": null, "seed": 0,
+        "limits": {"max_memory_bytes": null, "max_cpu_secs": null, "max_processes": null, "max_output_bytes": null},
+        "started_at": "2026-12-01T10:00:00Z"
+    })];
+    for (ply, after) in data.plies.iter().zip(&game.positions[1..]) {
+        lines.push(json!({
+            "type": "ply", "ply": ply.number, "side": ply.side, "move": ply.mv, "time_us": ply.time_us,
+            "cpu_us": null, "clock_ms": ply.clock_ms.unwrap_or([0, 0]), "position": after.to_string(),
+            "info": [{"depth": 3, "score": -5, "comment": comment}]
+        }));
+    }
+    let result = data.result.as_ref().expect("fixture games finish");
+    lines.push(json!({
+        "type": "result", "result": "fixture", "winner": result.winner, "reason": result.reason,
+        "detail": result.detail, "plies": data.plies.len(), "duration_ms": 1,
+        "final_position": game.positions.last().expect("a start").to_string(), "exits": ["exit 0", "exit 0"]
+    }));
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
 #[test]
 fn replay_and_index_in_headless_chromium() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -179,6 +209,19 @@ fn replay_and_index_in_headless_chromium() {
     let second = out.join("games/0002.html");
     std::fs::write(&first, replay_html(&game.data)).expect("write replay 1");
     std::fs::write(&second, replay_html(&hostile.data)).expect("write replay 2");
+    // A log page, as a tournament writes it: the log embedded, the script and style shared.
+    let log = log_of(&game, HOSTILE, HOSTILE);
+    let from_log = bao_viewer::replay_from_log(&log).expect("the fixture log reads");
+    assert_eq!(from_log.plies.len(), game.data.plies.len(), "the fixture log holds every ply");
+    let fourth = out.join("games/0004.html");
+    std::fs::write(&fourth, bao_viewer::replay_html_of_log(&log, Some(HOSTILE), Some("../index.html")))
+        .expect("write replay 4");
+    for (name, content) in bao_viewer::REPLAY_ASSETS {
+        std::fs::write(out.join("games").join(name), content).expect("write the shared files");
+    }
+    let mut logged = common::Game { data: game.data.clone(), positions: game.positions.clone() };
+    logged.data.south_name = HOSTILE.to_owned();
+    logged.data.title = Some(HOSTILE.to_owned());
 
     let both = [&game.data, &hostile.data];
     let index = IndexData {
@@ -225,6 +268,8 @@ fn replay_and_index_in_headless_chromium() {
 
     let spec = json!({
         "replays": [replay_spec(&first, &game), replay_spec(&second, &hostile), replay_spec(&third, &waiting)],
+        "log_page": replay_spec(&fourth, &logged),
+        "log_page_comment": HOSTILE,
         "live": {"ply": live_ply, "board": board_spec(&live_after)},
         "index": index_file,
         "index_links": 2,

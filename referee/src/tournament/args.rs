@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::options::GameOptions;
 use crate::tournament::openings::OpeningSource;
+use crate::tournament::replay_pages::ReplayPages;
 use crate::tournament::schedule::Mode;
 use crate::tournament::shard::ShardArg;
 
@@ -71,6 +72,11 @@ pub struct TournamentArgs {
     /// number of its log games/NNNNN.jsonl), timestamped as --debug; DIR is created if needed.
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
+    /// The replay page written next to each game's log: `log` (the log embedded, the viewer's
+    /// script and style shared in games/; no sowing animation), `full` (self-contained and
+    /// animated, as `bao-referee show LOG --html`; costs a replay of the log per game) or `none`.
+    #[arg(long, value_enum, default_value = "log", value_name = "PAGES")]
+    pub replays: ReplayPages,
     /// Score a bot that cannot start (or never answers ready) as losing every game by forfeit,
     /// instead of stopping before the first game with exit 2.
     #[arg(long)]

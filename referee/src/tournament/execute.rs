@@ -1,6 +1,12 @@
 //! Playing the games of a plan: at most `concurrency` at once, each with its
 //! own log, each verified and journaled (fsync) as it finishes.
 //!
+//! The end of a game, on the blocking pool: the log is fsynced (`fdatasync`) and so is the
+//! games folder (its new entry), the log is read back once and that one text is verified and
+//! turned into the replay page (not fsynced: it is derived, see
+//! [`crate::tournament::replay_pages`]), then the journal line is appended and fsynced. Three
+//! fsyncs a game, in that order: a journal line is never durable before its log is.
+//!
 //! The games run as tasks on one event loop (a current-thread runtime and a
 //! `LocalSet`): the referee's own work per move is small next to the bots',
 //! and one loop means one [`LagMonitor`] measures every delay the games can
@@ -27,6 +33,7 @@ use crate::tournament::index_page::RecentGames;
 use crate::tournament::journal::{Journal, JournalEntry};
 use crate::tournament::plan::Plan;
 use crate::tournament::progress::Progress;
+use crate::tournament::replay_pages::{self, ReplayPages};
 use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::signals::{self, StopTokens};
 use crate::tournament::sprt;
@@ -61,6 +68,8 @@ pub struct Run {
     pub progress: Progress,
     /// Where the games' protocol lines go (`--debug`, `--trace DIR`).
     pub trace: crate::trace::TraceTarget,
+    /// The replay page each game gets.
+    pub replays: ReplayPages,
 }
 
 /// How a run ended.
@@ -105,6 +114,7 @@ struct RunContext {
     journal: Arc<Mutex<Journal>>,
     shared: RefCell<Shared>,
     trace: crate::trace::TraceTarget,
+    replays: ReplayPages,
 }
 
 /// Plays the games of `run.plan` not yet counted in the journal.
@@ -132,6 +142,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
         stop: stop.clone(),
         journal: Arc::new(Mutex::new(run.journal)),
         trace: run.trace,
+        replays: run.replays,
         shared: RefCell::new(Shared {
             tally: run.tally,
             recent: run.recent,
@@ -267,10 +278,12 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     let journal = Arc::clone(&context.journal);
     let games_dir = context.out.games();
     let plan = Arc::clone(&context.plan);
-    let entry =
-        tokio::task::spawn_blocking(move || finish_game(&plan, &game, log, path, games_dir, entry, &journal))
-            .await
-            .context("the journal writer panicked")??;
+    let pages = context.replays;
+    let entry = tokio::task::spawn_blocking(move || {
+        finish_game(&plan, &game, log, &Finished { path, games_dir, pages }, entry, &journal)
+    })
+    .await
+    .context("the journal writer panicked")??;
 
     let mut shared = context.shared.borrow_mut();
     if entry.counts() {
@@ -286,10 +299,10 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
         shared.index_written = Some(Instant::now());
         // Off the game thread: the page is rebuilt from a copy of the counts and the newest games.
         let (plan, out) = (Arc::clone(&context.plan), context.out.clone());
-        let (tally, recent) = (shared.tally.clone(), shared.recent.clone());
+        let (tally, recent, pages) = (shared.tally.clone(), shared.recent.clone(), context.replays);
         tokio::task::spawn_blocking(move || {
             let results = super::results::compute(&plan, &tally, None);
-            if let Err(e) = super::index_page::write_index(&out, &results, &tally, &recent) {
+            if let Err(e) = super::index_page::write_index(&out, &results, &tally, &recent, pages) {
                 tracing::warn!("{e}");
             }
         });
@@ -334,24 +347,34 @@ fn journal_entry(
     }
 }
 
-/// Syncs the log, verifies it (and its header against the plan), and appends the entry to
-/// the journal (fsync).
+/// Where a finished game's files go.
+struct Finished {
+    /// Its log.
+    path: PathBuf,
+    /// The folder of the logs.
+    games_dir: PathBuf,
+    /// Its replay page.
+    pages: ReplayPages,
+}
+
+/// Syncs the log and its folder, reads it back once, verifies that text (and its header
+/// against the plan) and writes the replay page from it, then appends the entry to the journal
+/// (fsync).
 fn finish_game(
     plan: &Plan,
     game: &ScheduledGame,
     mut log: GameLog,
-    path: PathBuf,
-    games_dir: PathBuf,
+    files: &Finished,
     mut entry: JournalEntry,
     journal: &Mutex<Journal>,
 ) -> anyhow::Result<JournalEntry> {
+    let Finished { path, games_dir, pages } = files;
     log.sync()?;
     log.finish()?;
-    sync_dir(&games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
-    let verdict = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read the log: {e}"))
-        .and_then(|text| plan.check_log(game, &text))
-        .and_then(|verified| {
+    sync_dir(games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the log: {e}"));
+    let verdict = text.as_deref().map_err(Clone::clone).and_then(|text| plan.check_log(game, text)).and_then(
+        |verified| {
             if verified.result == entry.result && verified.plies == entry.plies {
                 Ok(())
             } else {
@@ -360,10 +383,13 @@ fn finish_game(
                     verified.result, verified.plies, entry.result, entry.plies
                 ))
             }
-        });
+        },
+    );
     entry.verified = verdict.is_ok();
     entry.verify_error = verdict.err();
-    if let Err(e) = super::index_page::write_replay(&path) {
+    if let Ok(text) = &text
+        && let Err(e) = replay_pages::write_page(*pages, path, text)
+    {
         tracing::warn!("no replay page: {e}");
     }
     let mut journal = journal.lock().map_err(|_| anyhow::anyhow!("the journal lock is poisoned"))?;

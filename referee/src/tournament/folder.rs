@@ -5,6 +5,9 @@
 //! | `plan.json` | the plan (see `plan`) |
 //! | `journal.jsonl` | one line per finished game, appended and fsynced |
 //! | `games/00012.jsonl` | the log of game 12 |
+//! | `games/00012.html` | its replay page (`replay_pages`) |
+//! | `games/replay.js`, `games/replay.css` | shared by the log pages |
+//! | `index.html` | the index page (`index_page`) |
 //! | `results.json` | the statistics, rewritten at the end of every run |
 //! | `.lock` | held (flock) while a referee works in the folder |
 

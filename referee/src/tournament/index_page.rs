@@ -1,16 +1,18 @@
-//! The tournament folder's web pages: `index.html` (standings with Elo intervals, the cross
-//! table, the SPRT, every game with a link to its replay) and `games/NNNNNN.html` (each game's
-//! self-contained replay, written next to its log), through `bao-viewer`. Both work from
-//! `file://`; the index is rewritten as games finish, so a running tournament can be watched
-//! by reloading it.
+//! The tournament folder's index page, `index.html` (standings with Elo intervals, the cross
+//! table, the SPRT, the newest games with links to their replays and logs), through
+//! `bao-viewer`. It works from `file://`; it is rewritten as games finish, so a running
+//! tournament can be watched by reloading it. The replay pages are
+//! [`crate::tournament::replay_pages`]'.
 
 use std::collections::VecDeque;
 use std::path::Path;
 
+use super::replay_pages::ReplayPages;
+
 use bao_stats::IntervalSummary;
 use bao_viewer::{
     CrossCell, CrossTable, EloInterval, GameRow, IndexData, SideCode, SprtState, StandingRow,
-    replay_from_log, replay_html, tournament_index_html,
+    tournament_index_html,
 };
 
 use super::folder::{OutDir, write_atomically};
@@ -52,22 +54,6 @@ impl RecentGames {
     }
 }
 
-/// Writes the replay page of the game log at `log` next to it (`NNNNNN.html`).
-///
-/// # Errors
-/// The log cannot be read or shown, or the page cannot be written; the message names the path.
-pub fn write_replay(log: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
-    let mut replay = replay_from_log(&text).map_err(|e| format!("{}: {e}", log.display()))?;
-    replay.back_href = Some("../index.html".to_owned());
-    if let Some(stem) = log.file_stem() {
-        replay.title = Some(format!("game {}", stem.to_string_lossy()));
-    }
-    let page = log.with_extension("html");
-    write_atomically(&page, replay_html(&replay).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", page.display()))
-}
-
 /// An interval of the statistics (undefined bounds are infinite) as the page shows it.
 fn interval(summary: &IntervalSummary) -> Option<EloInterval> {
     let estimate = summary.estimate?;
@@ -85,7 +71,8 @@ fn side_code(winner: Option<Side>) -> Option<SideCode> {
     })
 }
 
-/// The index page's data from the results, the running counts and the newest journal entries.
+/// The index page's data from the results, the running counts and the newest journal entries
+/// (linked to their replay pages unless `pages` is [`ReplayPages::None`]).
 #[must_use]
 pub fn index_data(
     title: &str,
@@ -93,6 +80,7 @@ pub fn index_data(
     tally: &Tally,
     recent: &RecentGames,
     written_at: String,
+    pages: ReplayPages,
 ) -> IndexData {
     let standings = results
         .standings
@@ -152,7 +140,7 @@ pub fn index_data(
             result: e.result.clone(),
             reason: e.reason.name().to_owned(),
             plies: e.plies,
-            replay_href: Some(Path::new(&e.log).with_extension("html").display().to_string()),
+            replay_href: pages.any().then(|| Path::new(&e.log).with_extension("html").display().to_string()),
             log_href: Some(e.log.clone()),
         })
         .collect();
@@ -178,11 +166,12 @@ pub fn write_index(
     results: &Results,
     tally: &Tally,
     recent: &RecentGames,
+    pages: ReplayPages,
 ) -> Result<(), String> {
     let title =
         out.root().file_name().map_or_else(|| "tournament".to_owned(), |n| n.to_string_lossy().into_owned());
     let written_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let page = tournament_index_html(&index_data(&title, results, tally, recent, written_at));
+    let page = tournament_index_html(&index_data(&title, results, tally, recent, written_at, pages));
     let path = out.root().join("index.html");
     write_atomically(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

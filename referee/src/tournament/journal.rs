@@ -162,7 +162,8 @@ pub enum JournalError {
 }
 
 /// Parses a journal; a last line without a newline is torn and ignored. (This holds every
-/// entry: `merge` and the tests use it; a tournament streams its journal with [`Journal::open`].)
+/// entry: the tests use it; a tournament and `merge` stream their journals: [`Journal::open`],
+/// [`journal_stream::stream_file`].)
 ///
 /// # Errors
 /// A complete line that is not an entry (`path` names the file in the message).

@@ -18,6 +18,7 @@ pub mod journal_stream;
 pub mod openings;
 pub mod plan;
 pub mod progress;
+pub mod replay_pages;
 pub mod results;
 pub mod schedule;
 pub mod shard;
@@ -165,6 +166,9 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             .with_context(|| format!("--trace {}", dir.display()))
             .map_err(malformed)?;
     }
+    if let Err(e) = replay_pages::write_shared_files(args.replays, &out.games()) {
+        eprintln!("warning: {e}");
+    }
     let plan = Arc::new(plan);
     let progress = Progress::new(planned as u64, done, args.plain);
     let report = execute::execute(Run {
@@ -176,6 +180,7 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
         recent,
         progress,
         trace,
+        replays: args.replays,
     })
     .map_err(internal)?;
     finish(args, &plan, &out, report)
@@ -209,7 +214,7 @@ fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -
     })
     .with_context(|| format!("cannot write {}", out.results().display()))
     .map_err(internal)?;
-    if let Err(e) = index_page::write_index(out, &results, &report.tally, &report.recent) {
+    if let Err(e) = index_page::write_index(out, &results, &report.tally, &report.recent, args.replays) {
         eprintln!("warning: {e}");
     }
     if args.json {

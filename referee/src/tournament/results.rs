@@ -19,8 +19,68 @@ use crate::tournament::shard::Shard;
 use crate::tournament::tally::Tally;
 use bao_stats::{PairingSummary, SprtSummary};
 
-/// The version of the results format.
-pub const RESULTS_VERSION: u32 = 1;
+/// The version of the results format. Version 2: `missing` is ranges, with a count
+/// ([`MissingGames`]), instead of every game number.
+pub const RESULTS_VERSION: u32 = 2;
+
+/// The most ranges [`MissingGames`] lists (its count is always exact).
+pub const MAX_MISSING_RANGES: usize = 1_000;
+
+/// The planned games not counted yet, compact: a range `[a, b]` is every game of this folder's
+/// schedule (its shard's, for a shard) numbered `a` to `b`, all missing; the first
+/// [`MAX_MISSING_RANGES`] ranges are listed, the rest only counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingGames {
+    /// Games missing in all.
+    pub count: u64,
+    /// The first ranges, in game order, `[first, last]` (inclusive).
+    pub ranges: Vec<[u32; 2]>,
+    /// Ranges past [`MAX_MISSING_RANGES`], not listed.
+    pub ranges_left_off: u64,
+}
+
+impl MissingGames {
+    /// Whether no game is missing.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Adds the next game of the schedule, in order: missing or not.
+    fn next_game(&mut self, game: u32, missing: bool, in_a_range: &mut bool) {
+        if !missing {
+            *in_a_range = false;
+            return;
+        }
+        self.count += 1;
+        if !*in_a_range {
+            if self.ranges.len() < MAX_MISSING_RANGES {
+                self.ranges.push([game, game]);
+            } else {
+                self.ranges_left_off += 1;
+            }
+        } else if self.ranges_left_off == 0
+            && let Some(last) = self.ranges.last_mut()
+        {
+            last[1] = game;
+        }
+        *in_a_range = true;
+    }
+
+    /// The ranges as text for people: `0-5, 8, 10-11`, and how many more there are.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut parts: Vec<String> = self
+            .ranges
+            .iter()
+            .map(|&[a, b]| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .collect();
+        if self.ranges_left_off > 0 {
+            parts.push(format!("and {} more range(s)", self.ranges_left_off));
+        }
+        parts.join(", ")
+    }
+}
 
 /// `results.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,8 +101,8 @@ pub struct Results {
     pub games_aborted: u64,
     /// Whether every planned game is counted.
     pub complete: bool,
-    /// Planned games not counted yet.
-    pub missing: Vec<u32>,
+    /// Planned games not counted yet: a count and ranges.
+    pub missing: MissingGames,
     /// Games counted more than once (only a merge of overlapping folders has any).
     pub duplicates: Vec<u32>,
     /// Counted games whose log did not verify.
@@ -93,12 +153,11 @@ pub struct Standing {
 #[must_use]
 pub fn compute(plan: &Plan, tally: &Tally, worst_lag_this_run: Option<Duration>) -> Results {
     let mut planned = 0u64;
-    let mut missing = Vec::new();
+    let mut missing = MissingGames::default();
+    let mut in_a_range = false;
     for game in plan.games_to_play() {
         planned += 1;
-        if !tally.is_counted(game.game) {
-            missing.push(game.game);
-        }
+        missing.next_game(game.game, !tally.is_counted(game.game), &mut in_a_range);
     }
     let pairings: Vec<PairingResult> = plan
         .schedule()
@@ -210,8 +269,8 @@ pub fn render(results: &Results) -> String {
     let sprt_decided = results.sprt.is_some_and(|s| s.decision != bao_stats::SprtDecision::Continue);
     let state = match (results.complete, sprt_decided) {
         (true, _) => "complete".to_owned(),
-        (false, true) => format!("stopped by the SPRT, {} not played", results.missing.len()),
-        (false, false) => format!("{} missing", results.missing.len()),
+        (false, true) => format!("stopped by the SPRT, {} not played", results.missing.count),
+        (false, false) => format!("{} missing", results.missing.count),
     };
     let _ = writeln!(
         out,
@@ -357,7 +416,11 @@ mod tests {
         assert_eq!(results.games_aborted, 1);
         assert_eq!(results.duplicates, vec![0]);
         assert_eq!(results.unverified, vec![5]);
-        assert_eq!(results.missing, (4..12).filter(|&g| g != 5).collect::<Vec<u32>>());
+        assert_eq!(
+            results.missing,
+            MissingGames { count: 7, ranges: vec![[4, 4], [6, 11]], ranges_left_off: 0 }
+        );
+        assert_eq!(results.missing.text(), "4, 6-11");
         assert!(!results.complete);
         assert_eq!(results.reasons["front_row_empty"], 2);
         assert_eq!(results.pairings.len(), 3);
@@ -388,6 +451,32 @@ mod tests {
         let results = compute(&sample_plan(), &tally(&entries), Some(Duration::from_millis(20)));
         assert_eq!(results.worst_lag_ms, 20.0);
         assert_eq!(results.worst_lag_game, None);
+    }
+
+    #[test]
+    fn missing_games_are_ranges_and_bounded() {
+        let mut missing = MissingGames::default();
+        let mut in_a_range = false;
+        // Every other game missing: one range each, past the cap only counted.
+        let games = 2 * (MAX_MISSING_RANGES as u32 + 10);
+        for game in 0..games {
+            missing.next_game(game, game % 2 == 0, &mut in_a_range);
+        }
+        assert_eq!(missing.count, u64::from(games / 2));
+        assert_eq!(missing.ranges.len(), MAX_MISSING_RANGES);
+        assert_eq!(missing.ranges[1], [2, 2]);
+        assert_eq!(missing.ranges_left_off, 10);
+        assert!(missing.text().ends_with(", and 10 more range(s)"), "{}", missing.text());
+        // A run of the schedule's games is one range even where the numbers jump (a shard).
+        let mut shard = MissingGames::default();
+        let mut in_a_range = false;
+        for (game, is_missing) in [(0, true), (1, true), (4, true), (5, false), (8, true), (9, true)] {
+            shard.next_game(game, is_missing, &mut in_a_range);
+        }
+        assert_eq!(shard, MissingGames { count: 5, ranges: vec![[0, 4], [8, 9]], ranges_left_off: 0 });
+        let json = serde_json::to_string(&shard).expect("serialises");
+        assert_eq!(json, r#"{"count":5,"ranges":[[0,4],[8,9]],"ranges_left_off":0}"#);
+        assert!(MissingGames::default().is_empty());
     }
 
     #[test]
