@@ -19,7 +19,7 @@ use super::cleanup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
 use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
-use super::pump::{self, Pump, Shared, Watch, lock};
+use super::pump::{Pump, Shared, Watch, lock};
 use super::sandbox::BotUser;
 use super::stderr::StderrCapture;
 use super::tree::{self, ProcessTree};

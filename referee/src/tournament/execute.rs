@@ -1,5 +1,7 @@
 //! Playing the games of a plan: at most `concurrency` at once, each with its
-//! own log, each verified and journaled (fsync) as it finishes.
+//! own log, each verified and journaled (fsync) as it finishes. A finished game frees its
+//! place for the next game before its files are synced (at most `concurrency` games are
+//! being persisted at once), so the disk's latency is not paid between games.
 //!
 //! The end of a game, on the blocking pool: the log is fsynced (`fdatasync`) and so is the
 //! games folder (its new entry), the log is read back once and that one text is verified and
@@ -107,6 +109,10 @@ struct Shared {
 
 /// What every game task needs.
 struct RunContext {
+    /// Games being persisted (log synced, verified, journaled): at most `concurrency`, so
+    /// that a game's seat is free for the next game while its files are written, and the
+    /// finished games waiting for the disk stay bounded.
+    finishing: Arc<Semaphore>,
     plan: Arc<Plan>,
     out: OutDir,
     lag: LagMonitor,
@@ -136,6 +142,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
     let counted = run.tally.counted().clone();
     let pending = run.plan.games_to_play().filter(move |g| !counted.contains(g.game));
     let context = Rc::new(RunContext {
+        finishing: Arc::new(Semaphore::new(run.concurrency.max(1))),
         plan: Arc::clone(&run.plan),
         out: run.out,
         lag: lag.clone(),
@@ -176,11 +183,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
             break;
         }
         let context = Rc::clone(&context);
-        tasks.spawn_local(async move {
-            let outcome = play_scheduled(&context, game).await;
-            drop(permit);
-            outcome
-        });
+        tasks.spawn_local(async move { play_scheduled(&context, game, permit).await });
     }
     while let Some(done) = tasks.join_next().await {
         reap(&context, done);
@@ -253,8 +256,13 @@ async fn poll_lag(context: Rc<RunContext>) {
     }
 }
 
-/// Plays one game of the schedule, verifies its log and journals it.
-async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Result<()> {
+/// Plays one game of the schedule on `seat` (one of the `concurrency` places of the games
+/// being played), frees the seat once the game is over, then verifies its log and journals it.
+async fn play_scheduled(
+    context: &RunContext,
+    game: ScheduledGame,
+    seat: tokio::sync::OwnedSemaphorePermit,
+) -> anyhow::Result<()> {
     let config = context.plan.game_config(&game).map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
     let path = context.out.log(game.game);
     // A log left by a killed run is overwritten from scratch.
@@ -275,6 +283,11 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     let result = outcome.with_context(|| format!("game {}", game.game))?;
     let worst_lag = seen.max(context.lag.worst_since(started));
     let entry = journal_entry(&context.plan, &game, &result, worst_lag);
+    // The bots are gone: the seat goes to the next game once this game holds a place among
+    // the games being persisted (waiting for one keeps the seat, which bounds them).
+    let finishing =
+        Arc::clone(&context.finishing).acquire_owned().await.context("the finishing semaphore closed")?;
+    drop(seat);
     let journal = Arc::clone(&context.journal);
     let games_dir = context.out.games();
     let plan = Arc::clone(&context.plan);
@@ -284,6 +297,7 @@ async fn play_scheduled(context: &RunContext, game: ScheduledGame) -> anyhow::Re
     })
     .await
     .context("the journal writer panicked")??;
+    drop(finishing);
 
     let mut shared = context.shared.borrow_mut();
     if entry.counts() {
