@@ -479,11 +479,11 @@ fn a_second_ctrl_c_aborts_running_games_and_leaves_no_bot() {
         std::fs::read_to_string(out.join(format!("games/{game:05}.jsonl")))
             .is_ok_and(|log| log.contains("\n"))
     };
-    wait_for(Duration::from_secs(30), "two games to start", || {
+    // A log's header is written before its bots start: wait for the bots themselves too.
+    wait_for(Duration::from_secs(30), "two games to start and both silent bots to run", || {
         assert!(child.try_wait().unwrap().is_none(), "the referee exited early");
-        started(0) && started(1)
+        started(0) && started(1) && processes_with(&tag).len() >= 2
     });
-    assert!(processes_with(&tag).len() >= 2, "both silent bots run");
     signal(&child, nix::sys::signal::Signal::SIGINT);
     std::thread::sleep(Duration::from_millis(100));
     signal(&child, nix::sys::signal::Signal::SIGINT);
