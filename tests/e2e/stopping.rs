@@ -30,11 +30,18 @@ fn random_bot() -> String {
     format!("{} sample-bot random --seed 5", bin("bao-referee").display())
 }
 
+/// Whether a command line is the forking bot's child once it runs as the sleeper: not the
+/// `sh -c 'trap ...; exec "$0" --mode sleeper ...'` that starts it, whose command line holds
+/// the same words until its `exec` (and reads as empty for an instant during it).
+fn is_the_sleeper(cmdline: &str) -> bool {
+    cmdline.contains("--mode sleeper") && !cmdline.contains("trap")
+}
+
 /// Waits until the forking bot's child (`--mode sleeper`) runs, so that the game is in the
 /// middle of a move with a process tree to end.
 fn wait_for_the_fork(tag: &str, referee: &mut Child) {
     let until = Instant::now() + Duration::from_secs(20);
-    while !processes_with(tag).iter().any(|(_, cmdline)| cmdline.contains("--mode sleeper")) {
+    while !processes_with(tag).iter().any(|(_, cmdline)| is_the_sleeper(cmdline)) {
         assert!(referee.try_wait().unwrap().is_none(), "the referee ended before the bot forked");
         assert!(Instant::now() < until, "the bot never forked: {:?}", processes_with(tag));
         std::thread::sleep(Duration::from_millis(20));
@@ -186,7 +193,7 @@ fn a_dead_referee_s_leftovers_are_killed_by_the_next_run_with_a_cgroup() {
     let mut referee = start_match(&tag, &log, &["--isolation", "none"]);
     let referee_pid = referee.id();
     let running = processes_with(&tag);
-    let (child, _) = running.iter().find(|(_, cmdline)| cmdline.contains("--mode sleeper")).unwrap();
+    let (child, _) = running.iter().find(|(_, cmdline)| is_the_sleeper(cmdline)).expect("the sleeper runs");
     let cgroup = cgroup_of(*child).unwrap_or_default();
     if !cgroup.contains(&format!("/bao-bot-{referee_pid}-")) {
         let why = format!("skipped: no cgroup v2 for the bots here (the bot's child is in {cgroup:?})");
