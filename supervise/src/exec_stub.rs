@@ -183,29 +183,22 @@ fn cgroup2_to_be_born_in(
 
 /// The arguments the outer stub hands on to the init (after the executable's name).
 fn init_args(args: &ExecBotArgs, nproc_limit: Option<u64>) -> Vec<OsString> {
-    let mut out: Vec<OsString> = vec![crate::EXEC_STUB_SUBCOMMAND.into(), "--ns-init".into()];
-    out.extend(["--outer-pid".into(), std::process::id().to_string().into()]);
-    let mut number = |flag: &str, value: Option<u64>| {
-        if let Some(value) = value {
-            out.extend([flag.into(), value.to_string().into()]);
-        }
+    let user = bot_user(args);
+    let init = ExecBotArgs {
+        rlimit_data: args.rlimit_data,
+        rlimit_cpu: args.rlimit_cpu,
+        nproc_limit,
+        uid: user.map(|u| u.uid),
+        gid: user.map(|u| u.gid),
+        probe: args.probe,
+        ns_init: true,
+        outer_pid: Some(std::process::id()),
+        command: args.command.clone(),
+        isolation: IsolationLevel::None,
+        ..ExecBotArgs::default()
     };
-    number("--rlimit-data", args.rlimit_data);
-    number("--rlimit-cpu", args.rlimit_cpu);
-    number("--nproc-limit", nproc_limit);
-    if let Some(user) = bot_user(args) {
-        out.extend([
-            "--uid".into(),
-            user.uid.to_string().into(),
-            "--gid".into(),
-            user.gid.to_string().into(),
-        ]);
-    }
-    if args.probe {
-        out.push("--probe".into());
-    }
-    out.push("--".into());
-    out.extend(args.command.iter().cloned());
+    let mut out: Vec<OsString> = vec![crate::EXEC_STUB_SUBCOMMAND.into()];
+    out.extend(init.to_args());
     out
 }
 

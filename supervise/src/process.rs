@@ -495,36 +495,21 @@ impl StubArgs {
             || self.isolation.pid_namespace()
     }
 
+    /// The stub's options (without `--` and the program, which the caller adds).
     fn to_args(&self) -> Vec<std::ffi::OsString> {
-        let mut args: Vec<std::ffi::OsString> = Vec::new();
-        let mut number = |flag: &str, value: Option<u64>| {
-            if let Some(value) = value {
-                args.push(flag.into());
-                args.push(value.to_string().into());
-            }
-        };
-        number("--rlimit-data", self.rlimit_data);
-        number("--rlimit-cpu", self.rlimit_cpu);
-        number("--nproc-allowance", self.nproc_allowance);
-        number("--parent-pid", Some(u64::from(std::process::id())));
-        for cgroup in &self.cgroups {
-            args.push("--cgroup".into());
-            args.push(cgroup.into());
+        crate::stub_args::ExecBotArgs {
+            rlimit_data: self.rlimit_data,
+            rlimit_cpu: self.rlimit_cpu,
+            nproc_allowance: self.nproc_allowance,
+            parent_pid: i32::try_from(std::process::id()).ok(),
+            cgroup: self.cgroups.clone(),
+            isolation: self.isolation.level,
+            no_network: self.isolation.no_network(),
+            uid: self.user.map(|user| user.uid),
+            gid: self.user.map(|user| user.gid),
+            ..crate::stub_args::ExecBotArgs::default()
         }
-        if self.isolation.level != IsolationLevel::None {
-            args.push("--isolation".into());
-            args.push(self.isolation.level.name().into());
-        }
-        if self.isolation.no_network() {
-            args.push("--no-network".into());
-        }
-        if let Some(user) = self.user {
-            args.push("--uid".into());
-            args.push(user.uid.to_string().into());
-            args.push("--gid".into());
-            args.push(user.gid.to_string().into());
-        }
-        args
+        .to_args()
     }
 }
 

@@ -123,9 +123,79 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
     Ok(args)
 }
 
+impl ExecBotArgs {
+    /// The command line [`parse`] reads back as these arguments: every option that is set,
+    /// then `--` and the program with its arguments when there is one (the one writer of the
+    /// stub's command line, for the referee and for the stub starting the namespace's init).
+    #[must_use]
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = Vec::new();
+        let mut number = |flag: &str, value: Option<u64>| {
+            if let Some(value) = value {
+                out.extend([flag.into(), value.to_string().into()]);
+            }
+        };
+        number("--rlimit-data", self.rlimit_data);
+        number("--rlimit-cpu", self.rlimit_cpu);
+        number("--nproc-allowance", self.nproc_allowance);
+        number("--nproc-limit", self.nproc_limit);
+        number("--uid", self.uid.map(u64::from));
+        number("--gid", self.gid.map(u64::from));
+        number("--outer-pid", self.outer_pid.map(u64::from));
+        if let Some(pid) = self.parent_pid {
+            out.extend(["--parent-pid".into(), pid.to_string().into()]);
+        }
+        for cgroup in &self.cgroup {
+            out.extend(["--cgroup".into(), cgroup.into()]);
+        }
+        if self.isolation != IsolationLevel::None {
+            out.extend(["--isolation".into(), self.isolation.name().into()]);
+        }
+        let flags = [
+            ("--no-network", self.no_network),
+            ("--probe", self.probe),
+            ("--stub-protocol", self.stub_protocol),
+            ("--ns-init", self.ns_init),
+        ];
+        out.extend(flags.into_iter().filter(|(_, set)| *set).map(|(flag, _)| flag.into()));
+        if !self.command.is_empty() {
+            out.push("--".into());
+            out.extend(self.command.iter().cloned());
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn to_args_is_read_back_by_parse() {
+        let full = ExecBotArgs {
+            rlimit_data: Some(1 << 30),
+            rlimit_cpu: Some(12),
+            nproc_allowance: Some(64),
+            nproc_limit: Some(99),
+            parent_pid: Some(4242),
+            cgroup: vec!["/sys/fs/cgroup/a".into(), "/sys/fs/cgroup/memory/b".into()],
+            isolation: IsolationLevel::Full,
+            no_network: true,
+            uid: Some(1001),
+            gid: Some(1002),
+            probe: false,
+            stub_protocol: false,
+            ns_init: true,
+            outer_pid: Some(77),
+            command: words("bot --mode x -- y"),
+        };
+        let none =
+            ExecBotArgs { isolation: IsolationLevel::None, command: words("bot"), ..ExecBotArgs::default() };
+        let probe = ExecBotArgs { isolation: IsolationLevel::Pid, probe: true, ..ExecBotArgs::default() };
+        for args in [full, none, probe] {
+            assert_eq!(parse(args.to_args()), Ok(args.clone()), "{:?}", args.to_args());
+        }
+    }
 
     fn words(text: &str) -> Vec<OsString> {
         text.split_whitespace().map(OsString::from).collect()
