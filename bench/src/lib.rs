@@ -18,6 +18,7 @@ pub mod exit {
 pub mod child_run;
 pub mod cpu_work;
 pub mod echo;
+pub mod exec_floor;
 pub mod fit;
 pub mod floor;
 pub mod games;

@@ -3,7 +3,8 @@
 //! the raw 300-byte pipe round trip (the floor), the ply cycle (half the time between two
 //! requests to the same bot, timed by the bot), the referee's own CPU per ply (the slope
 //! over runs of games of different lengths) and per game (the intercept), games per second,
-//! and the fixed wall-clock cost per game (the intercept of wall time per game).
+//! the fixed wall-clock cost per game (the intercept of wall time per game), and that cost
+//! beyond two plain lives of the bot (the exec floor, [`super::exec_floor`]).
 //!
 //! Pin it with `taskset` (every process inherits the CPU set); the report says which CPUs.
 
@@ -15,6 +16,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::child_run::{self, ChildCost};
+use super::exec_floor::ExecFloor;
 use super::fit::{Line, least_squares};
 use super::floor::{self, Floor};
 use super::instant_bot::{self, BotTimes};
@@ -48,6 +50,10 @@ pub struct RefereeArgs {
     /// Timed floor round trips in all (spread over the runs, between them).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub round_trips: u64,
+    /// Timed plain lives of the instant bot in all (the exec floor: spawn, hello, ready,
+    /// quit, wait, with no stub; spread over the runs, between them).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
+    pub lives: u64,
     /// One more argument for every `bao-referee tournament` (repeat it), e.g.
     /// `--referee-arg=--pid-namespace`.
     #[arg(long = "referee-arg", value_name = "ARG", allow_hyphen_values = true)]
@@ -143,6 +149,10 @@ pub struct Table {
     pub fixed_cost_per_game_us: f64,
     /// `fixed_cost_per_game_us / floor_us`.
     pub fixed_cost_floors: f64,
+    /// Median plain life of the instant bot (the exec floor), µs.
+    pub bot_life_us: f64,
+    /// `fixed_cost_per_game_us` minus two plain lives: the fixed cost beyond the two execs, µs.
+    pub fixed_cost_beyond_execs_us: f64,
     /// Games per second at the longest length.
     pub games_per_second: f64,
     /// Plies per game at the longest length.
@@ -170,6 +180,8 @@ pub struct RefereeReport {
     pub repeats: u32,
     /// The floor round trips.
     pub floor: Summary,
+    /// The plain lives of the instant bot (the exec floor).
+    pub bot_life: Summary,
     /// The ply cycles (halves of the bots' request intervals), pooled over every run.
     pub ply_cycle: Summary,
     /// Medians per length.
@@ -241,7 +253,11 @@ fn measure(
     let runs_total = u64::from(args.repeats) * args.lengths.len() as u64;
     let per_chunk =
         usize::try_from(args.round_trips.div_ceil(runs_total)).context("--round-trips is too large")?;
+    let lives_per_chunk = usize::try_from(args.lives.div_ceil(runs_total)).context("--lives is too large")?;
     let mut floor = Floor::start(&instant, 200)?;
+    let mut exec_floor = ExecFloor::default();
+    exec_floor.lives(&instant, 5)?;
+    exec_floor.samples.clear();
     let mut runs = Vec::new();
     let mut half_intervals = Vec::new();
     for repeat in 0..args.repeats {
@@ -255,9 +271,11 @@ fn measure(
             }
             runs.push(run);
             floor.round_trips(per_chunk)?;
+            exec_floor.lives(&instant, lives_per_chunk)?;
         }
     }
     let floor = Summary::of(&floor.finish()?).context("no floor round trips")?;
+    let bot_life = Summary::of(&exec_floor.samples).context("no plain lives of the bot")?;
     let ply_cycle =
         Summary::of(&half_intervals).context("no bot received two move requests: lengths too short")?;
     let lengths = medians_per_length(&args.lengths, &runs)?;
@@ -285,6 +303,8 @@ fn measure(
         wall_per_ply_us: round(wall_fit.slope),
         fixed_cost_per_game_us: round(wall_fit.intercept),
         fixed_cost_floors: round(wall_fit.intercept / floor.median_us),
+        bot_life_us: bot_life.median_us,
+        fixed_cost_beyond_execs_us: round(wall_fit.intercept - 2.0 * bot_life.median_us),
         games_per_second: round(longest.games_per_second),
         games_per_second_plies: longest.plies_per_game,
     };
@@ -298,6 +318,7 @@ fn measure(
         games: args.games,
         repeats: args.repeats,
         floor,
+        bot_life,
         ply_cycle,
         lengths,
         wall_fit,
@@ -488,6 +509,7 @@ fn print_text(report: &RefereeReport) -> anyhow::Result<()> {
         summary_row(&format!("raw {}-byte pipe round trip (floor)", floor::LINE_BYTES), &report.floor)
     );
     println!("{}", summary_row("ply cycle (½ interval between requests)", &report.ply_cycle));
+    println!("{}", summary_row("plain bot life (spawn … wait, no stub)", &report.bot_life));
     println!();
     println!("  per length (medians; per game, µs):");
     println!(
@@ -529,6 +551,10 @@ fn print_text(report: &RefereeReport) -> anyhow::Result<()> {
     println!(
         "    fixed cost per game (wall intercept)          {:>10.1} µs = {:.0}× the floor",
         t.fixed_cost_per_game_us, t.fixed_cost_floors
+    );
+    println!(
+        "    fixed cost per game beyond two plain lives    {:>10.1} µs   (a plain life: {:.1} µs)",
+        t.fixed_cost_beyond_execs_us, t.bot_life_us
     );
     Ok(())
 }
