@@ -82,7 +82,8 @@ pub(crate) enum Forked {
 
 /// Forks this process, which must have one thread (checked: `EINVAL` otherwise), the child
 /// born in the cgroup whose directory `cgroup` is open on, or, with `None`, wherever the
-/// parent is (then glibc's own `fork`). The child goes on from here, like a child of `fork`.
+/// parent is (then the C library's own `fork`). The child goes on from here, like a child of
+/// `fork`.
 ///
 /// # Errors
 /// `EINVAL` when this process has more than one thread; with a cgroup, what `clone3` said
@@ -96,9 +97,9 @@ pub(crate) fn fork_into(cgroup: Option<BorrowedFd<'_>>) -> Result<Forked, Errno>
     nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
     let pid = match cgroup {
         Some(cgroup) => clone3_into(cgroup)?,
-        // SAFETY: glibc's `fork` (which keeps its own per-thread state right in the child) in
-        // a process checked above to have one thread, so the child's copy of memory is
-        // consistent (see the module docs).
+        // SAFETY: the C library's `fork` (which keeps its own per-thread state right in the
+        // child) in a process checked above to have one thread, so the child's copy of memory
+        // is consistent (see the module docs).
         None => Errno::result(unsafe { libc::fork() })?,
     };
     Ok(if pid == 0 { Forked::Child } else { Forked::Parent(Pid::from_raw(pid)) })
