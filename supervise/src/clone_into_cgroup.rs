@@ -166,10 +166,14 @@ mod tests {
 
     use super::*;
 
-    /// The unit-test harness runs every test on a thread of its own: at least two threads.
     #[test]
     fn a_process_with_threads_is_refused() {
+        // A second thread for certain, alive during the call (whatever the harness runs on).
+        let (stop, wait) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || wait.recv());
         assert_eq!(fork_into(None), Err(Errno::EINVAL));
+        drop(stop);
+        let _ = other.join();
     }
 
     /// What the child of a one-thread process found wrong, by its exit code (0: nothing).
