@@ -180,7 +180,7 @@ fn cgroup2_to_be_born_in(
 }
 
 /// Forks the namespace's init: born in `born_into` (`clone3`), or, where that is refused,
-/// after this process joined the cgroup (glibc's `fork`).
+/// after this process joined the cgroup (the C library's `fork`).
 fn fork_init(
     born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
 ) -> Result<Forked, nix::errno::Errno> {
