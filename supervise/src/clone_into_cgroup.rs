@@ -41,7 +41,7 @@
 //!   used only if it holds this thread's id (`gettid`), which proves it is the C library's
 //!   cache (musl, for one, registers its thread-list lock there instead, which holds 0: then,
 //!   or where the kernel lacks `PR_GET_TID_ADDRESS` (built without `CHECKPOINT_RESTORE`), the
-//!   caller falls back to glibc's own `fork`). The value is read through `process_vm_readv`,
+//!   caller falls back to glibc's own `fork`). The value is read through `/proc/self/mem`,
 //!   so that even a bad address is an error, not a fault.
 //! - **The robust-mutex list** (`set_robust_list`), which the kernel does not copy: the child
 //!   has none registered. It matters only to robust process-shared mutexes, which neither
@@ -143,15 +143,13 @@ fn tid_cache() -> Result<*mut libc::c_int, Errno> {
     if address.is_null() {
         return Err(Errno::ENOTSUP);
     }
-    let mut value: libc::c_int = 0;
-    let size = std::mem::size_of::<libc::c_int>();
-    let local = libc::iovec { iov_base: (&raw mut value).cast(), iov_len: size };
-    let remote = libc::iovec { iov_base: address.cast(), iov_len: size };
-    // SAFETY: the kernel copies `size` bytes from this process's `address` (checked by the
-    // kernel: an unmapped one is `EFAULT`) into `value`, which is `size` bytes long.
-    let read =
-        unsafe { libc::process_vm_readv(libc::getpid(), &raw const local, 1, &raw const remote, 1, 0) };
-    if Errno::result(read)? != size as isize || value != nix::unistd::gettid().as_raw() {
+    // Read through the kernel (`/proc/self/mem`), so that even a bad address is an error,
+    // not a fault.
+    let mut value = [0u8; std::mem::size_of::<libc::c_int>()];
+    let mem = std::fs::File::open("/proc/self/mem").map_err(|_| Errno::ENOTSUP)?;
+    std::os::unix::fs::FileExt::read_exact_at(&mem, &mut value, address as u64)
+        .map_err(|_| Errno::ENOTSUP)?;
+    if libc::c_int::from_ne_bytes(value) != nix::unistd::gettid().as_raw() {
         return Err(Errno::ENOTSUP);
     }
     Ok(address)
