@@ -18,9 +18,10 @@
  *   stub            vfork + exec of `STUB __exec-bot --parent-pid P -- INSTANT` (no cgroup)
  *   stub+cgroup     mkdir the cgroup, the stub joins it (writes cgroup.procs), then execs
  *                   the bot (the referee's path under `--isolation none`)
- *   stub+cgroup+pid the referee's default path (`--isolation pid`): as stub+cgroup, then the
- *                   stub creates the user, PID and IPC namespaces, starts itself again
- *                   as the namespace's init, which makes the mount namespace, mounts /proc
+ *   stub+cgroup+pid the referee's default path (`--isolation pid`): mkdir the cgroup, the
+ *                   stub creates the user, PID and IPC namespaces and forks the
+ *                   namespace's init born in the cgroup (clone3; an older stub started
+ *                   itself again there), which makes the mount namespace, mounts /proc
  *                   and starts the bot
  *   small-stub      as stub, with SMALL_STUB
  *   small-stub+cgroup+pid  as stub+cgroup+pid, with SMALL_STUB (the referee's default path

@@ -1,6 +1,8 @@
-//! Starting a process born inside a cgroup: `clone3(CLONE_INTO_CGROUP)`, then `execve` (the
-//! stub uses it for the namespace's init, so that no process of the bot's tree is ever moved
-//! into its cgroup).
+//! Forking the stub with the child born inside a cgroup: `clone3(CLONE_INTO_CGROUP)` used
+//! the way the C library's `fork` uses `clone`. The namespace's init is such a child: it goes
+//! on running the stub's own code, with no second `execve` of the stub (one exec, about 1 ms,
+//! fewer per bot: docs/benchmarks/referee.md), and no process of the bot's tree is ever moved
+//! into its cgroup.
 //!
 //! Moving a process into a cgroup (writing `cgroup.procs`) takes the kernel's cgroup
 //! threadgroup lock for writing, which waits for an RCU grace period whenever the lock has not
@@ -11,62 +13,106 @@
 //! `unsafe` here, and only here in this crate, because no maintained crate wraps `clone3`
 //! safely: std and `nix` have no `clone3`, `rustix` leaves it out on purpose, and the `clone3`
 //! crate (0.2.3) offers only an `unsafe fn call`; std's `Command` cannot pass a cgroup (and its
-//! `pre_exec` hook, which runs after the fork, would be too late). What makes it sound:
-//! the caller is the stub, a single-threaded process, and the call is fork-like (no
-//! `CLONE_VM`: the child has its own copy of memory); everything the child needs (paths,
-//! argument and environment arrays) is built before the call, and the child makes only three
-//! raw system calls — `dup2`, `execve`, `_exit` — none of which depends on state the C
-//! library keeps per thread (which `clone3` outside glibc does not update in the child).
+//! `pre_exec` hook, which runs after the fork, would be too late).
+//!
+//! # Why the child may run ordinary Rust code
+//! A child of `fork` in a process with **one thread** may do anything its parent could: it has
+//! its own copy of a memory in which no other thread was half-way through anything (no lock
+//! of the allocator, of stdio or of std held, no data structure mid-update). [`fork_into`]
+//! first makes the kernel check that there is one thread: `unshare(CLONE_THREAD)` fails with
+//! `EINVAL` when the thread group has another thread and otherwise does nothing
+//! (`check_unshare_flags` in the kernel's `kernel/fork.c`). Nothing can start a thread in
+//! between: the one thread is making the call.
+//!
+//! What a raw `clone3` does not do that glibc's `fork` does (`_Fork`, glibc
+//! `sysdeps/nptl/_Fork.c`; `posix/fork.c`):
+//! - **The cached thread id.** glibc keeps the thread's id in its thread descriptor
+//!   (`struct pthread`'s `tid`), set at start-up by `pd->tid = set_tid_address(&pd->tid)`
+//!   (`sysdeps/nptl/dl-tls_init_tp.c`), and its `fork` has the kernel write the child's id
+//!   there: `arch_fork(&THREAD_SELF->tid)` is `clone(CLONE_CHILD_SETTID |
+//!   CLONE_CHILD_CLEARTID | SIGCHLD, ..., ctid)` (`sysdeps/unix/sysv/linux/arch-fork.h`). A
+//!   child that kept the parent's id would get recursive and error-checking mutexes, the
+//!   dynamic loader's lock and `pthread_kill` of other threads subtly wrong (`raise` and
+//!   `abort` are not affected: `__pthread_kill_implementation` asks the kernel with `gettid`
+//!   "so that it refers to the current thread even if called after vfork", `nptl/pthread_kill.c`).
+//!   [`fork_into`] passes the same two flags at the same address, so the child's descriptor is
+//!   exactly as after glibc's `fork`. The address is not public, but the kernel gives it back:
+//!   it is the thread's `clear_child_tid`, which `prctl(PR_GET_TID_ADDRESS)` returns; it is
+//!   used only if it holds this thread's id (`gettid`), which proves it is the C library's
+//!   cache (musl, for one, registers its thread-list lock there instead, which holds 0: then,
+//!   or where the kernel lacks `PR_GET_TID_ADDRESS` (built without `CHECKPOINT_RESTORE`), the
+//!   caller falls back to glibc's own `fork`). The value is read through `/proc/self/mem`,
+//!   so that even a bad address is an error, not a fault.
+//! - **The robust-mutex list** (`set_robust_list`), which the kernel does not copy: the child
+//!   has none registered. It matters only to robust process-shared mutexes, which neither
+//!   the stub nor std uses; the parent held none at the call.
+//! - **`pthread_atfork` handlers and the locks `fork` takes around the call** (allocator arenas,
+//!   the stdio list, the dynamic loader's lock, glibc's `getrandom` state): they exist so that
+//!   a lock held by *another thread* is not copied held. With one thread, the only holder
+//!   would be the caller, which is not inside any of them; nothing in the stub registers an
+//!   atfork handler.
+//! - **The pid cache** of glibc before 2.25 (the stub's `getpid` would return the parent's
+//!   pid): there is none since 2.25, and Rust's std needs glibc 2.17 only, so this matters
+//!   only for `getpid` on those old systems, and then only the pid reported in an error.
+//!
+//! Without `CLONE_VM` the kernel copies the memory (copy on write), so the child returns from
+//! the system call on its own copy of the stack, like a child of `fork`; the `rseq`
+//! registration and the signal alternate stack are inherited with it.
 
 #![expect(unsafe_code, reason = "clone3 has no safe wrapper in std, nix or rustix; see the module docs")]
 
-use std::ffi::{CString, OsString};
 use std::os::fd::{AsRawFd, BorrowedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 
 use nix::errno::Errno;
+use nix::sched::CloneFlags;
 use nix::unistd::Pid;
 
 /// `CLONE_INTO_CGROUP` (Linux 5.7; `libc` has it with the wrong type on glibc targets).
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 
-/// Starts `program` with `args` (the first is its `argv[0]`) and this process's environment,
-/// born in the cgroup whose directory `cgroup` is open on, with `stdin` as its standard input
-/// and the other descriptors inherited as by `fork`; returns its pid, as a child that sends
-/// SIGCHLD when it ends (reap it with `waitpid`).
+/// Where [`fork_into`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Forked {
+    /// In the parent, with the child's pid (a child that sends SIGCHLD when it ends: reap it
+    /// with `waitpid`).
+    Parent(Pid),
+    /// In the child.
+    Child,
+}
+
+/// Forks this process, which must have one thread (checked: `EINVAL` otherwise), the child
+/// born in the cgroup whose directory `cgroup` is open on, or, with `None`, wherever the
+/// parent is (then the C library's own `fork`). The child goes on from here, like a child of
+/// `fork`.
 ///
 /// # Errors
-/// What `clone3` said: `ENOSYS` before Linux 5.3, `EINVAL` or `E2BIG` where
-/// `CLONE_INTO_CGROUP` is unknown (before 5.7), `EACCES`/`EPERM` where the cgroup may not be
-/// written, `EOPNOTSUPP` for a cgroup that cannot hold processes. A failed `execve` in the
-/// child ends it with exit code 126.
-pub(crate) fn spawn(
-    cgroup: BorrowedFd<'_>,
-    program: &Path,
-    args: &[OsString],
-    stdin: BorrowedFd<'_>,
-) -> Result<Pid, Errno> {
-    let c_string = |bytes: &[u8]| CString::new(bytes).map_err(|_| Errno::EINVAL);
-    let program = c_string(program.as_os_str().as_bytes())?;
-    let args: Vec<CString> = args.iter().map(|a| c_string(a.as_bytes())).collect::<Result<_, _>>()?;
-    let env: Vec<CString> = std::env::vars_os()
-        .map(|(name, value)| {
-            let mut entry = name.as_bytes().to_vec();
-            entry.push(b'=');
-            entry.extend_from_slice(value.as_bytes());
-            c_string(&entry)
-        })
-        .collect::<Result<_, _>>()?;
-    let argv: Vec<*const libc::c_char> =
-        args.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-    let envp: Vec<*const libc::c_char> =
-        env.iter().map(|e| e.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
-    let stdin = stdin.as_raw_fd();
+/// `EINVAL` when this process has more than one thread; with a cgroup, what `clone3` said
+/// (`ENOSYS` before Linux 5.3, `EINVAL` or `E2BIG` where `CLONE_INTO_CGROUP` is unknown,
+/// before 5.7, `EACCES`/`EPERM` where the cgroup may not be written, `EOPNOTSUPP` for a cgroup
+/// that cannot hold processes), or `ENOTSUP`/`EINVAL` when the C library's thread-id cache
+/// cannot be found (see the module docs); without, what `fork` said. The caller may fall back
+/// to joining the cgroup and forking with `None`.
+pub(crate) fn fork_into(cgroup: Option<BorrowedFd<'_>>) -> Result<Forked, Errno> {
+    // The kernel's check that this process has one thread (a no-op if it has).
+    nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
+    let pid = match cgroup {
+        Some(cgroup) => clone3_into(cgroup)?,
+        // SAFETY: the C library's `fork` (which keeps its own per-thread state right in the
+        // child) in a process checked above to have one thread, so the child's copy of memory
+        // is consistent (see the module docs).
+        None => Errno::result(unsafe { libc::fork() })?,
+    };
+    Ok(if pid == 0 { Forked::Child } else { Forked::Parent(Pid::from_raw(pid)) })
+}
+
+/// `clone3(CLONE_INTO_CGROUP | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID)`: 0 in the child,
+/// the child's pid in the parent.
+fn clone3_into(cgroup: BorrowedFd<'_>) -> Result<libc::pid_t, Errno> {
+    let tid_cache = tid_cache()?;
     let mut clone_args = libc::clone_args {
-        flags: CLONE_INTO_CGROUP,
+        flags: CLONE_INTO_CGROUP | libc::CLONE_CHILD_SETTID as u64 | libc::CLONE_CHILD_CLEARTID as u64,
         pidfd: 0,
-        child_tid: 0,
+        child_tid: tid_cache as u64,
         parent_tid: 0,
         exit_signal: libc::SIGCHLD as u64,
         stack: 0,
@@ -77,23 +123,137 @@ pub(crate) fn spawn(
         cgroup: u64::try_from(cgroup.as_raw_fd()).map_err(|_| Errno::EBADF)?,
     };
     // SAFETY: `clone_args` is a valid `struct clone_args` of the size passed. Without
-    // `CLONE_VM` the child runs on its own copy of this single-threaded process's memory.
+    // `CLONE_VM` the child runs on its own copy of this process's memory, which has one
+    // thread (checked by the caller); `child_tid` is the C library's cache of this thread's
+    // id (checked by `tid_cache`), which the kernel sets to the child's id in the child's
+    // memory, exactly as glibc's `fork` has it do (see the module docs).
     let pid = unsafe {
         libc::syscall(libc::SYS_clone3, &raw mut clone_args, std::mem::size_of::<libc::clone_args>())
     };
-    if pid == 0 {
-        // SAFETY: in the child, only async-signal-safe system calls on data built above
-        // (NUL-terminated strings and NULL-terminated arrays of them), then the end.
-        unsafe {
-            if stdin != 0 && libc::dup2(stdin, 0) < 0 {
-                libc::_exit(126);
+    Errno::result(pid)?;
+    libc::pid_t::try_from(pid).map_err(|_| Errno::EOVERFLOW)
+}
+
+/// The address of the C library's cache of this thread's id: the thread's `clear_child_tid`
+/// (`prctl(PR_GET_TID_ADDRESS)`), if it holds this thread's id.
+fn tid_cache() -> Result<*mut libc::c_int, Errno> {
+    let mut address: *mut libc::c_int = std::ptr::null_mut();
+    // SAFETY: `PR_GET_TID_ADDRESS` stores one pointer at the address passed, a local of that type.
+    Errno::result(unsafe { libc::prctl(libc::PR_GET_TID_ADDRESS, &raw mut address) })?;
+    if address.is_null() {
+        return Err(Errno::ENOTSUP);
+    }
+    // Read through the kernel (`/proc/self/mem`), so that even a bad address is an error,
+    // not a fault.
+    let mut value = [0u8; std::mem::size_of::<libc::c_int>()];
+    let mem = std::fs::File::open("/proc/self/mem").map_err(|_| Errno::ENOTSUP)?;
+    std::os::unix::fs::FileExt::read_exact_at(&mem, &mut value, address as u64)
+        .map_err(|_| Errno::ENOTSUP)?;
+    if libc::c_int::from_ne_bytes(value) != nix::unistd::gettid().as_raw() {
+        return Err(Errno::ENOTSUP);
+    }
+    Ok(address)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsFd;
+    use std::path::Path;
+
+    use nix::sys::wait::{WaitStatus, waitpid};
+
+    use super::*;
+
+    #[test]
+    fn a_process_with_threads_is_refused() {
+        // A second thread for certain, alive during the call (whatever the harness runs on).
+        let (stop, wait) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || wait.recv());
+        assert_eq!(fork_into(None), Err(Errno::EINVAL));
+        drop(stop);
+        let _ = other.join();
+    }
+
+    /// What the child of a one-thread process found wrong, by its exit code (0: nothing).
+    const WHAT_FAILED: [&str; 7] = [
+        "",
+        "a child of fork_into does not have its own thread id in the C library's cache",
+        "no thread-id cache found in a one-thread process (glibc expected)",
+        "fork_into into the cgroup failed",
+        "fork_into without a cgroup failed",
+        "the child of fork_into did not end well",
+        "the child of fork_into into the cgroup was not born in it",
+    ];
+
+    /// In a one-thread process (a child of glibc's `fork` of this test process): both ways of
+    /// `fork_into` give a child whose C library knows its own thread id, and the child of the
+    /// way into a bot's cgroup is in that cgroup.
+    #[test]
+    fn the_child_has_its_own_thread_id_and_cgroup() {
+        let cgroup = match crate::cgroup::BotCgroup::create(&crate::ResourceLimits::default(), None) {
+            Ok(cgroup) => Some(cgroup),
+            Err(why) => {
+                let why = format!("skipped: the way into a cgroup ({why})");
+                eprintln!("{why}");
+                assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+                None
             }
-            libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr());
-            libc::_exit(126);
+        };
+        let leaf = cgroup.as_ref().and_then(|c| std::fs::File::open(c.path()).ok().map(|f| (c.path(), f)));
+        // SAFETY: glibc's `fork` of the (multithreaded) test process. The child only makes
+        // system calls, allocates (glibc's `fork` keeps the allocator usable in the child),
+        // never prints (another thread may hold std's stdout lock) and ends with `_exit`.
+        let forked = unsafe { nix::unistd::fork() }.expect("fork");
+        if forked.is_child() {
+            let code =
+                std::panic::catch_unwind(|| in_one_thread(leaf.as_ref().map(|(p, f)| (*p, f.as_fd()))))
+                    .unwrap_or(5);
+            // SAFETY: ends the child at once, running nothing of the parent's.
+            unsafe { libc::_exit(code) }
         }
+        let nix::unistd::ForkResult::Parent { child } = forked else { unreachable!("the child exited") };
+        let status = waitpid(child, None).expect("waitpid");
+        if let Some(cgroup) = cgroup {
+            crate::cgroup::wait_until_empty(cgroup.dir(), std::time::Duration::from_secs(5));
+            cgroup.remove();
+        }
+        let WaitStatus::Exited(_, code) = status else { panic!("the test's child: {status:?}") };
+        let what = usize::try_from(code).ok().and_then(|c| WHAT_FAILED.get(c)).unwrap_or(&"?");
+        assert_eq!(code, 0, "{what}");
     }
-    if pid < 0 {
-        return Err(Errno::last());
+
+    fn in_one_thread(cgroup: Option<(&Path, BorrowedFd<'_>)>) -> i32 {
+        if tid_cache().is_err() {
+            return 2;
+        }
+        let ways = cgroup.map(|(path, fd)| (Some(fd), Some(path), 3)).into_iter().chain([(None, None, 4)]);
+        for (way, path, failed) in ways {
+            match fork_into(way) {
+                Ok(Forked::Child) => {
+                    let own_id = tid_cache().is_ok() && nix::unistd::gettid() == nix::unistd::getpid();
+                    let me = std::process::id().to_string();
+                    let born_in = path.is_none_or(|path| {
+                        std::fs::read_to_string(path.join("cgroup.procs"))
+                            .is_ok_and(|p| p.lines().any(|l| l == me))
+                    });
+                    let code = if !own_id {
+                        1
+                    } else if !born_in {
+                        6
+                    } else {
+                        0
+                    };
+                    // SAFETY: ends the grandchild at once.
+                    unsafe { libc::_exit(code) }
+                }
+                Ok(Forked::Parent(child)) => match waitpid(child, None) {
+                    Ok(WaitStatus::Exited(_, 0)) => {}
+                    Ok(WaitStatus::Exited(_, code @ (1 | 6))) => return code,
+                    _ => return 5,
+                },
+                Err(_) => return failed,
+            }
+        }
+        0
     }
-    Ok(Pid::from_raw(i32::try_from(pid).map_err(|_| Errno::EOVERFLOW)?))
 }

@@ -20,13 +20,13 @@
 //! 4. with `--isolation pid|full`, creates the namespaces (`sandbox.rs`: user, PID, IPC,
 //!    and network with `--no-network`); if the kernel refuses, it says why on stderr and
 //!    exits with 125 (the referee checked beforehand, see `isolation_probe`);
-//! 5. then blocks SIGTERM (so that it reaches only the bot), starts itself once more as the
-//!    namespace's init (`--ns-init`), and exits the way the bot ended as soon as the init
-//!    reports it (not waiting for the init's own exit, which tears down mount namespaces).
-//!    The init asks for SIGKILL when this stub dies, makes the mount namespace, mounts its
-//!    own `/proc`, hides the cgroup file system, locks the mounts or switches to the
-//!    separate uid (`--uid`, `--gid`), and goes on with steps 6–7, starting the bot as its
-//!    child;
+//! 5. then blocks SIGTERM (so that it reaches only the bot), forks the namespace's init (no
+//!    second `exec` of the stub: the child goes on running this code, see
+//!    `clone_into_cgroup`), and exits the way the bot ended as soon as the init reports it
+//!    (not waiting for the init's own exit, which tears down mount namespaces). The init asks
+//!    for SIGKILL when this stub dies, makes the mount namespace, mounts its own `/proc`,
+//!    hides the cgroup file system, locks the mounts or switches to the separate uid
+//!    (`--uid`, `--gid`), and goes on with steps 6–7, starting the bot as its child;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
 //!    `--nproc-allowance`, counted before `/proc` is replaced);
@@ -48,6 +48,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::WaitStatus;
 use nix::unistd::{Pid, getppid};
 
+use crate::clone_into_cgroup::{Forked, fork_into};
 use crate::options::IsolationLevel;
 use crate::sandbox::{self, BotUser};
 
@@ -108,9 +109,6 @@ pub fn run(args: ExecBotArgs) -> u8 {
     // The bot starts with no blocked signals, whatever the referee had blocked.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
-    if args.ns_init {
-        return run_init(&args);
-    }
     // With a PID namespace the namespace's init is born in the cgroup v2 (see
     // `clone_into_cgroup`): this process does not move into it. Every other cgroup is joined
     // here, before anything else.
@@ -181,49 +179,21 @@ fn cgroup2_to_be_born_in(
     Some((dir.clone(), fd))
 }
 
-/// The arguments the outer stub hands on to the init (after the executable's name).
-fn init_args(args: &ExecBotArgs, nproc_limit: Option<u64>) -> Vec<OsString> {
-    let user = bot_user(args);
-    let init = ExecBotArgs {
-        rlimit_data: args.rlimit_data,
-        rlimit_cpu: args.rlimit_cpu,
-        nproc_limit,
-        uid: user.map(|u| u.uid),
-        gid: user.map(|u| u.gid),
-        probe: args.probe,
-        ns_init: true,
-        outer_pid: Some(std::process::id()),
-        command: args.command.clone(),
-        isolation: IsolationLevel::None,
-        ..ExecBotArgs::default()
-    };
-    let mut out: Vec<OsString> = vec![crate::EXEC_STUB_SUBCOMMAND.into()];
-    out.extend(init.to_args());
-    out
-}
-
-/// Starts the init: born in `born_into` (`clone3`), or, where the kernel refuses that, after
-/// this process joined the cgroup (std's spawn). Its stdin is `status`.
-fn start_init(
-    exe: &std::path::Path,
-    init_args: &[OsString],
-    status: std::os::fd::OwnedFd,
+/// Forks the namespace's init: born in `born_into` (`clone3`), or, where that is refused,
+/// after this process joined the cgroup (the C library's `fork`).
+fn fork_init(
     born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
-) -> std::io::Result<Pid> {
+) -> Result<Forked, nix::errno::Errno> {
     use std::os::fd::AsFd;
     if let Some((dir, cgroup)) = born_into {
-        let argv: Vec<OsString> =
-            std::iter::once(exe.as_os_str().to_owned()).chain(init_args.iter().cloned()).collect();
-        match crate::clone_into_cgroup::spawn(cgroup.as_fd(), exe, &argv, status.as_fd()) {
-            Ok(pid) => return Ok(pid),
-            // Before Linux 5.7, or a cgroup that refuses it: the old way.
+        match fork_into(Some(cgroup.as_fd())) {
+            Ok(forked) => return Ok(forked),
+            // Before Linux 5.7, a cgroup that refuses it, or a C library whose thread-id cache
+            // cannot be found: the old way.
             Err(_) => join_cgroup(&dir),
         }
     }
-    let mut command = std::process::Command::new(exe);
-    command.args(init_args).stdin(std::process::Stdio::from(status));
-    let child = command.spawn()?;
-    Ok(Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX)))
+    fork_into(None)
 }
 
 /// Asks for SIGKILL when the parent dies; false if the parent (`expected`) is already gone.
@@ -238,50 +208,46 @@ fn bot_user(args: &ExecBotArgs) -> Option<BotUser> {
     Some(BotUser { uid: args.uid?, gid: args.gid? })
 }
 
-/// The init of the bot's PID namespace (pid 1 there): follows the outer stub, sets up the
-/// mounts and the user, starts the bot as its child (so the bot keeps ordinary signal
-/// semantics, which pid 1 does not have), reaps every orphan of the namespace, and when the
-/// bot ends reports how on its stdin (the status pipe, see [`run_as_namespace_init`]) and
-/// exits, which makes the kernel kill whatever is left in the namespace.
-fn run_init(args: &ExecBotArgs) -> u8 {
-    let mut status = StatusPipe;
-    // Opened while /proc is still the host's: the outer stub's stdin is the bot's, and
-    // reading the outer stub's stat fails once it has died.
-    let outer = args.outer_pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok());
-    let bot_stdin = match args.outer_pid.map(|pid| std::fs::File::open(format!("/proc/{pid}/fd/0"))) {
-        Some(Ok(file)) => Some(file),
-        Some(Err(e)) => {
-            eprintln!("{NAME}: cannot open the bot's stdin: {e}");
-            return ISOLATION_FAILED;
-        }
-        None => None,
-    };
-    if let Err(e) = sandbox::prepare_init(bot_user(args), args.outer_pid) {
+/// The init of the bot's PID namespace (pid 1 there), a child forked by the outer stub
+/// (`outer`, its host pid): follows the outer stub, sets up the mounts and the user, starts
+/// the bot as its child (so the bot keeps ordinary signal semantics, which pid 1 does not
+/// have), reaps every orphan of the namespace, and when the bot ends reports how on `status`
+/// (see [`run_as_namespace_init`]) and exits, which makes the kernel kill whatever is left in
+/// the namespace. Never returns: a panic ends it with 126.
+fn init_main(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, status: std::fs::File) -> ! {
+    let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_init(args, nproc_limit, outer, StatusPipe(status))
+    }))
+    .unwrap_or(126);
+    std::process::exit(i32::from(code))
+}
+
+fn run_init(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, mut status: StatusPipe) -> u8 {
+    // Opened while /proc is still the host's: reading the outer stub's stat fails once it
+    // has died.
+    let outer_stat = std::fs::File::open(format!("/proc/{outer}/stat")).ok();
+    if let Err(e) = sandbox::prepare_init(bot_user(args), Some(outer)) {
         eprintln!("{NAME}: cannot isolate the bot: {e}");
         return ISOLATION_FAILED;
     }
     // After every change of credentials, which clears the parent-death signal.
     let _ = follow_the_referee(None);
-    if let Some(mut outer) = outer {
+    if let Some(mut outer_stat) = outer_stat {
         let mut text = String::new();
-        if std::io::Read::read_to_string(&mut outer, &mut text).is_err() {
+        if std::io::Read::read_to_string(&mut outer_stat, &mut text).is_err() {
             return ISOLATION_FAILED; // The outer stub died before we could follow it.
         }
     }
     if args.probe {
         return 0;
     }
-    set_rlimits(args, args.nproc_limit);
+    set_rlimits(args, nproc_limit);
     let Some((program, program_args)) = args.command.split_first() else {
         eprintln!("{NAME}: no program given");
         return 126;
     };
-    let mut command = std::process::Command::new(program);
-    command.args(program_args);
-    if let Some(stdin) = bot_stdin {
-        command.stdin(stdin);
-    }
-    let bot = match command.spawn() {
+    // The bot's stdin, stdout and stderr are this process's, inherited from the outer stub.
+    let bot = match std::process::Command::new(program).args(program_args).spawn() {
         Ok(bot) => bot,
         Err(error) => {
             eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
@@ -290,9 +256,9 @@ fn run_init(args: &ExecBotArgs) -> u8 {
             return code;
         }
     };
-    drop(command);
-    status.send("started");
+    // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
     release_stdio_but_stdin();
+    release_stdin();
     let bot_pid = Pid::from_raw(i32::try_from(bot.id()).unwrap_or(i32::MAX));
     loop {
         match nix::sys::wait::waitpid(None::<Pid>, None) {
@@ -310,14 +276,12 @@ fn run_init(args: &ExecBotArgs) -> u8 {
     }
 }
 
-/// The init's end of the status pipe: its stdin.
-struct StatusPipe;
+/// The init's end of the status pipe.
+struct StatusPipe(std::fs::File);
 
 impl StatusPipe {
     fn send(&mut self, line: &str) {
-        use std::os::fd::AsFd;
-        let text = format!("{line}\n");
-        let _ = nix::unistd::write(std::io::stdin().as_fd(), text.as_bytes());
+        let _ = std::io::Write::write_all(&mut self.0, format!("{line}\n").as_bytes());
     }
 }
 
@@ -337,28 +301,20 @@ fn parse_status(line: &str) -> Option<BotEnd> {
     }
 }
 
-/// Starts the stub again as the init of the new PID namespace (its first child), and ends
-/// the way the bot ended, as soon as the init reports it: same exit code, or death by the
-/// same signal.
+/// Forks the init of the new PID namespace (its first child, which runs [`init_main`]), and
+/// ends the way the bot ended, as soon as the init reports it: same exit code, or death by
+/// the same signal.
 ///
-/// The init's stdin is the status pipe: it writes `started` once the bot runs (then this
-/// process lets go of the bot's stdin, which the init opened through `/proc`), and
-/// `exit CODE` or `signal NUMBER CORE` when the bot has ended.
+/// The init writes `exit CODE` or `signal NUMBER CORE` on the status pipe when the bot has
+/// ended.
 fn run_as_namespace_init(
     args: &ExecBotArgs,
     nproc_limit: Option<u64>,
     born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
 ) -> u8 {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => {
-            eprintln!("{NAME}: cannot find my own executable: {e}");
-            return 126;
-        }
-    };
-    // SIGTERM to the bot's process group must reach the bot, not end this process or the
-    // init, whose death SIGKILLs the bot. Blocked here and in the init; the bot starts with
-    // an empty mask.
+    // SIGTERM to the bot's process group must reach the bot, not end this process, whose
+    // death SIGKILLs the init and so the bot. Blocked here and so in the init (which, as pid
+    // 1 of its namespace, ignores it anyway); the bot starts with an empty mask.
     let mut term = nix::sys::signal::SigSet::empty();
     term.add(Signal::SIGTERM);
     if let Err(e) = term.thread_block() {
@@ -371,23 +327,27 @@ fn run_as_namespace_init(
             return 126;
         }
     };
-    // `status_write` is moved in and closed here once the init holds it.
-    let init = match start_init(&exe, &init_args(args, nproc_limit), status_write, born_into) {
-        Ok(init) => init,
+    let outer = std::process::id();
+    let init = match fork_init(born_into) {
+        Ok(Forked::Child) => {
+            drop(status_read);
+            init_main(args, nproc_limit, outer, std::fs::File::from(status_write))
+        }
+        Ok(Forked::Parent(init)) => init,
         Err(e) => {
             eprintln!("{NAME}: cannot start the namespace's init: {e}");
             return 126;
         }
     };
-    // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
+    drop(status_write);
+    // Only the bot may hold its pipes (the init has its own copies, which it hands on).
     release_stdio_but_stdin();
+    release_stdin();
     let mut end = None;
     let mut lines = std::io::BufReader::new(std::fs::File::from(status_read));
     let mut line = String::new();
     while std::io::BufRead::read_line(&mut lines, &mut line).is_ok_and(|n| n > 0) {
-        if line.trim() == "started" {
-            release_stdin();
-        } else if let Some(status) = parse_status(&line) {
+        if let Some(status) = parse_status(&line) {
             // Ended at once, without waiting for the init: its exit tears down the bot's
             // mount namespaces, which waits for RCU grace periods (milliseconds). It is
             // re-parented to the referee (a subreaper), which kills and reaps it with the

@@ -49,8 +49,8 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), Strin
     }
     unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
     if user_namespace {
-        // Root inside: the init keeps its capabilities in the namespace across its `exec`, to
-        // mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
+        // Root inside: the init (a fork of this process) has every capability in the
+        // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
         map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
     }
     Ok(())

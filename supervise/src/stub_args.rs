@@ -1,5 +1,5 @@
 //! The command line of the re-exec stub, `__exec-bot [OPTIONS] -- PROGRAM [ARGS...]`, parsed
-//! with `lexopt` (no clap: the stub is started three times per game's bots, and what its
+//! with `lexopt` (no clap: the stub is started twice per game's bots, and what its
 //! executable links is paid for on every start, see `bao-exec-stub`).
 
 use std::ffi::OsString;
@@ -10,7 +10,7 @@ use crate::options::IsolationLevel;
 /// The version of the stub's command line and status protocol. A `bao-exec-stub` found next
 /// to the running executable is used only if it prints the same (`__exec-bot
 /// --stub-protocol`); change it whenever the stub's options or behaviour change.
-pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 2");
+pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 3");
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,8 +22,6 @@ pub struct ExecBotArgs {
     /// Tasks (processes and threads) allowed beyond the user's current ones (`RLIMIT_NPROC`,
     /// applied only when not root, since root is exempt from it).
     pub nproc_allowance: Option<u64>,
-    /// `RLIMIT_NPROC` itself (what the stub outside the namespace computed for the init).
-    pub nproc_limit: Option<u64>,
     /// The referee's pid: exit at once if the parent is no longer this process.
     pub parent_pid: Option<i32>,
     /// Cgroup directories to move into before anything else (the v2 cgroup and a v1 memory
@@ -41,10 +39,6 @@ pub struct ExecBotArgs {
     pub probe: bool,
     /// Print [`STUB_PROTOCOL`] and exit.
     pub stub_protocol: bool,
-    /// This process is the init of the bot's PID namespace (started by the stub itself).
-    pub ns_init: bool,
-    /// With `ns_init`: the pid of the stub outside the namespace (seen from outside).
-    pub outer_pid: Option<u32>,
     /// The program and its arguments.
     pub command: Vec<OsString>,
 }
@@ -78,9 +72,6 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
             Long("nproc-allowance") => {
                 args.nproc_allowance = Some(parser.value().map_err(error)?.parse().map_err(error)?);
             }
-            Long("nproc-limit") => {
-                args.nproc_limit = Some(parser.value().map_err(error)?.parse().map_err(error)?)
-            }
             Long("parent-pid") => {
                 args.parent_pid = Some(parser.value().map_err(error)?.parse().map_err(error)?)
             }
@@ -103,10 +94,6 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
             Long("gid") => args.gid = Some(parser.value().map_err(error)?.parse().map_err(error)?),
             Long("probe") => args.probe = true,
             Long("stub-protocol") => args.stub_protocol = true,
-            Long("ns-init") => args.ns_init = true,
-            Long("outer-pid") => {
-                args.outer_pid = Some(parser.value().map_err(error)?.parse().map_err(error)?)
-            }
             Value(first) => {
                 // Only after `--` (a program named like an option must not be taken for one).
                 return Err(format!("unexpected argument {first:?}: the program goes after '--'"));
@@ -126,7 +113,7 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
 impl ExecBotArgs {
     /// The command line [`parse`] reads back as these arguments: every option that is set,
     /// then `--` and the program with its arguments when there is one (the one writer of the
-    /// stub's command line, for the referee and for the stub starting the namespace's init).
+    /// stub's command line).
     #[must_use]
     pub fn to_args(&self) -> Vec<OsString> {
         let mut out: Vec<OsString> = Vec::new();
@@ -138,10 +125,8 @@ impl ExecBotArgs {
         number("--rlimit-data", self.rlimit_data);
         number("--rlimit-cpu", self.rlimit_cpu);
         number("--nproc-allowance", self.nproc_allowance);
-        number("--nproc-limit", self.nproc_limit);
         number("--uid", self.uid.map(u64::from));
         number("--gid", self.gid.map(u64::from));
-        number("--outer-pid", self.outer_pid.map(u64::from));
         if let Some(pid) = self.parent_pid {
             out.extend(["--parent-pid".into(), pid.to_string().into()]);
         }
@@ -155,7 +140,6 @@ impl ExecBotArgs {
             ("--no-network", self.no_network),
             ("--probe", self.probe),
             ("--stub-protocol", self.stub_protocol),
-            ("--ns-init", self.ns_init),
         ];
         out.extend(flags.into_iter().filter(|(_, set)| *set).map(|(flag, _)| flag.into()));
         if !self.command.is_empty() {
@@ -176,7 +160,6 @@ mod tests {
             rlimit_data: Some(1 << 30),
             rlimit_cpu: Some(12),
             nproc_allowance: Some(64),
-            nproc_limit: Some(99),
             parent_pid: Some(4242),
             cgroup: vec!["/sys/fs/cgroup/a".into(), "/sys/fs/cgroup/memory/b".into()],
             isolation: IsolationLevel::Full,
@@ -185,8 +168,6 @@ mod tests {
             gid: Some(1002),
             probe: false,
             stub_protocol: false,
-            ns_init: true,
-            outer_pid: Some(77),
             command: words("bot --mode x -- y"),
         };
         let none =
@@ -212,12 +193,11 @@ mod tests {
         assert_eq!(args.parent_pid, Some(12));
         assert_eq!(args.cgroup, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
         assert_eq!(args.isolation, IsolationLevel::Full);
-        assert!(args.no_network && !args.probe && !args.ns_init);
+        assert!(args.no_network && !args.probe);
         assert_eq!((args.uid, args.gid), (Some(5), Some(6)));
         assert_eq!(args.command, words("bot --isolation x -- y"), "everything after the first --");
-        let init = parse(words("--ns-init --outer-pid 40 --nproc-limit 9 --probe")).unwrap();
-        assert!(init.ns_init && init.probe && init.command.is_empty());
-        assert_eq!((init.outer_pid, init.nproc_limit), (Some(40), Some(9)));
+        let probe = parse(words("--isolation pid --probe")).unwrap();
+        assert!(probe.probe && probe.command.is_empty());
         assert!(parse(words("--stub-protocol")).unwrap().stub_protocol);
         assert_eq!(parse(words("-- bot")).unwrap().isolation, IsolationLevel::None, "none unless asked");
     }
