@@ -2,10 +2,12 @@
 //! it), `cgroup.kill`, tree CPU time from `cpu.stat`, and — when the memory and pids
 //! controllers are available to us — `memory.max` and `pids.max`.
 //!
-//! Two levels: the limits are set on `bao-bot-PID-N/`, and the bot runs in its child
-//! `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace and mounts the cgroup file
-//! system sees only the leaf as its root, so it cannot raise its own limits, which live one
-//! level up, out of its sight.
+//! Two levels when there are kernel limits to set: the limits are set on `bao-bot-PID-N/`,
+//! and the bot runs in its child `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace
+//! and mounts the cgroup file system sees only the leaf as its root, so it cannot raise its
+//! own limits, which live one level up, out of its sight. Without a memory or process limit
+//! there is nothing up there to protect, and the bot runs in `bao-bot-PID-N/` itself: one
+//! `mkdir` and one `rmdir` on cgroupfs less per bot (each a few dozen kernfs files).
 //!
 //! The CPU counter (`cpu.stat`) is opened once, when the cgroup is made, and re-read with
 //! `pread` at offset 0 (the kernel regenerates the text on each read from the start): one
@@ -32,7 +34,8 @@ use super::memory_v1::MemoryV1;
 pub(crate) struct BotCgroup {
     /// `bao-bot-PID-N/`: the limits, `cgroup.kill`, the counters of the whole tree.
     dir: PathBuf,
-    /// `bao-bot-PID-N/bot/`: where the bot's processes are.
+    /// `bao-bot-PID-N/bot/`, or `bao-bot-PID-N/` itself without kernel limits: where the
+    /// bot's processes are.
     leaf: PathBuf,
     /// `bao-bot-PID-N/cpu.stat`, kept open and re-read with `pread`.
     cpu_stat: Option<File>,
@@ -61,7 +64,8 @@ impl BotCgroup {
         let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let leaf = path.join(LEAF);
+        let two_levels = limits.max_memory_bytes.is_some() || task_backstop.is_some();
+        let leaf = if two_levels { path.join(LEAF) } else { path.clone() };
         let mut cgroup = Self {
             dir: path,
             leaf,
@@ -76,7 +80,7 @@ impl BotCgroup {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
         }
-        if let Err(e) = std::fs::create_dir(&cgroup.leaf) {
+        if two_levels && let Err(e) = std::fs::create_dir(&cgroup.leaf) {
             let message = format!("cannot create {}: {e}", cgroup.leaf.display());
             cgroup.remove();
             return Err(message);
@@ -193,7 +197,8 @@ impl BotCgroup {
         if let Some(v1) = &self.memory_v1 {
             v1.remove();
         }
-        for dir in [&self.leaf, &self.dir] {
+        let leaf = (self.leaf != self.dir).then_some(&self.leaf);
+        for dir in leaf.into_iter().chain([&self.dir]) {
             if let Err(e) = std::fs::remove_dir(dir)
                 && e.kind() != io::ErrorKind::NotFound
             {
