@@ -66,9 +66,12 @@ pub(crate) fn in_background(shared: Arc<Shared>, tmp: Option<PrivateTmp>, pid: u
             }
             ended = empty;
         }
-        ended &= kill_leftovers(&shared);
+        let leftovers_gone = kill_leftovers(&shared);
+        ended &= leftovers_gone;
         let mut tree = lock(&shared.tree);
-        tree.reap_orphans();
+        if !leftovers_gone {
+            tree.reap_orphans();
+        }
         tree.remove_cgroup();
         drop(tree);
         // Kept for the next bot only when nothing of this one can write in it any more.
@@ -98,9 +101,7 @@ pub(crate) fn kill_leftovers(shared: &Shared) -> bool {
     loop {
         let alive = {
             let mut tree = lock(&shared.tree);
-            let alive = tree.any_alive();
-            // After `any_alive`, so that processes that were dying then are zombies by now.
-            tree.reap_orphans();
+            let alive = tree.reap_and_any_alive();
             if alive {
                 tree.signal(Signal::SIGKILL);
             }

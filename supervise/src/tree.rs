@@ -333,6 +333,31 @@ impl ProcessTree {
             || self.members().iter().any(|m| !m.is_zombie())
     }
 
+    /// Reaps the tree's zombie orphans and says whether any process of the tree is still
+    /// alive, as [`Self::any_alive`] then [`Self::reap_orphans`] do — in a namespace with one
+    /// look at the adopted children instead of two (the other members are the outer stub and
+    /// the cgroup's processes, which `populated` covers).
+    pub(crate) fn reap_and_any_alive(&mut self) -> bool {
+        if self.containment == Containment::Walk {
+            let alive = self.any_alive();
+            // After `any_alive`, so that processes that were dying then are zombies by now.
+            self.reap_orphans();
+            return alive;
+        }
+        let mut adopted_alive = false;
+        for orphan in self.adopted_children() {
+            self.known.insert(orphan.pid, orphan.start_time);
+            if orphan.is_zombie() {
+                let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
+            } else {
+                // Exiting (it has left the cgroup) or not: looked at again after a SIGKILL.
+                adopted_alive = true;
+            }
+        }
+        let leader_running = !self.leader_exited && procfs::stat(self.leader).is_some_and(|s| !s.is_zombie());
+        leader_running || adopted_alive || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
+    }
+
     /// CPU time (user + system) of the whole tree so far; never decreases.
     ///
     /// With a cgroup: `cpu.stat`, exact, including exited processes. Without: the live
