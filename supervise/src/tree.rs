@@ -9,11 +9,13 @@
 //! inherits in its environment). See `docs/supervision.md` for what that
 //! fallback misses.
 //!
-//! Orphans are re-parented to the first live thread of the subreaper (Linux's
-//! `find_new_reaper` → `find_alive_thread`, since 3.19): the referee's main thread, whose
-//! `/proc/PID/task/PID/children` is therefore the one file that lists them — not the
-//! children files of every referee thread (a dozen in a tournament: the stdout readers, the
-//! blocking pool), which the lead's profile found reading 5 % of the referee's CPU.
+//! Orphans are re-parented to the first live thread of the subreaper (`kernel/exit.c`:
+//! `find_new_reaper` → `find_alive_thread`, which starts at the thread-group leader): the
+//! referee's main thread, whose `/proc/PID/task/PID/children` is therefore the one file that
+//! lists them — not the children files of every referee thread (a dozen in a tournament: the
+//! stdout readers, the blocking pool), which the lead's profile found reading 5 % of the
+//! referee's CPU. `tests::shutdown_ends_the_whole_tree_without_a_cgroup` checks it: its bot,
+//! started from a test thread, leaves an orphan that must be found and reaped.
 //!
 //! **A tree sealed in a PID namespace** ([`Containment::Namespace`]: the stub's init was born
 //! in the bot's cgroup and is pid 1 of a namespace holding every bot process) needs no walk
