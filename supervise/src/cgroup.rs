@@ -2,10 +2,12 @@
 //! it), `cgroup.kill`, tree CPU time from `cpu.stat`, and — when the memory and pids
 //! controllers are available to us — `memory.max` and `pids.max`.
 //!
-//! Two levels: the limits are set on `bao-bot-PID-N/`, and the bot runs in its child
-//! `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace and mounts the cgroup file
-//! system sees only the leaf as its root, so it cannot raise its own limits, which live one
-//! level up, out of its sight.
+//! Two levels when there are kernel limits to set: the limits are set on `bao-bot-PID-N/`,
+//! and the bot runs in its child `bao-bot-PID-N/bot/`. A bot that creates a cgroup namespace
+//! and mounts the cgroup file system sees only the leaf as its root, so it cannot raise its
+//! own limits, which live one level up, out of its sight. Without a memory or process limit
+//! there is nothing up there to protect, and the bot runs in `bao-bot-PID-N/` itself: one
+//! `mkdir` and one `rmdir` on cgroupfs less per bot (each a few dozen kernfs files).
 //!
 //! The CPU counter (`cpu.stat`) is opened once, when the cgroup is made, and re-read with
 //! `pread` at offset 0 (the kernel regenerates the text on each read from the start): one
@@ -32,7 +34,8 @@ use super::memory_v1::MemoryV1;
 pub(crate) struct BotCgroup {
     /// `bao-bot-PID-N/`: the limits, `cgroup.kill`, the counters of the whole tree.
     dir: PathBuf,
-    /// `bao-bot-PID-N/bot/`: where the bot's processes are.
+    /// `bao-bot-PID-N/bot/`, or `bao-bot-PID-N/` itself without kernel limits: where the
+    /// bot's processes are.
     leaf: PathBuf,
     /// `bao-bot-PID-N/cpu.stat`, kept open and re-read with `pread`.
     cpu_stat: Option<File>,
@@ -61,7 +64,8 @@ impl BotCgroup {
         let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let leaf = path.join(LEAF);
+        let two_levels = limits.max_memory_bytes.is_some() || task_backstop.is_some();
+        let leaf = if two_levels { path.join(LEAF) } else { path.clone() };
         let mut cgroup = Self {
             dir: path,
             leaf,
@@ -70,11 +74,13 @@ impl BotCgroup {
             memory_limited: false,
             pids_limited: false,
         };
-        if !cgroup.dir.join("cgroup.kill").exists() {
+        // The kernel's, not the directory's: asked once per process.
+        static HAS_KILL: OnceLock<bool> = OnceLock::new();
+        if !*HAS_KILL.get_or_init(|| cgroup.dir.join("cgroup.kill").exists()) {
             cgroup.remove();
             return Err("cgroup.kill is missing (Linux before 5.14)".to_owned());
         }
-        if let Err(e) = std::fs::create_dir(&cgroup.leaf) {
+        if two_levels && let Err(e) = std::fs::create_dir(&cgroup.leaf) {
             let message = format!("cannot create {}: {e}", cgroup.leaf.display());
             cgroup.remove();
             return Err(message);
@@ -191,7 +197,8 @@ impl BotCgroup {
         if let Some(v1) = &self.memory_v1 {
             v1.remove();
         }
-        for dir in [&self.leaf, &self.dir] {
+        let leaf = (self.leaf != self.dir).then_some(&self.leaf);
+        for dir in leaf.into_iter().chain([&self.dir]) {
             if let Err(e) = std::fs::remove_dir(dir)
                 && e.kind() != io::ErrorKind::NotFound
             {
@@ -275,7 +282,15 @@ fn cgroup2_mount(line: &str) -> Option<(String, String)> {
 
 /// Asks the parent to delegate a controller to its children; fails quietly (for example with
 /// EBUSY when the parent holds processes itself, the cgroup v2 "no internal processes" rule).
+/// Asked once per process and controller (the answer does not change while the referee runs;
+/// before, every bot read two cgroupfs files for it).
 fn enable_controller(parent: &Path, controller: &str) {
+    static ASKED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut asked = ASKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if asked.iter().any(|c| c == controller) {
+        return;
+    }
+    asked.push(controller.to_owned());
     let listed = |file: &str| {
         std::fs::read_to_string(parent.join(file))
             .is_ok_and(|t| t.split_whitespace().any(|c| c == controller))

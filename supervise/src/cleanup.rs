@@ -44,12 +44,14 @@ impl Drop for Pending {
 /// Finishes ending a bot whose cgroup has been killed: waits until the cgroup is empty
 /// (killing it once more after [`EMPTY_WAIT`]; a warning if processes are still there after
 /// twice that), sweeps what the tree walk still finds (nothing, normally: see
-/// [`kill_leftovers`]), reaps the bot's orphans, removes the cgroup, then the `TMPDIR`.
+/// [`kill_leftovers`]), reaps the bot's orphans, removes the cgroup, then the `TMPDIR` (or
+/// keeps it for the next bot, see [`crate::PrivateTmpReuse`]).
 pub(crate) fn in_background(shared: Arc<Shared>, tmp: Option<PrivateTmp>, pid: u32) {
     let pending = Pending::new();
     let job = move || {
         // Not locked while waiting: the pump may still need the tree (after a drop).
         let dir = lock(&shared.tree).cgroup().map(|c| c.dir().to_path_buf());
+        let mut ended = true;
         if let Some(dir) = &dir {
             let empty = cgroup::wait_until_empty(dir, EMPTY_WAIT) || {
                 cgroup::kill_dir(dir);
@@ -62,13 +64,21 @@ pub(crate) fn in_background(shared: Arc<Shared>, tmp: Option<PrivateTmp>, pid: u
                     EMPTY_WAIT * 2
                 );
             }
+            ended = empty;
         }
-        kill_leftovers(&shared);
+        let leftovers_gone = kill_leftovers(&shared);
+        ended &= leftovers_gone;
         let mut tree = lock(&shared.tree);
-        tree.reap_orphans();
+        if !leftovers_gone {
+            tree.reap_orphans();
+        }
         tree.remove_cgroup();
         drop(tree);
-        drop(tmp);
+        // Kept for the next bot only when nothing of this one can write in it any more.
+        match tmp {
+            Some(tmp) if ended => tmp.recycle(),
+            other => drop(other),
+        }
         drop(pending);
     };
     match tokio::runtime::Handle::try_current() {
@@ -81,30 +91,28 @@ pub(crate) fn in_background(shared: Arc<Shared>, tmp: Option<PrivateTmp>, pid: u
 }
 
 /// SIGKILLs whatever the tree walk still finds of the tree until nothing is (at most
-/// [`LEFTOVER_KILL_WAIT`]), reaping adopted orphans. Blocking.
+/// [`LEFTOVER_KILL_WAIT`]), reaping adopted orphans; true if nothing is left. Blocking.
 ///
 /// This is the only way to end a tree that no cgroup holds (the `/proc` walk has nothing to
 /// wait on, so it looks again every 5 ms); with a cgroup that the whole tree was born in, it
 /// runs after the cgroup is empty and finds nothing.
-pub(crate) fn kill_leftovers(shared: &Shared) {
+pub(crate) fn kill_leftovers(shared: &Shared) -> bool {
     let until = std::time::Instant::now() + LEFTOVER_KILL_WAIT;
     loop {
         let alive = {
             let mut tree = lock(&shared.tree);
-            let alive = tree.any_alive();
-            // After `any_alive`, so that processes that were dying then are zombies by now.
-            tree.reap_orphans();
+            let alive = tree.reap_and_any_alive();
             if alive {
                 tree.signal(Signal::SIGKILL);
             }
             alive
         };
         if !alive {
-            return;
+            return true;
         }
         if std::time::Instant::now() >= until {
             tracing::warn!("some processes of a bot survived SIGKILL for {LEFTOVER_KILL_WAIT:?}");
-            return;
+            return false;
         }
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -55,6 +55,7 @@ mod tests;
 pub use cleanup::wait_for_cleanups;
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
+pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sibling_stub::STUB_EXECUTABLE;
 pub use spec::{BotSpec, ResourceLimits};

@@ -224,8 +224,15 @@ impl BotProcess {
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
         let stdin = child.stdin.take();
-        let mut tree =
-            ProcessTree::new(pid, marker.map(|marker| format!("{}={marker}", tree::MARKER_VARIABLE)), cgroup);
+        // Under a PID namespace every bot process is the init's (born in the cgroup) or
+        // its descendant: see `tree::Containment::Namespace`.
+        let containment = if supervision.stub && supervision.isolation.pid_namespace() {
+            tree::Containment::Namespace
+        } else {
+            tree::Containment::Walk
+        };
+        let marker = marker.map(|marker| format!("{}={marker}", tree::MARKER_VARIABLE));
+        let mut tree = ProcessTree::new(pid, marker, cgroup, containment);
         if stub.is_none() {
             tree.sweep_into_cgroup();
         }

@@ -8,6 +8,24 @@
 //! namespace holds the tree — by the `BAO_REFEREE_BOT` variable that every bot process then
 //! inherits in its environment). See `docs/supervision.md` for what that
 //! fallback misses.
+//!
+//! Orphans are re-parented to the first live thread of the subreaper (`kernel/exit.c`:
+//! `find_new_reaper` → `find_alive_thread`, which starts at the thread-group leader): the
+//! referee's main thread, whose `/proc/PID/task/PID/children` is therefore the one file that
+//! lists them — not the children files of every referee thread (a dozen in a tournament: the
+//! stdout readers, the blocking pool), which the lead's profile found reading 5 % of the
+//! referee's CPU. `tests::shutdown_ends_the_whole_tree_without_a_cgroup` checks it: its bot,
+//! started from a test thread, leaves an orphan that must be found and reaped.
+//!
+//! **A tree sealed in a PID namespace** ([`Containment::Namespace`]: the stub's init was born
+//! in the bot's cgroup and is pid 1 of a namespace holding every bot process) needs no walk
+//! at all. An orphan inside the namespace is re-parented to the namespace's init, never to a
+//! subreaper outside it (`find_new_reaper` only looks for one at the orphan's own namespace
+//! level), and when the init exits the kernel kills and reaps the whole namespace
+//! (`zap_pid_ns_processes`). The outer stub starts nothing but the init. So the members are
+//! the outer stub (the main process) and the cgroup's processes, and the one process the
+//! referee can ever adopt from the tree is the init, once the outer stub has exited: until
+//! then there is nothing to look for, and afterwards one children file, read at the end.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Mutex, Once, PoisonError};
@@ -58,11 +76,23 @@ pub(crate) struct TreeSample {
     pub(crate) memory_bytes: u64,
 }
 
+/// What holds a bot's processes, besides its process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Containment {
+    /// Nothing but what the `/proc` walk finds (and the cgroup, if there is one).
+    Walk,
+    /// A PID namespace whose init was born in the bot's cgroup (see the module docs): the
+    /// members are the main process and the cgroup's processes, and the init is the one
+    /// process the referee can adopt.
+    Namespace,
+}
+
 /// One bot's process tree.
 #[derive(Debug)]
 pub(crate) struct ProcessTree {
     leader: i32,
     leader_exited: bool,
+    containment: Containment,
     /// `NAME=value` in the bot's environment, inherited by its descendants (set only when
     /// neither a cgroup nor a PID namespace holds the tree).
     marker: Option<String>,
@@ -77,7 +107,13 @@ pub(crate) struct ProcessTree {
 
 impl ProcessTree {
     /// Starts tracking the tree of `leader`, a child just spawned by `tokio`.
-    pub(crate) fn new(leader: u32, marker: Option<String>, cgroup: Option<BotCgroup>) -> Self {
+    /// [`Containment::Namespace`] is ignored without a cgroup.
+    pub(crate) fn new(
+        leader: u32,
+        marker: Option<String>,
+        cgroup: Option<BotCgroup>,
+        containment: Containment,
+    ) -> Self {
         let leader = i32::try_from(leader).unwrap_or(i32::MAX);
         leaders().push(leader);
         let referee_pid = nix::unistd::getpid().as_raw();
@@ -86,9 +122,11 @@ impl ProcessTree {
         if let Some(stat) = procfs::stat(leader) {
             known.insert(leader, stat.start_time);
         }
+        let containment = if cgroup.is_some() { containment } else { Containment::Walk };
         Self {
             leader,
             leader_exited: false,
+            containment,
             marker,
             cgroup,
             referee_pid,
@@ -153,11 +191,15 @@ impl ProcessTree {
         }
     }
 
-    /// Members down from the leader and from adopted orphans, via `/proc`.
+    /// Members down from the leader and from adopted orphans, via `/proc`. In a namespace:
+    /// the leader and the adopted init only (everything else is in the cgroup).
     fn walk(&mut self) -> Vec<ProcStat> {
         let mut roots: Vec<ProcStat> = self.adopted_children();
         if !self.leader_exited {
             roots.extend(procfs::stat(self.leader));
+        }
+        if self.containment == Containment::Namespace {
+            return roots;
         }
         let by_parent = (!procfs::children_files_available()).then(|| {
             let mut map: HashMap<i32, Vec<i32>> = HashMap::new();
@@ -183,18 +225,28 @@ impl ProcessTree {
         out
     }
 
-    /// The referee's children that belong to this bot: orphans re-parented to the referee.
+    /// The referee's children that belong to this bot: orphans re-parented to the referee
+    /// (to its main thread, see the module docs). In a namespace, nothing while the outer
+    /// stub lives (the init is its child until it exits).
     fn adopted_children(&self) -> Vec<ProcStat> {
+        if self.containment == Containment::Namespace && !self.leader_exited {
+            return Vec::new();
+        }
         let others = leaders().clone();
+        let ours = |pid: &i32| *pid != self.leader && !others.contains(pid);
         let children = if procfs::children_files_available() {
-            procfs::children(self.referee_pid).into_iter().filter_map(procfs::stat).collect()
+            procfs::thread_children(self.referee_pid, self.referee_pid)
+                .into_iter()
+                .filter(ours)
+                .filter_map(procfs::stat)
+                .collect()
         } else {
-            procfs::all_stats().into_iter().filter(|s| s.ppid == self.referee_pid).collect::<Vec<_>>()
+            procfs::all_stats()
+                .into_iter()
+                .filter(|s| s.ppid == self.referee_pid && ours(&s.pid))
+                .collect::<Vec<_>>()
         };
-        children
-            .into_iter()
-            .filter(|s| s.pid != self.leader && !others.contains(&s.pid) && self.belongs(s))
-            .collect()
+        children.into_iter().filter(|s| self.belongs(s)).collect()
     }
 
     /// Whether a process that is not under the leader any more is one of ours.
@@ -281,6 +333,31 @@ impl ProcessTree {
         leader_running
             || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
             || self.members().iter().any(|m| !m.is_zombie())
+    }
+
+    /// Reaps the tree's zombie orphans and says whether any process of the tree is still
+    /// alive, as [`Self::any_alive`] then [`Self::reap_orphans`] do — in a namespace with one
+    /// look at the adopted children instead of two (the other members are the outer stub and
+    /// the cgroup's processes, which `populated` covers).
+    pub(crate) fn reap_and_any_alive(&mut self) -> bool {
+        if self.containment == Containment::Walk {
+            let alive = self.any_alive();
+            // After `any_alive`, so that processes that were dying then are zombies by now.
+            self.reap_orphans();
+            return alive;
+        }
+        let mut adopted_alive = false;
+        for orphan in self.adopted_children() {
+            self.known.insert(orphan.pid, orphan.start_time);
+            if orphan.is_zombie() {
+                let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
+            } else {
+                // Exiting (it has left the cgroup) or not: looked at again after a SIGKILL.
+                adopted_alive = true;
+            }
+        }
+        let leader_running = !self.leader_exited && procfs::stat(self.leader).is_some_and(|s| !s.is_zombie());
+        leader_running || adopted_alive || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
     }
 
     /// CPU time (user + system) of the whole tree so far; never decreases.

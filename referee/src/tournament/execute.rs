@@ -129,6 +129,10 @@ struct RunContext {
 /// When the runtime or the signal handlers cannot be set up (a failure
 /// during the games is returned in [`RunReport::error`] instead).
 pub fn execute(run: Run) -> anyhow::Result<RunReport> {
+    // The bots' private directories are emptied and reused from game to game, not made and
+    // removed for every bot; declared first, so dropped last: after the runtime, whose drop
+    // waits for the bots' cleanups, it removes the directories kept.
+    let _tmp_reuse = bao_supervise::PrivateTmpReuse::start();
     let runtime = bao_game::runtime::build().context("cannot start the async runtime")?;
     let local = tokio::task::LocalSet::new();
     runtime.block_on(local.run_until(execute_async(run)))
