@@ -31,6 +31,11 @@ struct Seat {
     stderr: Option<bao_supervise::StderrCapture>,
     /// The buffer the move requests are written into, reused from ply to ply.
     request: String,
+    /// The bot's CPU counter (its cgroup's `cpu.stat`) at the last reading: after its
+    /// handshake, then after each of its replies. A move's `cpu_us` runs from this reading to
+    /// the one after its reply, so the counter is read once per ply, and CPU a bot uses
+    /// between its moves is charged to its next move.
+    cpu_mark: Option<Duration>,
 }
 
 impl Seat {
@@ -111,6 +116,7 @@ pub async fn play_game(
         exit: "not started".to_owned(),
         stderr: None,
         request: String::new(),
+        cpu_mark: None,
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
@@ -370,10 +376,18 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
         Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
         Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
     }
+    // The first move's CPU is counted from here (see `Seat::cpu_mark`).
+    seat.cpu_mark = cpu_reading(&process);
     seat.process = Some(process);
     let ready = result?;
     seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
     Ok(())
+}
+
+/// The bot's CPU counter, from its cgroup's `cpu.stat` only: walking /proc for a bot with
+/// many processes would stall the thread that times every other bot.
+fn cpu_reading(process: &BotProcess) -> Option<Duration> {
+    if process.supervision().cgroup.is_some() { process.cpu_time() } else { None }
 }
 
 /// A move that was played.
@@ -418,13 +432,11 @@ async fn play_one(
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
-    // CPU time only from the cgroup's counter: walking /proc for a bot with many processes
-    // would stall the thread that times every other bot.
-    let cgroup = process.supervision().cgroup.is_some();
-    let cpu_before = if cgroup { process.cpu_time() } else { None };
     let answer = judge::ask_move(process, side, &seat.request, id, allowed, lines).await?;
-    let cpu_after = if cgroup { process.cpu_time() } else { None };
-    let cpu = cpu_after.zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    // One reading per ply: this move's "after" is the next one's "before".
+    let cpu_after = cpu_reading(process);
+    let cpu = cpu_after.zip(seat.cpu_mark).map(|(after, before)| after.saturating_sub(before));
+    seat.cpu_mark = cpu_after;
     judge::charge(&mut seat.clock, side, &answer)?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
     Ok(Played { mv, next, used: answer.used, cpu, info: answer.info })
