@@ -282,7 +282,19 @@ async fn run(
         (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
     }
 
-    let mut last_move: Option<String> = None;
+    // The ply record, reused from ply to ply (its strings keep their buffers); its move is
+    // the last move, which the next request names.
+    let mut record = LogRecord::Ply(PlyRecord {
+        ply: 0,
+        side: Side::South,
+        mv: String::new(),
+        time_us: 0,
+        cpu_us: None,
+        clock_ms: [0, 0],
+        position: String::new(),
+        lag_excused_us: None,
+        info: Vec::new(),
+    });
     loop {
         // The rules' endings first, then adjudication.
         if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
@@ -300,7 +312,11 @@ async fn run(
         let side = position.side_to_move();
         let (mover, other) =
             if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
-        let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
+        let last_move = match &record {
+            LogRecord::Ply(last) if *plies > 0 => Some(last.mv.as_str()),
+            _ => None,
+        };
+        let turn = Turn { position, successors: &successors, ply: *plies, last_move };
         let mut lines = SeatLines { side, observer: &mut *observer };
         let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
             Ok(played) => played,
@@ -308,24 +324,22 @@ async fn run(
         };
         *plies += 1;
         *position = played.next;
-        let mv = wire::move_notation(played.mv);
-        let clock_ms = [south.clock.left(), north.clock.left()]
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        let record = LogRecord::Ply(PlyRecord {
-            ply: *plies,
-            side,
-            mv: mv.clone(),
-            time_us: micros(played.used),
-            cpu_us: played.cpu.map(micros),
-            clock_ms,
-            position: wire::notation(position),
-            lag_excused_us: None,
-            info: played.info,
-        });
+        if let LogRecord::Ply(ply) = &mut record {
+            ply.ply = *plies;
+            ply.side = side;
+            ply.mv.clear();
+            wire::push_move(&mut ply.mv, played.mv);
+            ply.time_us = micros(played.used);
+            ply.cpu_us = played.cpu.map(micros);
+            ply.clock_ms = [south.clock.left(), north.clock.left()]
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            ply.position.clear();
+            wire::push_notation(&mut ply.position, position);
+            ply.info = played.info;
+            tracing::debug!(ply = *plies, side = %side, mv = %ply.mv, used_us = played.used.as_micros(), "ply");
+        }
         log.write(&record)?;
-        tracing::debug!(ply = *plies, side = %side, mv = %mv, used_us = played.used.as_micros(), "ply");
         observer.on_record(&record);
-        last_move = Some(mv);
     }
 }
 

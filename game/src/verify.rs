@@ -147,6 +147,8 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
     let mut ready = [false; 2];
     let mut plies: u32 = 0;
     let mut last_line = 1;
+    // The notation of each position replayed, reused from ply to ply.
+    let mut notation = String::new();
     for (n, raw) in lines {
         last_line = n;
         match parse_record(n, raw)? {
@@ -193,7 +195,9 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                     .map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
                 let (next, _) =
                     position.play(mv).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
-                if next.to_string() != p.position {
+                notation.clear();
+                crate::wire::push_notation(&mut notation, &next);
+                if notation != p.position {
                     return Err(wrong(
                         n,
                         format!(
