@@ -94,9 +94,10 @@ mod tests {
                 let (mv, next) = successors[usize::try_from(rng % successors.len() as u64).expect("small")];
                 let side = position.side_to_move();
                 position = next;
-                let mut r = record(ply, side, crate::wire::move_notation(mv), crate::wire::notation(&position));
+                let mut r =
+                    record(ply, side, crate::wire::move_notation(mv), crate::wire::notation(&position));
                 r.time_us = rng >> (rng % 64);
-                r.cpu_us = (rng % 3 != 0).then_some(rng % 100_000);
+                r.cpu_us = (!rng.is_multiple_of(3)).then_some(rng % 100_000);
                 r.clock_ms = [rng % 1_000_000, u64::MAX - rng % 7];
                 out.clear();
                 assert!(encode(&r, &mut out), "{r:?}");
