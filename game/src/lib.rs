@@ -13,6 +13,7 @@ mod error;
 pub mod judge;
 pub mod lag;
 pub mod log;
+mod ply_line;
 pub mod reason;
 pub mod runner;
 pub mod runtime;

@@ -274,8 +274,12 @@ impl GameLog {
             return Err(GameError::log(self.path.as_deref(), broken(error)));
         }
         self.line.clear();
-        serde_json::to_writer(&mut self.line, record)
-            .map_err(|e| GameError::log(self.path.as_deref(), e.into()))?;
+        // A ply record (one per ply) is written without the serialiser when it can be.
+        let encoded = matches!(record, LogRecord::Ply(ply) if crate::ply_line::encode(ply, &mut self.line));
+        if !encoded {
+            serde_json::to_writer(&mut self.line, record)
+                .map_err(|e| GameError::log(self.path.as_deref(), e.into()))?;
+        }
         self.line.push(b'\n');
         file.write_all(&self.line).map_err(|e| {
             self.error = Some((e.kind(), e.to_string()));

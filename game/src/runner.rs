@@ -31,6 +31,11 @@ struct Seat {
     stderr: Option<bao_supervise::StderrCapture>,
     /// The buffer the move requests are written into, reused from ply to ply.
     request: String,
+    /// The bot's CPU counter (its cgroup's `cpu.stat`) at the last reading: after its
+    /// handshake, then after each of its replies. A move's `cpu_us` runs from this reading to
+    /// the one after its reply, so the counter is read once per ply, and CPU a bot uses
+    /// between its moves is charged to its next move.
+    cpu_mark: Option<Duration>,
 }
 
 impl Seat {
@@ -111,6 +116,7 @@ pub async fn play_game(
         exit: "not started".to_owned(),
         stderr: None,
         request: String::new(),
+        cpu_mark: None,
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
@@ -276,7 +282,19 @@ async fn run(
         (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
     }
 
-    let mut last_move: Option<String> = None;
+    // The ply record, reused from ply to ply (its strings keep their buffers); its move is
+    // the last move, which the next request names.
+    let mut record = LogRecord::Ply(PlyRecord {
+        ply: 0,
+        side: Side::South,
+        mv: String::new(),
+        time_us: 0,
+        cpu_us: None,
+        clock_ms: [0, 0],
+        position: String::new(),
+        lag_excused_us: None,
+        info: Vec::new(),
+    });
     loop {
         // The rules' endings first, then adjudication.
         if let Some(loser) = Side::ALL.into_iter().find(|&s| position.front_row_empty(s)) {
@@ -294,7 +312,11 @@ async fn run(
         let side = position.side_to_move();
         let (mover, other) =
             if side == Side::South { (&mut *south, &*north) } else { (&mut *north, &*south) };
-        let turn = Turn { position, successors: &successors, ply: *plies, last_move: last_move.as_deref() };
+        let last_move = match &record {
+            LogRecord::Ply(last) if *plies > 0 => Some(last.mv.as_str()),
+            _ => None,
+        };
+        let turn = Turn { position, successors: &successors, ply: *plies, last_move };
         let mut lines = SeatLines { side, observer: &mut *observer };
         let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
             Ok(played) => played,
@@ -302,24 +324,22 @@ async fn run(
         };
         *plies += 1;
         *position = played.next;
-        let mv = wire::move_notation(played.mv);
-        let clock_ms = [south.clock.left(), north.clock.left()]
-            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        let record = LogRecord::Ply(PlyRecord {
-            ply: *plies,
-            side,
-            mv: mv.clone(),
-            time_us: micros(played.used),
-            cpu_us: played.cpu.map(micros),
-            clock_ms,
-            position: wire::notation(position),
-            lag_excused_us: None,
-            info: played.info,
-        });
+        if let LogRecord::Ply(ply) = &mut record {
+            ply.ply = *plies;
+            ply.side = side;
+            ply.mv.clear();
+            wire::push_move(&mut ply.mv, played.mv);
+            ply.time_us = micros(played.used);
+            ply.cpu_us = played.cpu.map(micros);
+            ply.clock_ms = [south.clock.left(), north.clock.left()]
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+            ply.position.clear();
+            wire::push_notation(&mut ply.position, position);
+            ply.info = played.info;
+            tracing::debug!(ply = *plies, side = %side, mv = %ply.mv, used_us = played.used.as_micros(), "ply");
+        }
         log.write(&record)?;
-        tracing::debug!(ply = *plies, side = %side, mv = %mv, used_us = played.used.as_micros(), "ply");
         observer.on_record(&record);
-        last_move = Some(mv);
     }
 }
 
@@ -370,10 +390,18 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
         Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
         Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
     }
+    // The first move's CPU is counted from here (see `Seat::cpu_mark`).
+    seat.cpu_mark = cpu_reading(&process);
     seat.process = Some(process);
     let ready = result?;
     seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
     Ok(())
+}
+
+/// The bot's CPU counter, from its cgroup's `cpu.stat` only: walking /proc for a bot with
+/// many processes would stall the thread that times every other bot.
+fn cpu_reading(process: &BotProcess) -> Option<Duration> {
+    if process.supervision().cgroup.is_some() { process.cpu_time() } else { None }
 }
 
 /// A move that was played.
@@ -418,13 +446,11 @@ async fn play_one(
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
-    // CPU time only from the cgroup's counter: walking /proc for a bot with many processes
-    // would stall the thread that times every other bot.
-    let cgroup = process.supervision().cgroup.is_some();
-    let cpu_before = if cgroup { process.cpu_time() } else { None };
     let answer = judge::ask_move(process, side, &seat.request, id, allowed, lines).await?;
-    let cpu_after = if cgroup { process.cpu_time() } else { None };
-    let cpu = cpu_after.zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    // One reading per ply: this move's "after" is the next one's "before".
+    let cpu_after = cpu_reading(process);
+    let cpu = cpu_after.zip(seat.cpu_mark).map(|(after, before)| after.saturating_sub(before));
+    seat.cpu_mark = cpu_after;
     judge::charge(&mut seat.clock, side, &answer)?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
     Ok(Played { mv, next, used: answer.used, cpu, info: answer.info })

@@ -147,6 +147,8 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
     let mut ready = [false; 2];
     let mut plies: u32 = 0;
     let mut last_line = 1;
+    // The notation of each position replayed, reused from ply to ply.
+    let mut notation = String::new();
     for (n, raw) in lines {
         last_line = n;
         match parse_record(n, raw)? {
@@ -193,7 +195,9 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                     .map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
                 let (next, _) =
                     position.play(mv).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
-                if next.to_string() != p.position {
+                notation.clear();
+                crate::wire::push_notation(&mut notation, &next);
+                if notation != p.position {
                     return Err(wrong(
                         n,
                         format!(
@@ -251,8 +255,23 @@ fn parse_record(n: usize, raw: &str) -> Result<LogRecord, VerifyError> {
             "the line has no newline: the log was cut off while it was written; the game is incomplete",
         ));
     }
-    serde_json::from_str(raw.trim_end_matches('\n'))
-        .map_err(|e| malformed(n, format!("not a log record: {e}")))
+    let line = raw.trim_end_matches('\n');
+    if let Some(ply) = ply_record(line) {
+        return Ok(LogRecord::Ply(ply));
+    }
+    serde_json::from_str(line).map_err(|e| malformed(n, format!("not a log record: {e}")))
+}
+
+/// A ply record (one per ply) read straight into its struct, without the buffering that a
+/// tagged enum needs: the line starts with the tag `{"type":"ply",` and holds no other
+/// `"type"` key (the struct ignores the tag as an unknown field, as the tagged enum does once
+/// it has read it). Anything else, errors included, is left to the general reading.
+fn ply_record(line: &str) -> Option<PlyRecord> {
+    const TAG: &str = r#"{"type":"ply","#;
+    if !line.starts_with(TAG) || line[TAG.len()..].contains(r#""type""#) {
+        return None;
+    }
+    serde_json::from_str(line).ok()
 }
 
 fn start_of(header: &Header) -> Result<Position, VerifyError> {
@@ -388,4 +407,40 @@ fn check_result(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The general reading of a line: the tagged enum.
+    fn general(line: &str) -> Option<LogRecord> {
+        serde_json::from_str(line).ok()
+    }
+
+    #[test]
+    fn a_ply_record_read_straight_is_the_one_the_tagged_enum_reads_and_others_are_left_to_it() {
+        let read_straight = [
+            r#"{"type":"ply","ply":1,"side":"S","move":"A6<","time_us":812,"cpu_us":640,"clock_ms":[10099,10000],"position":"kiswahili N 2,2,2,2,2,2,0,0/0,0,0,0,0,0,0,0/2,2,2,2,2,2,0,0/0,0,0,0,0,0,0,0 21,22 SN -"}"#,
+            r#"{"type":"ply","ply":7,"side":"N","move":"a1>","time_us":0,"cpu_us":null,"clock_ms":[0,1],"position":"x","info":[{"depth":3,"comment":"é \"q\""}]}"#,
+            r#"{"type":"ply","side":"N","ply":2,"move":"a1>","time_us":0,"cpu_us":null,"clock_ms":[0,1],"position":"x","unknown":{"a":[1]}}"#,
+        ];
+        for line in read_straight {
+            let straight = ply_record(line);
+            assert!(straight.is_some(), "{line}");
+            assert_eq!(straight.map(LogRecord::Ply), general(line), "{line}");
+        }
+        let left_to_the_general_reading = [
+            // A second tag: the tagged enum rejects it.
+            r#"{"type":"ply","ply":1,"side":"S","move":"A6<","time_us":1,"cpu_us":null,"clock_ms":[0,0],"position":"x","type":"ply"}"#,
+            r#"{"type":"ply","ply":1,"side":"s","move":"A6<","time_us":1,"cpu_us":null,"clock_ms":[0,0],"position":"x"}"#,
+            r#"{"type":"ply","ply":1,"side":"S","move":"A6<","time_us":-1,"cpu_us":null,"clock_ms":[0,0],"position":"x"}"#,
+            r#"{"type":"ply","ply":1}"#,
+            r#"{"ply":1,"type":"ply","side":"S","move":"A6<","time_us":1,"cpu_us":null,"clock_ms":[0,0],"position":"x"}"#,
+            r#"{"type":"result"}"#,
+        ];
+        for line in left_to_the_general_reading {
+            assert_eq!(ply_record(line), None, "{line}");
+        }
+    }
 }

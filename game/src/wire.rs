@@ -209,7 +209,8 @@ pub fn move_notation(mv: Move) -> String {
     out
 }
 
-fn push_move(out: &mut String, mv: Move) {
+/// Appends the move's notation, exactly as [`Move`]'s `Display` prints it.
+pub(crate) fn push_move(out: &mut String, mv: Move) {
     let pit = mv.pit();
     out.push(pit.row().letter());
     push_int(out, pit.col());
@@ -267,7 +268,7 @@ pub fn notation(position: &Position) -> String {
 /// The position's notation (RULES.md section 11, as `Position`'s `Display` prints it), written
 /// without the formatting machinery: `kiswahili S 0,0,…/…/…/… 22,22 SN -`. Nothing in it needs
 /// escaping in JSON.
-fn push_notation(out: &mut String, position: &Position) {
+pub(crate) fn push_notation(out: &mut String, position: &Position) {
     out.push_str(position.variant().name());
     out.push(' ');
     out.push(position.side_to_move().letter());

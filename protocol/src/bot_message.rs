@@ -105,6 +105,10 @@ impl BotMessage {
         if line.len() > MAX_LINE_BYTES {
             return Err(ProtocolError::LineTooLong { bytes: line.len(), max: MAX_LINE_BYTES });
         }
+        // The reply of every ply, in its usual spelling, without building a JSON value.
+        if let Some(reply) = crate::canonical_move::parse(line) {
+            return Ok(BotMessage::Move(reply));
+        }
         let (message_type, object) = tagged_object(line, Self::TYPES)?;
         let fields = Fields { message_type, object: &object };
         match message_type {

@@ -25,6 +25,7 @@
 //! ```
 
 mod bot_message;
+mod canonical_move;
 mod error;
 mod limits;
 mod parse;

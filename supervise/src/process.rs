@@ -1,6 +1,7 @@
 //! [`BotProcess`]: one bot program running as a supervised child.
 
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -96,6 +97,10 @@ pub struct BotProcess {
     /// request once it has grown).
     outgoing: Vec<u8>,
     lines: mpsc::Receiver<TimedLine>,
+    /// The deadline of [`BotProcess::recv_line_timed`], kept from call to call: moving a
+    /// registered timer later costs no timer-wheel update (tokio only notes the new time
+    /// and re-files the entry if it fires first), so a move costs no timer registration.
+    recv_timer: Option<Pin<Box<tokio::time::Sleep>>>,
     exit: watch::Receiver<Option<(ExitReport, BotFault)>>,
     shared: Arc<Shared>,
     pump: Option<JoinHandle<()>>,
@@ -257,6 +262,7 @@ impl BotProcess {
             stdin,
             outgoing: Vec::new(),
             lines,
+            recv_timer: None,
             exit,
             shared,
             pump: Some(pump),
@@ -346,12 +352,18 @@ impl BotProcess {
         &mut self,
         deadline: Instant,
     ) -> Result<(String, std::time::Instant), BotFault> {
-        match tokio::time::timeout_at(deadline, self.lines.recv()).await {
-            Err(_) => Err(BotFault::Timeout),
-            Ok(Some(line)) => Ok(line),
-            Ok(None) => Err(lock(&self.shared.terminal)
-                .clone()
-                .unwrap_or_else(|| BotFault::Io("the bot's supervisor stopped".to_owned()))),
+        let timer = self.recv_timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().reset(deadline);
+        // A line already there is taken even when the deadline has passed.
+        tokio::select! {
+            biased;
+            line = self.lines.recv() => match line {
+                Some(line) => Ok(line),
+                None => Err(lock(&self.shared.terminal)
+                    .clone()
+                    .unwrap_or_else(|| BotFault::Io("the bot's supervisor stopped".to_owned()))),
+            },
+            () = timer.as_mut() => Err(BotFault::Timeout),
         }
     }
 

@@ -163,7 +163,11 @@ impl Pump {
             || self.watch.sample_memory
             || self.watch.count_processes
             || self.watch.limits.max_memory_bytes.is_some();
-        let mut ticker = tokio::time::interval(if limited { LIMIT_TICK } else { IDLE_TICK });
+        let period = if limited { LIMIT_TICK } else { IDLE_TICK };
+        // The first tick one period after the start, not at once: a bot just started has no
+        // orphans to reap and has used nothing yet (an immediate tick walked the referee's
+        // `/proc` children on the games' thread at every bot start).
+        let mut ticker = tokio::time::interval_at(Instant::now() + period, period);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         while !self.finished() {
             let deadline = self.stdout_deadline;
