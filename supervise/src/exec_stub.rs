@@ -223,6 +223,10 @@ fn init_main(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, status: s
 }
 
 fn run_init(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, mut status: StatusPipe) -> u8 {
+    // A fork keeps the outer stub's mask, with SIGTERM blocked; std's `Command` does not reset
+    // the mask of the program it starts, so the bot would start with SIGTERM blocked. As pid 1
+    // of its namespace this process ignores SIGTERM anyway (it has no handler), blocked or not.
+    let _ = nix::sys::signal::SigSet::all().thread_unblock();
     // Opened while /proc is still the host's: reading the outer stub's stat fails once it
     // has died.
     let outer_stat = std::fs::File::open(format!("/proc/{outer}/stat")).ok();
@@ -313,8 +317,8 @@ fn run_as_namespace_init(
     born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
 ) -> u8 {
     // SIGTERM to the bot's process group must reach the bot, not end this process, whose
-    // death SIGKILLs the init and so the bot. Blocked here and so in the init (which, as pid
-    // 1 of its namespace, ignores it anyway); the bot starts with an empty mask.
+    // death SIGKILLs the init and so the bot. Blocked here only: the init unblocks it (as pid
+    // 1 of its namespace it ignores it anyway), so the bot starts with an empty mask.
     let mut term = nix::sys::signal::SigSet::empty();
     term.add(Signal::SIGTERM);
     if let Err(e) = term.thread_block() {
