@@ -3,6 +3,7 @@
 //! serialiser (no allocation, no formatting machinery).
 
 use crate::log::PlyRecord;
+use crate::wire::needs_json_escape;
 
 /// Appends the ply record's JSON (without the `'\n'`) to `out` and returns `true`, or leaves
 /// `out` as it was and returns `false` for a record this writer does not cover: one with
@@ -11,8 +12,8 @@ use crate::log::PlyRecord;
 pub(crate) fn encode(record: &PlyRecord, out: &mut Vec<u8>) -> bool {
     if !record.info.is_empty()
         || record.lag_excused_us.is_some()
-        || needs_escaping(&record.mv)
-        || needs_escaping(&record.position)
+        || needs_json_escape(record.mv.as_bytes())
+        || needs_json_escape(record.position.as_bytes())
     {
         return false;
     }
@@ -38,11 +39,6 @@ pub(crate) fn encode(record: &PlyRecord, out: &mut Vec<u8>) -> bool {
     out.extend_from_slice(record.position.as_bytes());
     out.extend_from_slice(br#""}"#);
     true
-}
-
-/// Whether `text` holds a byte that a JSON string must escape (`"`, `\`, control characters).
-fn needs_escaping(text: &str) -> bool {
-    text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 fn push_int(out: &mut Vec<u8>, value: impl itoa::Integer) {

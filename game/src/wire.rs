@@ -332,11 +332,16 @@ fn push_display_str(out: &mut String, value: impl std::fmt::Display) {
     let start = out.len();
     // Writing into a String cannot fail, and the Display impls written here do not fail.
     let _ = write!(out, "{value}");
-    if out.as_bytes()[start..].iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+    if needs_json_escape(&out.as_bytes()[start..]) {
         let raw = out.split_off(start);
         let _ = JsonEscaped(out).write_str(&raw);
     }
     out.push('"');
+}
+
+/// Whether `bytes` hold a byte that a JSON string must escape: `"`, `\\` or a control character.
+pub(crate) fn needs_json_escape(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// Escapes what is written into it as the inside of a JSON string: `"`, `\\` and control

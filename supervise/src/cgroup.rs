@@ -282,15 +282,15 @@ fn cgroup2_mount(line: &str) -> Option<(String, String)> {
 
 /// Asks the parent to delegate a controller to its children; fails quietly (for example with
 /// EBUSY when the parent holds processes itself, the cgroup v2 "no internal processes" rule).
-/// Asked once per process and controller (the answer does not change while the referee runs;
-/// before, every bot read two cgroupfs files for it).
+/// Asked once per process, parent and controller (the answer does not change while the
+/// referee runs; before, every bot read two cgroupfs files for it).
 fn enable_controller(parent: &Path, controller: &str) {
-    static ASKED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    static ASKED: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
     let mut asked = ASKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if asked.iter().any(|c| c == controller) {
+    if asked.iter().any(|(p, c)| p == parent && c == controller) {
         return;
     }
-    asked.push(controller.to_owned());
+    asked.push((parent.to_path_buf(), controller.to_owned()));
     let listed = |file: &str| {
         std::fs::read_to_string(parent.join(file))
             .is_ok_and(|t| t.split_whitespace().any(|c| c == controller))

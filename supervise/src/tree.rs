@@ -294,12 +294,21 @@ impl ProcessTree {
     /// Reaps the bot's orphans that have become zombie children of the referee.
     /// Never touches a bot's main process (`tokio` reaps those).
     pub(crate) fn reap_orphans(&mut self) {
+        let _ = self.reap_adopted();
+    }
+
+    /// Reaps the adopted orphans that are zombies; true if an adopted orphan is not one yet.
+    fn reap_adopted(&mut self) -> bool {
+        let mut alive = false;
         for orphan in self.adopted_children() {
             self.known.insert(orphan.pid, orphan.start_time);
             if orphan.is_zombie() {
                 let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
+            } else {
+                alive = true;
             }
         }
+        alive
     }
 
     /// Counts the live processes and, with `memory`, their memory. Without `memory` and with
@@ -346,16 +355,9 @@ impl ProcessTree {
             self.reap_orphans();
             return alive;
         }
-        let mut adopted_alive = false;
-        for orphan in self.adopted_children() {
-            self.known.insert(orphan.pid, orphan.start_time);
-            if orphan.is_zombie() {
-                let _ = waitpid(Pid::from_raw(orphan.pid), Some(WaitPidFlag::WNOHANG));
-            } else {
-                // Exiting (it has left the cgroup) or not: looked at again after a SIGKILL.
-                adopted_alive = true;
-            }
-        }
+        // An adopted orphan not yet a zombie (exiting, having left the cgroup, or not) is
+        // looked at again after a SIGKILL.
+        let adopted_alive = self.reap_adopted();
         let leader_running = !self.leader_exited && procfs::stat(self.leader).is_some_and(|s| !s.is_zombie());
         leader_running || adopted_alive || self.cgroup.as_ref().is_some_and(BotCgroup::populated)
     }
