@@ -339,7 +339,7 @@ fn push_display_str(out: &mut String, value: impl std::fmt::Display) {
     out.push('"');
 }
 
-/// Whether `bytes` hold a byte that a JSON string must escape: `"`, `\\` or a control character.
+/// Whether `bytes` hold a byte that a JSON string must escape: `"`, `\` or a control character.
 pub(crate) fn needs_json_escape(bytes: &[u8]) -> bool {
     bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
