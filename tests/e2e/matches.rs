@@ -188,12 +188,15 @@ fn verify_rejects_a_changed_move_position_or_result() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("line {}", ply3 + 1)) && err.contains("position"), "{err}");
 
-    // A changed result.
+    // A changed result: a front-row win for the side that did not win (a random North can
+    // really lose by front_row_empty within 12 plies, so the claimed winner must differ).
     let mut changed = lines.clone();
     let last = changed.len() - 1;
+    let record: Value = serde_json::from_str(&lines[last]).unwrap();
+    let claimed = if record["winner"] == "S" { "N" } else { "S" };
     changed[last] = edit(&lines[last], |v| {
-        v["winner"] = Value::from("S");
-        v["result"] = Value::from("S wins (front_row_empty)");
+        v["winner"] = Value::from(claimed);
+        v["result"] = Value::from(format!("{claimed} wins (front_row_empty)"));
         v["reason"] = Value::from("front_row_empty");
     });
     let out = verify(&write_lines("tamper-result.jsonl", &changed));
