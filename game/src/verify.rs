@@ -7,7 +7,7 @@
 //! wrote. No move may be slower than its time plus margin; a `timeout` verdict must name a time
 //! no shorter than the bot's.
 
-use bao_rules::{MoveText, Outcome, Position, Side, WinReason};
+use bao_rules::{IllegalMove, MoveText, Outcome, Position, Side, WinReason};
 
 use crate::Reason;
 use crate::log::{Header, LOG_VERSION, LogRecord, PlyRecord, ResultRecord};
@@ -190,11 +190,16 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                     ));
                 }
                 let text: MoveText = p.mv.parse().map_err(|e| wrong(n, format!("ply {plies}: {e}")))?;
-                let mv = text
-                    .to_move(&position)
-                    .map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
-                let (next, _) =
-                    position.play(mv).map_err(|e| wrong(n, format!("ply {plies}: illegal move {e}")))?;
+                let illegal = |e: IllegalMove| wrong(n, format!("ply {plies}: illegal move {e}"));
+                // `MoveText::to_move` then `Position::play`, without their extra work: the
+                // move is accepted exactly when `play` accepts it (what `to_move` adds is the
+                // list of every legal move, and `play` the outcome, which the result record's
+                // check computes once), and `play_without_outcome` makes the same checks.
+                if text.lower_case() && position.side_to_move() == Side::South {
+                    return Err(illegal(IllegalMove::LowerCaseForSouth(text)));
+                }
+                let mv = text.to_move_unchecked();
+                let next = position.play_without_outcome(mv).map_err(illegal)?;
                 notation.clear();
                 crate::wire::push_notation(&mut notation, &next);
                 if notation != p.position {
@@ -267,6 +272,10 @@ fn parse_record(n: usize, raw: &str) -> Result<LogRecord, VerifyError> {
 /// `"type"` key (the struct ignores the tag as an unknown field, as the tagged enum does once
 /// it has read it). Anything else, errors included, is left to the general reading.
 fn ply_record(line: &str) -> Option<PlyRecord> {
+    // The referee's own form first (no deserialiser; the same record serde reads from it).
+    if let Some(record) = crate::ply_line::decode(line) {
+        return Some(record);
+    }
     const TAG: &str = r#"{"type":"ply","#;
     if !line.starts_with(TAG) || line[TAG.len()..].contains(r#""type""#) {
         return None;

@@ -273,6 +273,10 @@ pub(crate) fn push_notation(out: &mut String, position: &Position) {
     out.push(' ');
     out.push(position.side_to_move().letter());
     out.push(' ');
+    // The 32 seed counts, their separators and the hands, in one `push_str`: at most 3 digits
+    // and a separator per count, 4 × 8 of them, then two hands.
+    let mut buf = [0u8; 4 * 32 + 2 * 4];
+    let mut len = 0;
     let rows = [
         position.front_row(Side::South),
         position.back_row(Side::South),
@@ -280,20 +284,22 @@ pub(crate) fn push_notation(out: &mut String, position: &Position) {
         position.back_row(Side::North),
     ];
     for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
         for (j, &seeds) in row.iter().enumerate() {
-            if j > 0 {
-                out.push(',');
+            if i > 0 || j > 0 {
+                buf[len] = if j == 0 { b'/' } else { b',' };
+                len += 1;
             }
-            push_int(out, seeds);
+            len += push_u8_digits(&mut buf[len..], seeds);
         }
     }
-    out.push(' ');
-    push_int(out, position.hand(Side::South));
-    out.push(',');
-    push_int(out, position.hand(Side::North));
+    buf[len] = b' ';
+    len += 1;
+    len += push_u8_digits(&mut buf[len..], position.hand(Side::South));
+    buf[len] = b',';
+    len += 1;
+    len += push_u8_digits(&mut buf[len..], position.hand(Side::North));
+    // Only ASCII digits and separators were written.
+    out.push_str(std::str::from_utf8(&buf[..len]).unwrap_or_default());
     out.push_str(match (position.owns_nyumba(Side::South), position.owns_nyumba(Side::North)) {
         (true, true) => " SN ",
         (true, false) => " S- ",
@@ -307,6 +313,24 @@ pub(crate) fn push_notation(out: &mut String, position: &Position) {
             let _ = write!(out, "{pit}");
         }
         None => out.push('-'),
+    }
+}
+
+/// Writes `value` in decimal at the start of `out` (which has room for 3 digits); returns the
+/// number of digits.
+fn push_u8_digits(out: &mut [u8], value: u8) -> usize {
+    if value < 10 {
+        out[0] = b'0' + value;
+        1
+    } else if value < 100 {
+        out[0] = b'0' + value / 10;
+        out[1] = b'0' + value % 10;
+        2
+    } else {
+        out[0] = b'0' + value / 100;
+        out[1] = b'0' + value / 10 % 10;
+        out[2] = b'0' + value % 10;
+        3
     }
 }
 
