@@ -10,6 +10,14 @@
 //! event loop sees a reply once, when the game's task wakes with the line in hand: there is no
 //! supervisor task between them, and no copy of the raw chunks.
 //!
+//! The thread waits in a blocking `read(2)`, not in `poll(2)` then `read`: one system call a
+//! reply. A blocking read returns at end of file, or when bytes come; to stop a thread whose
+//! pipe is held open by an escaped process that writes nothing, the pump, when it finishes
+//! (the events' receiver is dropped, also when the pump is aborted), marks the reader stopped
+//! and writes one byte into the pipe through a write end of its own (`/proc/self/fd/N` opened
+//! for writing); the thread wakes, sees the mark and reads no more. The reader's descriptor is
+//! closed only after the pump has finished, so `N` is still the pipe when the pump opens it.
+//!
 //! Bounded memory: the line channel holds at most [`LINE_CHANNEL_CAPACITY`] lines; when it is
 //! full the thread holds one more and stops reading, and the bot blocks on its own write. The
 //! bytes not yet split are at most the line limit plus one read ([`CHUNK`]).
@@ -17,13 +25,14 @@
 //! How the stream ends (end of file, a line too long, invalid UTF-8, a read error) is not the
 //! thread's to decide: it tells the bot's supervisor task (the pump), which decides the fault
 //! with the exit in view and then closes the line channel through the [`LineOutlet`]. After
-//! that the thread reads nothing more but keeps the pipe open until the pump has finished (a
-//! bot that writes on is not sent `SIGPIPE` for it; it blocks once the pipe is full). The
-//! thread ends within [`STOP_POLL`] of the pump finishing (a pipe held open by an escaped
-//! process does not keep it).
+//! that the thread delivers nothing more (it may read one more chunk, dropped) but keeps the
+//! pipe open until the pump has finished (a bot that writes on is not sent `SIGPIPE` for it; it
+//! blocks once the pipe is full). The thread ends within [`STOP_POLL`] of the pump finishing (a
+//! pipe held open by an escaped process does not keep it: see the wake above).
 
-use std::io::{self, Read};
-use std::os::fd::{AsFd, OwnedFd};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -98,11 +107,102 @@ impl LineOutlet {
     }
 }
 
+/// Where the reader thread is, for the pump's wake when it finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Not started yet.
+    Starting,
+    /// Reading (maybe blocked in `read`) the pipe with this descriptor.
+    Reading(RawFd),
+    /// No longer reading; the pipe is still open.
+    Holding,
+    /// The pipe is closed (or about to be).
+    Closed,
+}
+
+/// The state the reader thread and the pump share about the thread's pipe.
+#[derive(Debug)]
+struct ReaderState {
+    /// Where the thread is (changed under the lock; the pump wakes it under the lock, so the
+    /// descriptor stays the pipe while the pump opens it).
+    phase: Mutex<Phase>,
+    /// The pump has finished: nothing more is wanted.
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl ReaderState {
+    fn set_phase(&self, phase: Phase) {
+        *lock(&self.phase) = phase;
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Marks the reader stopped and, if it may be blocked in `read`, wakes it with one byte
+    /// written through a write end of its pipe opened for the purpose.
+    fn stop(&self) {
+        let phase = lock(&self.phase);
+        self.stopped.store(true, Ordering::Release);
+        if let Phase::Reading(fd) = *phase {
+            let opened = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(nix::libc::O_NONBLOCK)
+                .open(format!("/proc/self/fd/{fd}"));
+            // A full pipe (the write fails) has bytes for the thread to read: it wakes anyway.
+            match opened {
+                Ok(mut end) => drop(end.write(b"\n")),
+                Err(e) => tracing::debug!("cannot wake a bot's stdout reader: {e}"),
+            }
+        }
+    }
+}
+
+/// The reader thread's end of the event channel.
+#[derive(Debug, Clone)]
+pub(crate) struct EventSender {
+    sender: mpsc::Sender<StdoutEvent>,
+    state: Arc<ReaderState>,
+}
+
+impl EventSender {
+    fn try_send(&self, event: StdoutEvent) {
+        // Never blocks: the channel has room for every event the thread sends.
+        let _ = self.sender.try_send(event);
+    }
+
+    /// The pump has finished (or been dropped).
+    fn is_closed(&self) -> bool {
+        self.sender.is_closed() || self.state.stopped()
+    }
+}
+
+/// The pump's end of the event channel; dropping it (the pump has finished) stops the reader.
+#[derive(Debug)]
+pub(crate) struct EventReceiver {
+    receiver: mpsc::Receiver<StdoutEvent>,
+    state: Arc<ReaderState>,
+}
+
+impl EventReceiver {
+    /// The next event, `None` once the thread has ended without a word.
+    pub(crate) async fn recv(&mut self) -> Option<StdoutEvent> {
+        self.receiver.recv().await
+    }
+}
+
+impl Drop for EventReceiver {
+    fn drop(&mut self) {
+        // Before the receiver itself is dropped: until then the thread keeps its descriptor.
+        self.state.stop();
+    }
+}
+
 /// The reader thread of one bot's stdout.
 pub(crate) struct StdoutReader {
     pub(crate) pipe: OwnedFd,
     pub(crate) outlet: Arc<LineOutlet>,
-    pub(crate) events: mpsc::Sender<StdoutEvent>,
+    pub(crate) events: EventSender,
     /// Bytes read from stdout and stderr together.
     pub(crate) output_bytes: Arc<AtomicU64>,
     pub(crate) max_output_bytes: Option<u64>,
@@ -112,8 +212,13 @@ pub(crate) struct StdoutReader {
 
 impl StdoutReader {
     /// The channel for the reader's events (its receiving end is the pump's).
-    pub(crate) fn event_channel() -> (mpsc::Sender<StdoutEvent>, mpsc::Receiver<StdoutEvent>) {
-        mpsc::channel(EVENT_CAPACITY)
+    pub(crate) fn event_channel() -> (EventSender, EventReceiver) {
+        let (sender, receiver) = mpsc::channel(EVENT_CAPACITY);
+        let state = Arc::new(ReaderState {
+            phase: Mutex::new(Phase::Starting),
+            stopped: std::sync::atomic::AtomicBool::new(false),
+        });
+        (EventSender { sender, state: Arc::clone(&state) }, EventReceiver { receiver, state })
     }
 
     /// Starts the reader thread.
@@ -124,49 +229,54 @@ impl StdoutReader {
     fn run(self) {
         let events = self.events.clone();
         let pipe = self.read_lines(&events);
+        events.state.set_phase(Phase::Holding);
         // Keep the pipe open until the pump has finished (it drops the events' receiver).
         while !events.is_closed() {
             std::thread::sleep(Duration::from_millis(u64::from(STOP_POLL)));
         }
+        events.state.set_phase(Phase::Closed);
         drop(pipe);
     }
 
     /// Reads, stamps and delivers lines until the stream ends (reported to the pump) or no more
     /// lines are wanted. Returns the pipe, to be kept open for a while.
-    fn read_lines(self, events: &mpsc::Sender<StdoutEvent>) -> std::fs::File {
-        let mut file = std::fs::File::from(self.pipe);
+    fn read_lines(self, events: &EventSender) -> std::fs::File {
+        let file = std::fs::File::from(self.pipe);
         let mut chunk = vec![0u8; CHUNK];
         let mut pending = BytesMut::new();
         let mut decoder = BoundedLines::new(self.max_line);
         let mut over_limit = false;
-        let end = |error: Option<LineError>| {
-            // Never blocks: the channel has room for every event the thread sends.
-            let _ = events.try_send(StdoutEvent::End(error));
-        };
+        let end = |error: Option<LineError>| events.try_send(StdoutEvent::End(error));
+        // Blocking reads: the thread waits in `read` itself (the runtime made the pipe
+        // non-blocking; this descriptor is the thread's alone).
+        if let Err(e) = set_blocking(&file) {
+            end(Some(LineError::Io(io::Error::from(e))));
+            return file;
+        }
+        events.state.set_phase(Phase::Reading(file.as_raw_fd()));
+        let mut reader = &file;
         loop {
             if !self.outlet.delivering() || events.is_closed() {
                 return file;
             }
-            let ready = {
-                let mut fds = [nix::poll::PollFd::new(file.as_fd(), nix::poll::PollFlags::POLLIN)];
-                nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(STOP_POLL))
-            };
-            match ready {
-                Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
-                Ok(_) => {}
-                Err(e) => {
-                    end(Some(LineError::Io(io::Error::from(e))));
-                    return file;
-                }
+            let read = reader.read(&mut chunk);
+            let arrived = Instant::now();
+            if events.is_closed() {
+                // Woken to stop, or read after the pump finished: nothing more is wanted.
+                return file;
             }
-            let n = match file.read(&mut chunk) {
+            let n = match read {
                 // End of file: an unterminated last line is dropped (only complete lines count).
                 Ok(0) => {
                     end(None);
                     return file;
                 }
                 Ok(n) => n,
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // Not expected of a blocking descriptor; wait as a non-blocking reader would.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let mut fds = [nix::poll::PollFd::new(file.as_fd(), nix::poll::PollFlags::POLLIN)];
+                    let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(STOP_POLL));
                     continue;
                 }
                 Err(e) => {
@@ -174,11 +284,10 @@ impl StdoutReader {
                     return file;
                 }
             };
-            let arrived = Instant::now();
             let total = self.output_bytes.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
             if !over_limit && self.max_output_bytes.is_some_and(|limit| total > limit) {
                 over_limit = true;
-                let _ = events.try_send(StdoutEvent::OverOutputLimit);
+                events.try_send(StdoutEvent::OverOutputLimit);
             }
             pending.extend_from_slice(&chunk[..n]);
             loop {
@@ -196,5 +305,79 @@ impl StdoutReader {
                 }
             }
         }
+    }
+}
+
+/// Clears `O_NONBLOCK` on the pipe's (unshared) file description.
+fn set_blocking(file: &std::fs::File) -> nix::Result<()> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let flags = OFlag::from_bits_truncate(fcntl(file, FcntlArg::F_GETFL)?);
+    if flags.contains(OFlag::O_NONBLOCK) {
+        fcntl(file, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    /// A reader thread on a pipe whose write end the test holds (as an escaped process would).
+    fn reader() -> (std::io::PipeWriter, mpsc::Receiver<TimedLine>, EventReceiver) {
+        let (read_end, write_end) = std::io::pipe().expect("a pipe");
+        let (lines, received) = mpsc::channel(LINE_CHANNEL_CAPACITY);
+        let (events, event_receiver) = StdoutReader::event_channel();
+        StdoutReader {
+            pipe: OwnedFd::from(read_end),
+            outlet: LineOutlet::new(lines),
+            events,
+            output_bytes: Arc::new(AtomicU64::new(0)),
+            max_output_bytes: None,
+            max_line: 1000,
+        }
+        .start()
+        .expect("a thread");
+        (write_end, received, event_receiver)
+    }
+
+    /// Whether the reader has closed its end within about two seconds (seen without writing:
+    /// a write would wake a blocked reader by itself).
+    fn read_end_closes(write_end: &std::io::PipeWriter) -> bool {
+        let mut fds = [nix::poll::PollFd::new(write_end.as_fd(), nix::poll::PollFlags::empty())];
+        let ready = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(2000u16));
+        ready == Ok(1) && fds[0].revents().is_some_and(|r| r.contains(nix::poll::PollFlags::POLLERR))
+    }
+
+    #[test]
+    fn lines_are_delivered_stamped_when_they_are_read() {
+        let (mut write_end, mut lines, _events) = reader();
+        let before = Instant::now();
+        write_end.write_all(b"one\ntwo\n").expect("written");
+        let (line, arrived) = lines.blocking_recv().expect("a line");
+        assert_eq!(line, "one");
+        assert!(arrived >= before);
+        assert_eq!(lines.blocking_recv().expect("a line").0, "two");
+    }
+
+    #[test]
+    fn a_reader_blocked_on_a_silent_pipe_ends_when_the_pump_finishes() {
+        let (write_end, lines, events) = reader();
+        // Let the thread block in its read, then the pump finishes while the pipe stays open.
+        std::thread::sleep(Duration::from_millis(50));
+        drop(events);
+        assert!(read_end_closes(&write_end), "the reader thread still holds the pipe");
+        drop(lines);
+    }
+
+    #[test]
+    fn a_reader_whose_lines_are_no_longer_wanted_ends_when_the_pump_finishes() {
+        let (mut write_end, lines, events) = reader();
+        drop(lines);
+        write_end.write_all(b"unwanted\n").expect("written");
+        std::thread::sleep(Duration::from_millis(50));
+        drop(events);
+        assert!(read_end_closes(&write_end), "the reader thread still holds the pipe");
     }
 }

@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use super::ResourceLimits;
-use super::arrival::{LineOutlet, StdoutEvent, StdoutReader, TimedLine};
+use super::arrival::{EventReceiver, LineOutlet, StdoutEvent, StdoutReader, TimedLine};
 use super::fault::{BotFault, EndedBy, ExitReport};
 use super::lines::{CountingReader, LineError};
 use super::stderr::StderrBuffer;
@@ -100,8 +100,8 @@ pub(crate) struct Watch {
 /// The per-bot supervision task.
 pub(crate) struct Pump {
     child: Child,
-    /// How the reader thread's stream of lines is going.
-    stdout: mpsc::Receiver<StdoutEvent>,
+    /// How the reader thread's stream of lines is going (dropping it stops the thread).
+    stdout: EventReceiver,
     /// The line channel's sending end, closed when the stream's end is decided.
     outlet: Arc<LineOutlet>,
     stderr: CountingReader<ChildStderr>,
