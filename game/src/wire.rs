@@ -128,7 +128,7 @@ impl MoveRequestLine<'_> {
         push_notation(out, position);
         out.push('"');
         out.push_str(r#","variant":"#);
-        push_display_str(out, position.variant());
+        push_json_str(out, position.variant().name());
         out.push_str(r#","to_move":"#);
         out.push_str(side_json(mover));
         out.push_str(r#","rows":{"A":"#);
@@ -166,7 +166,7 @@ impl MoveRequestLine<'_> {
         }
         out.push_str(r#"],"opponent_move":"#);
         match self.opponent_move {
-            Some(text) => push_display_str(out, text),
+            Some(text) => push_json_str(out, text),
             None => out.push_str("null"),
         }
         out.push_str(r#","clock":{"you_ms":"#);
@@ -334,16 +334,33 @@ fn push_u8_digits(out: &mut [u8], value: u8) -> usize {
     }
 }
 
-/// A row of seed counts as a JSON array.
+/// A row of seed counts as a JSON array, in one `push_str`.
 fn push_row(out: &mut String, row: &[u8; 8]) {
-    out.push('[');
+    // `[`, then at most 3 digits and a separator (`,` or `]`) per count.
+    let mut buf = [0u8; 1 + 4 * 8];
+    buf[0] = b'[';
+    let mut len = 1;
     for (i, &seeds) in row.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_int(out, seeds);
+        len += push_u8_digits(&mut buf[len..], seeds);
+        buf[len] = if i + 1 < row.len() { b',' } else { b']' };
+        len += 1;
     }
-    out.push(']');
+    // Only ASCII digits and separators were written.
+    out.push_str(std::str::from_utf8(&buf[..len]).unwrap_or_default());
+}
+
+/// `text` as a quoted JSON string escaped as `serde_json` escapes it (the escaping pass runs
+/// only for text that needs it).
+fn push_json_str(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    if needs_json_escape(text.as_bytes()) {
+        // Writing into a String cannot fail.
+        let _ = JsonEscaped(out).write_str(text);
+    } else {
+        out.push_str(text);
+    }
+    out.push('"');
 }
 
 /// What `value` prints, as a quoted JSON string escaped as `serde_json` escapes it.

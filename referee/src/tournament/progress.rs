@@ -58,10 +58,10 @@ impl Progress {
                 let left = self.total.saturating_sub(self.done);
                 let eta = if rate > 0.0 { format!("{:.0}s", left as f64 / rate) } else { "?".to_owned() };
                 let verified = if entry.verified { "" } else { " [LOG DOES NOT VERIFY]" };
-                eprintln!(
+                line_to_stderr(&format!(
                     "[{}/{}] game {}: {} (S) vs {} (N): {}, {} plies{verified} | {rate:.2} games/s, ETA {eta} | {score}",
                     self.done, self.total, entry.game, entry.south, entry.north, entry.result, entry.plies
-                );
+                ));
             }
         }
     }
@@ -70,7 +70,7 @@ impl Progress {
     pub fn note(&self, message: &str) {
         match &self.bar {
             Some(bar) => bar.println(message),
-            None => eprintln!("{message}"),
+            None => line_to_stderr(message),
         }
     }
 
@@ -80,4 +80,15 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Writes `line` and a newline to stderr with one `write` (stderr is unbuffered: `eprintln!`
+/// writes every piece of its format on its own, two dozen system calls for a game's line).
+fn line_to_stderr(line: &str) {
+    use std::io::Write as _;
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    // As `eprintln!` would, but a closed or full stderr does not stop the tournament.
+    let _ = std::io::stderr().lock().write_all(&bytes);
 }
