@@ -10,6 +10,9 @@
 //! event loop sees a reply once, when the game's task wakes with the line in hand: there is no
 //! supervisor task between them, and no copy of the raw chunks.
 //!
+//! The threads are reused: when a bot's pump has finished, its reader thread waits (up to
+//! [`IDLE_THREAD_WAIT`]) to read the next bot's stdout, so starting a bot creates no thread.
+//!
 //! The thread waits in a blocking `read(2)`, not in `poll(2)` then `read`: one system call a
 //! reply. A blocking read returns at end of file, or when bytes come; to stop a thread whose
 //! pipe is held open by an escaped process that writes nothing, the pump, when it finishes
@@ -27,14 +30,14 @@
 //! with the exit in view and then closes the line channel through the [`LineOutlet`]. After
 //! that the thread delivers nothing more (it may read one more chunk, dropped) but keeps the
 //! pipe open until the pump has finished (a bot that writes on is not sent `SIGPIPE` for it; it
-//! blocks once the pipe is full). The thread ends within [`STOP_POLL`] of the pump finishing (a
-//! pipe held open by an escaped process does not keep it: see the wake above).
+//! blocks once the pipe is full). The thread closes the pipe as soon as the pump has finished
+//! (a pipe held open by an escaped process does not keep it: see the wake above).
 
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -126,6 +129,8 @@ struct ReaderState {
     /// Where the thread is (changed under the lock; the pump wakes it under the lock, so the
     /// descriptor stays the pipe while the pump opens it).
     phase: Mutex<Phase>,
+    /// Signalled when the pump finishes (for a thread holding the pipe).
+    finished: Condvar,
     /// The pump has finished: nothing more is wanted.
     stopped: std::sync::atomic::AtomicBool,
 }
@@ -155,6 +160,22 @@ impl ReaderState {
                 Err(e) => tracing::debug!("cannot wake a bot's stdout reader: {e}"),
             }
         }
+        self.finished.notify_all();
+    }
+
+    /// Holds the pipe (no longer read) until the pump has finished, then marks it closed.
+    fn hold_until_finished(&self, events: &EventSender) {
+        let mut phase = lock(&self.phase);
+        *phase = Phase::Holding;
+        while !events.is_closed() {
+            // The pump signals its end; the timeout is only a backstop.
+            phase = self
+                .finished
+                .wait_timeout(phase, Duration::from_millis(u64::from(STOP_POLL)))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *phase = Phase::Closed;
     }
 }
 
@@ -216,33 +237,43 @@ impl StdoutReader {
         let (sender, receiver) = mpsc::channel(EVENT_CAPACITY);
         let state = Arc::new(ReaderState {
             phase: Mutex::new(Phase::Starting),
+            finished: Condvar::new(),
             stopped: std::sync::atomic::AtomicBool::new(false),
         });
         (EventSender { sender, state: Arc::clone(&state) }, EventReceiver { receiver, state })
     }
 
-    /// Starts the reader thread.
+    /// Starts reading, on an idle reader thread if there is one (see [`IDLE_THREADS`]), else
+    /// on a new one.
     pub(crate) fn start(self) -> io::Result<()> {
-        std::thread::Builder::new().name("bot stdout".to_owned()).spawn(move || self.run()).map(drop)
+        let mut reader = self;
+        loop {
+            let idle = lock(&IDLE_THREADS).pop();
+            let Some(idle) = idle else { break };
+            match idle.next.send(reader) {
+                Ok(()) => return Ok(()),
+                // That thread has just ended: try another.
+                Err(std::sync::mpsc::SendError(back)) => reader = back,
+            }
+        }
+        std::thread::Builder::new()
+            .name("bot stdout".to_owned())
+            .spawn(move || reader_thread(reader))
+            .map(drop)
     }
 
-    fn run(self) {
+    fn run(self, chunk: &mut [u8]) {
         let events = self.events.clone();
-        let pipe = self.read_lines(&events);
-        events.state.set_phase(Phase::Holding);
+        let pipe = self.read_lines(&events, chunk);
         // Keep the pipe open until the pump has finished (it drops the events' receiver).
-        while !events.is_closed() {
-            std::thread::sleep(Duration::from_millis(u64::from(STOP_POLL)));
-        }
-        events.state.set_phase(Phase::Closed);
+        events.state.hold_until_finished(&events);
         drop(pipe);
     }
 
     /// Reads, stamps and delivers lines until the stream ends (reported to the pump) or no more
     /// lines are wanted. Returns the pipe, to be kept open for a while.
-    fn read_lines(self, events: &EventSender) -> std::fs::File {
+    fn read_lines(self, events: &EventSender, chunk: &mut [u8]) -> std::fs::File {
         let file = std::fs::File::from(self.pipe);
-        let mut chunk = vec![0u8; CHUNK];
         let mut pending = BytesMut::new();
         let mut decoder = BoundedLines::new(self.max_line);
         let mut over_limit = false;
@@ -259,7 +290,7 @@ impl StdoutReader {
             if !self.outlet.delivering() || events.is_closed() {
                 return file;
             }
-            let read = reader.read(&mut chunk);
+            let read = reader.read(chunk);
             let arrived = Instant::now();
             if events.is_closed() {
                 // Woken to stop, or read after the pump finished: nothing more is wanted.
@@ -306,6 +337,54 @@ impl StdoutReader {
             }
         }
     }
+}
+
+/// How long a reader thread with nothing to read waits for another bot before it ends.
+const IDLE_THREAD_WAIT: Duration = Duration::from_secs(5);
+
+/// Reader threads waiting for another bot's stdout: a thread is kept for the next bot when its
+/// bot's pump has finished (a tournament starts two bots a game), so that a bot costs no
+/// thread creation, no new stack or malloc arena and no new read buffer.
+static IDLE_THREADS: Mutex<Vec<IdleThread>> = Mutex::new(Vec::new());
+
+/// Tells idle threads apart.
+static NEXT_IDLE: AtomicU64 = AtomicU64::new(0);
+
+/// An idle reader thread: where to send it the next bot's reader.
+struct IdleThread {
+    id: u64,
+    next: std::sync::mpsc::SyncSender<StdoutReader>,
+}
+
+/// A reader thread: reads one bot's stdout, then waits for the next bot while one comes within
+/// [`IDLE_THREAD_WAIT`].
+fn reader_thread(first: StdoutReader) {
+    let mut chunk = vec![0u8; CHUNK];
+    let mut reader = first;
+    loop {
+        reader.run(&mut chunk);
+        let Some(next) = next_reader() else { return };
+        reader = next;
+    }
+}
+
+/// Waits as an idle thread for another bot's reader; `None` after [`IDLE_THREAD_WAIT`].
+fn next_reader() -> Option<StdoutReader> {
+    let id = NEXT_IDLE.fetch_add(1, Ordering::Relaxed);
+    // Room for one: `start` never blocks on it.
+    let (next, incoming) = std::sync::mpsc::sync_channel(1);
+    lock(&IDLE_THREADS).push(IdleThread { id, next });
+    if let Ok(reader) = incoming.recv_timeout(IDLE_THREAD_WAIT) {
+        return Some(reader);
+    }
+    let mut idle = lock(&IDLE_THREADS);
+    if let Some(at) = idle.iter().position(|thread| thread.id == id) {
+        idle.swap_remove(at);
+        return None;
+    }
+    drop(idle);
+    // A `start` took this thread just as it timed out: its reader is on the way.
+    incoming.recv().ok()
 }
 
 /// Clears `O_NONBLOCK` on the pipe's (unshared) file description.
