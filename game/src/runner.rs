@@ -201,7 +201,7 @@ pub async fn play_game(
         detail,
         plies,
         duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
-        final_position: position.to_string(),
+        final_position: wire::notation(&position),
         offense,
         exits: [seats[0].exit.clone(), seats[1].exit.clone()],
     });
@@ -349,7 +349,7 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         log_version: LOG_VERSION,
         referee: format!("bao-referee {}", env!("CARGO_PKG_VERSION")),
         variant: config.start.variant().to_string(),
-        start: config.start.to_string(),
+        start: wire::notation(&config.start),
         south: south.record(),
         north: north.record(),
         time_control: config.time,

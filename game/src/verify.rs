@@ -306,7 +306,7 @@ fn check_result(
     if r.plies != plies {
         return Err(wrong(n, format!("the result says {} plies, the log holds {plies}", r.plies)));
     }
-    if r.final_position != position.to_string() {
+    if r.final_position != crate::wire::notation(position) {
         return Err(wrong(
             n,
             format!("the final position is\n  {position}\nbut the result says\n  {}", r.final_position),

@@ -65,7 +65,7 @@ pub fn position_json(position: &Position) -> PositionJson {
 /// The hello line for the bot playing `side`.
 #[must_use]
 pub fn hello_line(side: Side, start: &Position, tc: &TimeControl) -> String {
-    RefereeMessage::hello(wire_side(side), start.variant().name(), &start.to_string(), wire_time_control(tc))
+    RefereeMessage::hello(wire_side(side), start.variant().name(), &notation(start), wire_time_control(tc))
         .to_line()
 }
 

@@ -189,7 +189,7 @@ impl Plan {
                 );
             }
         }
-        if header.start != config.start.to_string() {
+        if header.start != bao_game::wire::notation(&config.start) {
             return mismatch("start", header.start, config.start.to_string());
         }
         if header.time_control != config.time {
