@@ -4,8 +4,8 @@
 //! A referee runs every game on one event-loop thread; a line read by that thread is read as
 //! late as the thread is busy (another game's work, the machine's load). The bot is charged up
 //! to its reply's arrival, so the arrival must not depend on that thread: a small reader thread
-//! per bot waits in `poll(2)` on the pipe, reads what is there at once, stamps it with a
-//! monotonic clock, splits it into bounded lines ([`BoundedLines`]) and hands each complete
+//! per bot waits in `read(2)` on the pipe, which returns what is there at once, stamps it with
+//! a monotonic clock, splits it into bounded lines ([`BoundedLines`]) and hands each complete
 //! line straight to the channel that [`recv_line`](crate::BotProcess::recv_line) reads. The
 //! event loop sees a reply once, when the game's task wakes with the line in hand: there is no
 //! supervisor task between them, and no copy of the raw chunks.
