@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::arrival::{LINE_CHANNEL_CAPACITY, TimedLine};
+use super::bot_child::BotChild;
 use super::cgroup::BotCgroup;
 use super::cleanup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
@@ -22,6 +23,8 @@ use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
 use super::pump::{Pump, Shared, Watch, lock};
 use super::sandbox::BotUser;
+use super::spawn_client::ServerSpawn;
+use super::spawn_wire::SpawnRequest;
 use super::stderr::StderrCapture;
 use super::tree::{self, ProcessTree};
 use super::{BotSpec, ResourceLimits};
@@ -176,37 +179,22 @@ impl BotProcess {
             );
         }
 
-        let mut command = match &stub {
-            Some(stub) => {
-                let mut command = Command::new(stub);
-                command.arg(EXEC_STUB_SUBCOMMAND).args(stub_args.to_args()).arg("--").arg(&program);
-                command
-            }
-            None => Command::new(&program),
-        };
         // The marker is only needed (and only set) where neither a cgroup nor a PID namespace
         // holds the tree: a bot under isolation never sees it.
         let marker =
             (cgroup.is_none() && !(stub.is_some() && isolation.pid_namespace())).then(tree::new_marker_value);
-        command.env_remove(tree::MARKER_VARIABLE);
-        if let Some(marker) = &marker {
-            command.env(tree::MARKER_VARIABLE, marker);
-        }
-        command
-            .env("TMPDIR", tmp.path())
-            .args(&spec.args)
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child =
-            command.spawn().map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?;
-        let pid = child.id().ok_or_else(|| SpawnError::Spawn {
-            program: spec.program.clone(),
-            source: std::io::Error::other("the process exited before it could be supervised"),
-        })?;
+        let start =
+            Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
+        let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
+        let child = match &stub {
+            Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
+                ServerSpawn::Started(child) => child,
+                ServerSpawn::Failed(source) => return Err(spawn_error(source)),
+                ServerSpawn::Unavailable => start.command(Some((stub, &stub_args))).map_err(spawn_error)?,
+            },
+            None => start.command(None).map_err(spawn_error)?,
+        };
+        let pid = child.id();
         if stub.is_none()
             && let Some(cgroup) = &cgroup
         {
@@ -228,6 +216,7 @@ impl BotProcess {
         };
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
+        let mut child = child;
         let stdin = child.stdin.take();
         // Under a PID namespace every bot process is the init's (born in the cgroup) or
         // its descendant: see `tree::Containment::Namespace`.
@@ -487,6 +476,73 @@ impl Drop for BotProcess {
         }
         self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
         cleanup::in_background(Arc::clone(&self.shared), self.tmp.take(), self.pid);
+    }
+}
+
+/// What starts a bot's main process (the stub, or the bot itself without one).
+struct Start<'a> {
+    program: &'a Path,
+    spec: &'a BotSpec,
+    dir: &'a Path,
+    /// The value of [`tree::MARKER_VARIABLE`], if the bot is marked.
+    marker: Option<&'a str>,
+    tmpdir: &'a Path,
+}
+
+impl Start<'_> {
+    /// Starts it with `Command` (tokio's): through `EXE __exec-bot …` when a stub is given,
+    /// otherwise the program itself; in its own process group, with piped stdio.
+    fn command(&self, stub: Option<(&Path, &StubArgs)>) -> std::io::Result<BotChild> {
+        let mut command = match stub {
+            Some((stub, stub_args)) => {
+                let mut command = Command::new(stub);
+                command.arg(EXEC_STUB_SUBCOMMAND).args(stub_args.to_args()).arg("--").arg(self.program);
+                command
+            }
+            None => Command::new(self.program),
+        };
+        command.env_remove(tree::MARKER_VARIABLE);
+        if let Some(marker) = self.marker {
+            command.env(tree::MARKER_VARIABLE, marker);
+        }
+        command
+            .env("TMPDIR", self.tmpdir)
+            .args(&self.spec.args)
+            .current_dir(self.dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        BotChild::from_command(command.spawn()?)
+            .ok_or_else(|| std::io::Error::other("the process exited before it could be supervised"))
+    }
+
+    /// The same start as a request to the spawn server: the stub's arguments, and the
+    /// environment and directory `Command` would give the stub (the referee's environment
+    /// without its own marker, with the bot's marker and `TMPDIR`, sorted by name as
+    /// `Command` passes it).
+    fn server_request(&self, stub_args: &StubArgs) -> SpawnRequest {
+        let mut args = stub_args.to_args();
+        args.push("--".into());
+        args.push(self.program.as_os_str().to_owned());
+        args.extend(self.spec.args.iter().map(std::ffi::OsString::from));
+        let mut environment: std::collections::BTreeMap<std::ffi::OsString, std::ffi::OsString> =
+            std::env::vars_os().collect();
+        environment.remove(std::ffi::OsStr::new(tree::MARKER_VARIABLE));
+        if let Some(marker) = self.marker {
+            environment.insert(tree::MARKER_VARIABLE.into(), marker.into());
+        }
+        environment.insert("TMPDIR".into(), self.tmpdir.as_os_str().to_owned());
+        let environment = environment
+            .into_iter()
+            .map(|(mut name, value)| {
+                name.push("=");
+                name.push(value);
+                name
+            })
+            .collect();
+        SpawnRequest { stub_args: args, environment, dir: self.dir.as_os_str().to_owned() }
     }
 }
 
