@@ -68,9 +68,10 @@
 //! - [`receive_with_fds`]: taking ownership of the descriptors the kernel has just installed
 //!   in this process for an `SCM_RIGHTS` message (`recvmsg` gives them as raw numbers; nothing
 //!   else in the process knows them), in the same function that receives them;
-//! - [`replace_environment`]: `std::env::set_var`/`remove_var` in the spawn server's child,
-//!   which has one thread (checked again), so no other thread can read the environment
-//!   meanwhile (the reason the functions are `unsafe`);
+//! - [`replace_environment`] and [`update_environment`]: `std::env::set_var`/`remove_var` in
+//!   the spawn server, which has one thread (checked each time with `unshare(CLONE_THREAD)`),
+//!   so no other thread can read the environment meanwhile (the reason the functions are
+//!   `unsafe`);
 //! - [`register_owned_fd`]: tokio's `AsyncFd::register` (`unsafe` since tokio 1.54, which
 //!   cannot check that the descriptor stays the same while registered), for a pidfd the
 //!   referee was handed: an `OwnedFd`, which keeps its descriptor open and unchanged until it
@@ -118,8 +119,7 @@ pub(crate) enum Forked {
 /// cannot be found (see the module docs); without, what `fork` said. The caller may fall back
 /// to joining the cgroup and forking with `None`.
 pub(crate) fn fork_into(cgroup: Option<BorrowedFd<'_>>) -> Result<Forked, Errno> {
-    // The kernel's check that this process has one thread (a no-op if it has).
-    nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
+    one_thread()?;
     let pid = match cgroup {
         Some(cgroup) => clone3(CLONE_INTO_CGROUP, Some(cgroup), None)?,
         // SAFETY: the C library's `fork` (which keeps its own per-thread state right in the
@@ -156,7 +156,7 @@ pub(crate) enum ForkedForParent {
 /// a process); `ENOTSUP` when the thread-id cache cannot be found. There is no fallback: the
 /// C library's `fork` cannot give the child to the parent.
 pub(crate) fn fork_for_parent() -> Result<ForkedForParent, Errno> {
-    nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
+    one_thread()?;
     let mut pidfd: libc::c_int = -1;
     let pid = clone3(CLONE_PARENT | CLONE_PIDFD, None, Some(&mut pidfd))?;
     if pid == 0 {
@@ -248,17 +248,13 @@ pub(crate) fn register_owned_fd(fd: OwnedFd) -> std::io::Result<tokio::io::unix:
 
 /// Makes this process's environment exactly `vars` (`NAME=value` each, in that order: later
 /// entries of the same name win), as `Command::env_clear().envs(..)` gives a child. Entries
-/// the C library cannot hold (no `=`, an empty name) are left out.
+/// the C library cannot hold (an empty name, or a name with `=` or NUL) are left out.
 ///
 /// # Errors
 /// `EINVAL` when this process has more than one thread (checked first, as in [`fork_into`]):
-/// the environment is then left alone. It is meant for the spawn server's child.
+/// the environment is then left alone. It is meant for the one-thread spawn server.
 pub(crate) fn replace_environment(vars: &[OsString]) -> Result<(), Errno> {
-    use std::os::unix::ffi::OsStrExt;
-    // The kernel's check that this process has one thread (a no-op if it has); nothing can
-    // start a thread meanwhile: the one thread is running this.
-    nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
-    let valid_name = |name: &std::ffi::OsStr| !name.is_empty() && !name.as_bytes().contains(&b'=');
+    one_thread()?;
     for (name, _) in std::env::vars_os() {
         if valid_name(&name) {
             // SAFETY: this process has one thread (checked above): no other thread reads or
@@ -266,17 +262,42 @@ pub(crate) fn replace_environment(vars: &[OsString]) -> Result<(), Errno> {
             unsafe { std::env::remove_var(&name) };
         }
     }
+    update_environment(vars)
+}
+
+/// Sets each `NAME=value` of `vars` in this process's environment (a name already there keeps
+/// its place, a new one goes last); entries the C library cannot hold are left out.
+///
+/// # Errors
+/// `EINVAL` when this process has more than one thread (checked first): nothing is set.
+pub(crate) fn update_environment(vars: &[OsString]) -> Result<(), Errno> {
+    use std::os::unix::ffi::OsStrExt;
+    one_thread()?;
     for entry in vars {
         let bytes = entry.as_bytes();
         let Some(split) = bytes.iter().skip(1).position(|&b| b == b'=').map(|p| p + 1) else { continue };
         let name = std::ffi::OsStr::from_bytes(&bytes[..split]);
         let value = std::ffi::OsStr::from_bytes(&bytes[split + 1..]);
-        if valid_name(name) && !value.as_bytes().contains(&0) && !name.as_bytes().contains(&0) {
-            // SAFETY: as above, one thread.
+        if valid_name(name) && !value.as_bytes().contains(&0) {
+            // SAFETY: this process has one thread (checked above): no other thread reads or
+            // writes the environment meanwhile.
             unsafe { std::env::set_var(name, value) };
         }
     }
     Ok(())
+}
+
+/// The kernel's check that this process has one thread (`unshare(CLONE_THREAD)`: `EINVAL`
+/// otherwise, a no-op if it has); nothing can start a thread meanwhile: the one thread is
+/// making the call.
+fn one_thread() -> Result<(), Errno> {
+    nix::sched::unshare(CloneFlags::CLONE_THREAD)
+}
+
+/// A name the C library's environment can hold.
+fn valid_name(name: &std::ffi::OsStr) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    !name.is_empty() && !name.as_bytes().iter().any(|&b| b == b'=' || b == 0)
 }
 
 /// The address of the C library's cache of this thread's id: the thread's `clear_child_tid`

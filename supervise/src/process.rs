@@ -59,6 +59,8 @@ pub struct Supervision {
     pub kernel_task_limit: bool,
     /// Whether the bot was started through the re-exec stub.
     pub stub: bool,
+    /// Whether that stub was forked by the spawn server (otherwise it was `exec`'d).
+    pub spawn_server: bool,
     /// The isolation the bot runs under: what was asked for, or [`Isolation::NONE`] when the
     /// kernel allows no namespaces here (said once, as a warning) or there is no stub.
     pub isolation: Isolation,
@@ -75,7 +77,12 @@ impl std::fmt::Display for Supervision {
             None => write!(f, "process group and /proc tree")?,
         }
         write!(f, "; memory limit by {}", if self.kernel_memory_limit { "cgroup" } else { "sampling" })?;
-        write!(f, "; {}", if self.stub { "re-exec stub" } else { "direct spawn" })?;
+        let start = match (self.stub, self.spawn_server) {
+            (true, true) => "stub forked by the spawn server",
+            (true, false) => "re-exec stub",
+            (false, _) => "direct spawn",
+        };
+        write!(f, "; {start}")?;
         write!(f, "; isolation {}", self.isolation.level.name())?;
         if self.isolation.no_network() {
             write!(f, "; no network")?;
@@ -186,13 +193,15 @@ impl BotProcess {
         let start =
             Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
         let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
-        let child = match &stub {
+        let (child, spawn_server) = match &stub {
             Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
-                ServerSpawn::Started(child) => child,
+                ServerSpawn::Started(child) => (child, true),
                 ServerSpawn::Failed(source) => return Err(spawn_error(source)),
-                ServerSpawn::Unavailable => start.command(Some((stub, &stub_args))).map_err(spawn_error)?,
+                ServerSpawn::Unavailable => {
+                    (start.command(Some((stub, &stub_args))).map_err(spawn_error)?, false)
+                }
             },
-            None => start.command(None).map_err(spawn_error)?,
+            None => (start.command(None).map_err(spawn_error)?, false),
         };
         let pid = child.id();
         if stub.is_none()
@@ -210,6 +219,7 @@ impl BotProcess {
             kernel_memory_limit,
             kernel_task_limit,
             stub: stub.is_some(),
+            spawn_server,
             isolation: if stub.is_some() { isolation } else { Isolation::NONE },
             uid: user.map(|u| u.uid),
             tmpdir: Some(tmp.path().to_path_buf()),

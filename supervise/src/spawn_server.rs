@@ -5,23 +5,27 @@
 //!
 //! It is the stub's own executable in a fresh, single-threaded process, started by the
 //! referee (`spawn_client.rs`) with one end of a `SOCK_SEQPACKET` socket pair as its stdin.
-//! It first says which stub protocol it speaks ([`STUB_PROTOCOL`]), then serves one request
-//! at a time ([`SpawnRequest`]: the stub's arguments, the bot's environment and directory,
-//! with the bot's stdin, stdout and stderr pipe ends as `SCM_RIGHTS`):
-//! 1. it forks with `clone3(CLONE_PARENT | CLONE_PIDFD)` (`clone_into_cgroup::fork_for_parent`),
+//! It first closes every descriptor it inherited but 0, 1 and 2 and says which stub protocol
+//! it speaks ([`STUB_PROTOCOL`]), then serves one request at a time ([`SpawnRequest`]: the
+//! stub's arguments, the bot's environment and directory, with the bot's stdin, stdout and
+//! stderr pipe ends as `SCM_RIGHTS`):
+//! 1. it enters the bot's directory and makes its own environment exactly the bot's (it has
+//!    one thread; only the entries that changed since the last request are rewritten, so the
+//!    entries stay sorted by name as `Command` passes them), which the child inherits — a
+//!    directory it cannot enter is an error answer, as `Command`'s `chdir` is a spawn error;
+//! 2. it forks with `clone3(CLONE_PARENT | CLONE_PIDFD)` (`clone_into_cgroup::fork_for_parent`),
 //!    so that the child is the **referee's** child — reaped by it, its orphans re-parented to
 //!    it as subreaper, its `getppid()` the referee, exactly as a stub the referee started
-//!    itself — and closes the received descriptors;
-//! 2. the child (a copy of a one-thread process, so it may run ordinary code) makes itself
-//!    what `Command` makes of a stub it starts: the pipes on 0, 1 and 2 and **no other
-//!    descriptor**, its own process group, the bot's directory, the bot's environment exactly
-//!    (`NAME=value` entries as `Command` passes them); it reports that to the server, which
-//!    only then answers the referee with the child's pid and pidfd ([`SpawnAnswer`]), and
-//!    then tells the child to go on; a child whose server dies before that exits without
-//!    running anything;
-//! 3. the child then runs the very steps an `exec`'d stub runs after parsing its command line
-//!    (`exec_stub::run`: rlimits, cgroups, the parent-death signal on the referee, the
-//!    namespaces, the init, the bot's `exec`).
+//!    itself — closes the received descriptors, answers the referee with the child's pid and
+//!    pidfd ([`SpawnAnswer`]) and only then writes the child its word to go on (on a pipe of
+//!    its own: a child whose server died before it could answer exits without running
+//!    anything);
+//! 3. the child (a copy of a one-thread process, so it may run ordinary code) puts the pipes
+//!    on 0, 1 and 2 (it holds no other descriptor but its end of that pipe, close-on-exec),
+//!    makes its own process group (as `process_group(0)`), waits for the word, and runs the
+//!    very steps an `exec`'d stub runs after parsing its command line (`exec_stub::run`:
+//!    rlimits, cgroups, the parent-death signal on the referee, the namespaces, the init, the
+//!    bot's `exec`).
 //!
 //! Its signal dispositions are those of a freshly `exec`'d stub, because the server is one and
 //! changes none: what the referee ignored stays ignored (as `exec` keeps it), SIGPIPE ignored
@@ -42,7 +46,7 @@ use nix::unistd::Pid;
 
 use crate::clone_into_cgroup::{ForkedForParent, fork_for_parent, replace_environment};
 use crate::seqpacket::{self, Received};
-use crate::spawn_wire::{ChildReport, GO, MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, SpawnAnswer, SpawnRequest};
+use crate::spawn_wire::{GO, MAX_REQUEST_BYTES, SpawnAnswer, SpawnRequest};
 use crate::stub_args::{ExecBotArgs, STUB_PROTOCOL};
 
 /// The hidden subcommand that runs the spawn server.
@@ -74,6 +78,7 @@ pub(crate) fn serve(argv: impl Iterator<Item = OsString>) -> u8 {
             return 1;
         }
     }
+    close_inherited_fds();
     let socket = stdin.as_fd();
     if seqpacket::send(socket, STUB_PROTOCOL.as_bytes(), &[]).is_err() {
         return 0;
@@ -112,144 +117,146 @@ fn parse(argv: impl Iterator<Item = OsString>) -> Result<Pid, String> {
     parent.ok_or_else(|| "'--parent-pid' is required".to_owned())
 }
 
-/// What became of one request in the server.
-enum Outcome {
-    /// Nothing was forked: this is the answer.
-    Answer(SpawnAnswer),
-    /// A child was forked and has reported.
-    Forked { pid: Pid, pidfd: OwnedFd, control: OwnedFd, report: ChildReport },
-}
-
 /// Serves one request (in the server: the child never returns from here). `Err` when the
 /// answer cannot be sent (the referee is gone).
 fn serve_one(socket: BorrowedFd<'_>, bytes: &[u8], received: Received) -> Result<(), Errno> {
-    match start(bytes, received) {
-        Outcome::Answer(answer) => seqpacket::send(socket, &answer.encode(), &[]),
-        Outcome::Forked { pid, pidfd, control, report: ChildReport::Ready } => {
-            seqpacket::send(socket, &SpawnAnswer::Started { pid: pid.as_raw() }.encode(), &[pidfd.as_fd()])?;
-            // Only now that the referee knows it (a child that never hears this exits).
-            let _ = seqpacket::send(control.as_fd(), &[GO], &[]);
-            Ok(())
-        }
-        Outcome::Forked { pid, pidfd, control, report: ChildReport::Failed { errno, message } } => {
-            drop(control);
-            let answer = SpawnAnswer::Failed { errno, message, pid: Some(pid.as_raw()) };
-            seqpacket::send(socket, &answer.encode(), &[pidfd.as_fd()])
-        }
-    }
+    let started = match start(bytes, received) {
+        Ok(started) => started,
+        Err(answer) => return seqpacket::send(socket, &answer.encode(), &[]),
+    };
+    let Started { pid, pidfd, go } = started;
+    seqpacket::send(socket, &SpawnAnswer::Started { pid: pid.as_raw() }.encode(), &[pidfd.as_fd()])?;
+    // Only now that the referee knows it (a child that reads end of file instead exits).
+    let _ = nix::unistd::write(&go, &[GO]);
+    Ok(())
 }
 
-fn failed(errno: Errno, message: String) -> Outcome {
-    Outcome::Answer(SpawnAnswer::Failed { errno: errno as i32, message, pid: None })
+/// A child forked for a request: its pid, its pidfd, and the pipe to tell it to go on.
+struct Started {
+    pid: Pid,
+    pidfd: OwnedFd,
+    go: OwnedFd,
 }
 
-/// Checks the request, forks the child and waits for its report.
-fn start(bytes: &[u8], received: Received) -> Outcome {
+fn failed(errno: Errno, message: String) -> SpawnAnswer {
+    SpawnAnswer::Failed { errno: errno as i32, message, pid: None }
+}
+
+/// Checks the request, prepares what the child inherits and forks it; the answer when
+/// nothing was forked.
+fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
     if received.truncated {
-        return failed(Errno::E2BIG, "the request did not fit in one message".to_owned());
+        return Err(failed(Errno::E2BIG, "the request did not fit in one message".to_owned()));
     }
-    let Ok([stdin, stdout, stderr]) = <[OwnedFd; 3]>::try_from(received.fds) else {
-        return failed(
+    let Ok(stdio) = <[OwnedFd; 3]>::try_from(received.fds) else {
+        return Err(failed(
             Errno::EINVAL,
             "a request comes with 3 descriptors (stdin, stdout, stderr)".to_owned(),
-        );
+        ));
     };
-    let request = match SpawnRequest::decode(bytes) {
-        Ok(request) => request,
-        Err(e) => return failed(Errno::EINVAL, format!("a malformed request: {e}")),
-    };
-    let args = match crate::stub_args::parse(request.stub_args.clone()) {
+    let request = SpawnRequest::decode(bytes)
+        .map_err(|e| failed(Errno::EINVAL, format!("a malformed request: {e}")))?;
+    let args = match crate::stub_args::parse(request.stub_args) {
         Ok(args) if !args.probe && !args.stub_protocol => args,
-        Ok(_) => return failed(Errno::EINVAL, "the spawn server only starts bots".to_owned()),
-        Err(e) => return failed(Errno::EINVAL, format!("bad stub arguments: {e}")),
+        Ok(_) => return Err(failed(Errno::EINVAL, "the spawn server only starts bots".to_owned())),
+        Err(e) => return Err(failed(Errno::EINVAL, format!("bad stub arguments: {e}"))),
     };
-    let (control, child_control) = match seqpacket::pair() {
-        Ok(pair) => pair,
-        Err(e) => return failed(e, format!("cannot make the child's control socket: {e}")),
-    };
-    let (pid, pidfd) = match fork_for_parent() {
+    let dir = std::path::Path::new(&request.dir);
+    nix::unistd::chdir(dir)
+        .map_err(|e| failed(e, format!("cannot enter the directory {}: {e}", dir.display())))?;
+    set_environment(&request.environment)
+        .map_err(|e| failed(e, format!("cannot set the environment: {e}")))?;
+    let (go_read, go_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| failed(e, format!("cannot make the child's pipe: {e}")))?;
+    match fork_for_parent() {
         Ok(ForkedForParent::Child) => {
-            drop(control);
-            become_the_stub(args, &request, [stdin, stdout, stderr], child_control)
+            drop(go_write);
+            become_the_stub(args, stdio, go_read)
         }
-        Ok(ForkedForParent::Forker { pid, pidfd }) => (pid, pidfd),
+        // The child has its own copies of the pipes.
+        Ok(ForkedForParent::Forker { pid, pidfd }) => Ok(Started { pid, pidfd, go: go_write }),
         Err(e @ (Errno::ENOSYS | Errno::EINVAL | Errno::E2BIG | Errno::ENOTSUP | Errno::EPERM)) => {
-            return Outcome::Answer(SpawnAnswer::Unsupported {
+            Err(SpawnAnswer::Unsupported {
                 errno: e as i32,
                 message: format!("clone3(CLONE_PARENT | CLONE_PIDFD) is refused here: {e}"),
-            });
+            })
         }
-        Err(e) => return failed(e, format!("cannot fork the bot's stub: {e}")),
-    };
-    // The child has its own copies.
-    drop((stdin, stdout, stderr, child_control));
-    let mut buffer = [0u8; MAX_ANSWER_BYTES];
-    let report = match seqpacket::receive(control.as_fd(), &mut buffer) {
-        Ok(Some(received)) if !received.truncated => ChildReport::decode(&buffer[..received.len])
-            .unwrap_or_else(|e| ChildReport::Failed { errno: Errno::EIO as i32, message: e }),
-        _ => ChildReport::Failed {
-            errno: Errno::EIO as i32,
-            message: "the bot's stub ended while it was being set up".to_owned(),
-        },
-    };
-    Outcome::Forked { pid, pidfd, control, report }
+        Err(e) => Err(failed(e, format!("cannot fork the bot's stub: {e}"))),
+    }
 }
 
-/// In the child: becomes the stub that `Command` would have started, reports to the server,
-/// waits for its word, and runs the stub's steps. Never returns (a panic ends it with 126).
-fn become_the_stub(args: ExecBotArgs, request: &SpawnRequest, stdio: [OwnedFd; 3], control: OwnedFd) -> ! {
+/// Makes this process's environment exactly `vars` (`NAME=value`, sorted by name): only the
+/// values that changed when the names are the same as now, otherwise all of it.
+fn set_environment(vars: &[OsString]) -> Result<(), Errno> {
+    use std::os::unix::ffi::OsStrExt;
+    fn split(entry: &OsString) -> (&std::ffi::OsStr, &std::ffi::OsStr) {
+        let bytes = entry.as_bytes();
+        let at = bytes.iter().skip(1).position(|&b| b == b'=').map_or(bytes.len(), |p| p + 1);
+        let value = bytes.get(at + 1..).unwrap_or_default();
+        (std::ffi::OsStr::from_bytes(&bytes[..at]), std::ffi::OsStr::from_bytes(value))
+    }
+    let current: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let same_names = current.len() == vars.len()
+        && current.iter().zip(vars).all(|((name, _), entry)| name.as_os_str() == split(entry).0);
+    if !same_names {
+        return replace_environment(vars);
+    }
+    let changed: Vec<OsString> = current
+        .iter()
+        .zip(vars)
+        .filter(|((_, value), entry)| value.as_os_str() != split(entry).1)
+        .map(|(_, entry)| entry.clone())
+        .collect();
+    crate::clone_into_cgroup::update_environment(&changed)
+}
+
+/// In the child: puts the bot's pipes on 0, 1 and 2, makes its own process group, waits for
+/// the server's word (`go`), and runs the stub's steps. Never returns (a panic ends it with
+/// 126).
+fn become_the_stub(args: ExecBotArgs, stdio: [OwnedFd; 3], go: OwnedFd) -> ! {
     let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        let report = match prepare(request, stdio, control.as_raw_fd()) {
-            Ok(()) => ChildReport::Ready,
-            Err(failed) => failed,
-        };
-        let ready = report == ChildReport::Ready;
-        if seqpacket::send(control.as_fd(), &report.encode(), &[]).is_err() || !ready {
+        if let Err(e) = prepare(stdio) {
+            eprintln!("{SPAWN_SERVER_SUBCOMMAND}: {e}");
             return 126;
         }
         let mut word = [0u8; 1];
-        match seqpacket::receive(control.as_fd(), &mut word) {
-            Ok(Some(received)) if received.len == 1 && word[0] == GO => {}
-            // The server died or could not tell the referee: nobody knows this process.
-            _ => return 126,
+        loop {
+            match nix::unistd::read(&go, &mut word) {
+                Ok(1) if word[0] == GO => break,
+                Err(Errno::EINTR) => {}
+                // The server died or could not tell the referee: nobody knows this process.
+                _ => return 126,
+            }
         }
-        drop(control);
+        drop(go);
         crate::exec_stub::run(args)
     }))
     .unwrap_or(126);
     std::process::exit(i32::from(code))
 }
 
-/// What `Command::spawn` does in its child before `exec` for the stub today: stdio on 0, 1
-/// and 2, its own process group (`process_group(0)`), the directory, the environment; and no
-/// descriptor but those and `keep` (the control socket, close-on-exec).
-fn prepare(request: &SpawnRequest, stdio: [OwnedFd; 3], keep: RawFd) -> Result<(), ChildReport> {
-    let failed =
-        |what: String, e: Errno| ChildReport::Failed { errno: e as i32, message: format!("{what}: {e}") };
+/// What `Command::spawn` does in its child before `exec` for the stub today, but the
+/// directory and the environment (the server set those): stdio on 0, 1 and 2, its own
+/// process group (`process_group(0)`).
+fn prepare(stdio: [OwnedFd; 3]) -> Result<(), String> {
     let [stdin, stdout, stderr] = stdio;
-    nix::unistd::dup2_stdin(&stdin).map_err(|e| failed("cannot set up the bot's stdin".into(), e))?;
-    nix::unistd::dup2_stdout(&stdout).map_err(|e| failed("cannot set up the bot's stdout".into(), e))?;
-    nix::unistd::dup2_stderr(&stderr).map_err(|e| failed("cannot set up the bot's stderr".into(), e))?;
+    nix::unistd::dup2_stdin(&stdin).map_err(|e| format!("cannot set up the bot's stdin: {e}"))?;
+    nix::unistd::dup2_stdout(&stdout).map_err(|e| format!("cannot set up the bot's stdout: {e}"))?;
+    nix::unistd::dup2_stderr(&stderr).map_err(|e| format!("cannot set up the bot's stderr: {e}"))?;
     drop((stdin, stdout, stderr));
-    close_other_fds(keep);
     nix::unistd::setpgid(Pid::from_raw(0), Pid::from_raw(0))
-        .map_err(|e| failed("cannot give the bot its own process group".into(), e))?;
-    let dir = std::path::Path::new(&request.dir);
-    nix::unistd::chdir(dir)
-        .map_err(|e| failed(format!("cannot enter the directory {}", dir.display()), e))?;
-    replace_environment(&request.environment)
-        .map_err(|e| failed("cannot set the bot's environment".into(), e))?;
-    Ok(())
+        .map_err(|e| format!("cannot give the bot its own process group: {e}"))
 }
 
-/// Closes every descriptor above 2 but `keep`: whatever the server inherited or holds (no
-/// Rust object of the child owns any of them any more).
-fn close_other_fds(keep: RawFd) {
+/// Closes every descriptor above 2: whatever the server inherited (no Rust object owns any
+/// of them). Called once, first thing, so that the children hold only the descriptors the
+/// server gives them.
+fn close_inherited_fds() {
     let Ok(entries) = std::fs::read_dir("/proc/self/fd") else { return };
     let open: Vec<RawFd> = entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
-        .filter(|&fd| fd > 2 && fd != keep)
+        .filter(|&fd| fd > 2)
         .collect();
     // The directory's own descriptor is among them, already closed: that close fails, harmlessly.
     for fd in open {

@@ -1,7 +1,6 @@
 //! The messages of the spawn server (`spawn_server.rs`), one `SOCK_SEQPACKET` message each:
-//! the referee's request to start one bot, the server's answer, and the short report of the
-//! server's child to the server. Pure encoding and decoding (the descriptors travel beside
-//! them, as `SCM_RIGHTS`).
+//! the referee's request to start one bot and the server's answer. Pure encoding and decoding
+//! (the descriptors travel beside them, as `SCM_RIGHTS`).
 //!
 //! Every variable-length field is a little-endian `u32` length and its bytes; a list is a
 //! `u32` count and its fields.
@@ -14,10 +13,10 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 /// buffer (`net.core.wmem_default`, 208 KiB), which bounds one `SOCK_SEQPACKET` message.
 pub(crate) const MAX_REQUEST_BYTES: usize = 160 * 1024;
 
-/// The largest answer or report (an error message).
+/// The largest answer (an error message).
 pub(crate) const MAX_ANSWER_BYTES: usize = 4096;
 
-/// The one byte the server sends its child once the referee has the child's pid: go on.
+/// The one byte the server writes its child once the referee has the child's pid: go on.
 pub(crate) const GO: u8 = b'g';
 
 /// Start one bot: what the referee would otherwise put on the stub's command line and in
@@ -59,21 +58,6 @@ pub(crate) enum SpawnAnswer {
         /// The error number.
         errno: i32,
         /// What was refused.
-        message: String,
-    },
-}
-
-/// What the server's child tells the server once it has set up its descriptors, process
-/// group, directory and environment (before it runs any of the stub's steps).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ChildReport {
-    /// Ready: the pid may be handed to the referee.
-    Ready,
-    /// A step failed (the child then exits with 126 without running the stub).
-    Failed {
-        /// The error number.
-        errno: i32,
-        /// What failed.
         message: String,
     },
 }
@@ -138,33 +122,6 @@ impl SpawnAnswer {
         };
         reader.end()?;
         Ok(answer)
-    }
-}
-
-impl ChildReport {
-    /// The message's bytes.
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        match self {
-            Self::Ready => vec![0],
-            Self::Failed { errno, message } => {
-                let mut out = vec![1];
-                out.extend_from_slice(&errno.to_le_bytes());
-                put_bytes(&mut out, message.as_bytes());
-                out
-            }
-        }
-    }
-
-    /// Reads a message written by [`ChildReport::encode`].
-    pub(crate) fn decode(bytes: &[u8]) -> Result<Self, String> {
-        let mut reader = Reader(bytes);
-        let report = match reader.byte()? {
-            0 => Self::Ready,
-            1 => Self::Failed { errno: reader.i32()?, message: reader.text()? },
-            other => return Err(format!("unknown report kind {other}")),
-        };
-        reader.end()?;
-        Ok(report)
     }
 }
 
@@ -257,9 +214,6 @@ mod tests {
         ] {
             assert_eq!(SpawnAnswer::decode(&answer.encode()), Ok(answer));
         }
-        for report in [ChildReport::Ready, ChildReport::Failed { errno: 13, message: "chdir".into() }] {
-            assert_eq!(ChildReport::decode(&report.encode()), Ok(report));
-        }
     }
 
     #[test]
@@ -276,6 +230,6 @@ mod tests {
         assert!(SpawnRequest::decode(&u32::MAX.to_le_bytes()).unwrap_err().contains("items"));
         assert!(SpawnAnswer::decode(&[9]).unwrap_err().contains("unknown"));
         assert!(SpawnAnswer::decode(&[]).is_err());
-        assert!(ChildReport::decode(&[0, 0]).is_err());
+        assert!(SpawnAnswer::decode(&[0, 0, 0, 0, 0, 0]).is_err());
     }
 }
