@@ -68,10 +68,10 @@
 //! - [`receive_with_fds`]: taking ownership of the descriptors the kernel has just installed
 //!   in this process for an `SCM_RIGHTS` message (`recvmsg` gives them as raw numbers; nothing
 //!   else in the process knows them), in the same function that receives them;
-//! - [`replace_environment`] and [`update_environment`]: `std::env::set_var`/`remove_var` in
-//!   the spawn server, which has one thread (checked each time with `unshare(CLONE_THREAD)`),
-//!   so no other thread can read the environment meanwhile (the reason the functions are
-//!   `unsafe`);
+//! - [`install_environment`]: pointing the C library's `environ` at an environment block
+//!   owned here, in the spawn server, which has one thread (checked each time with
+//!   `unshare(CLONE_THREAD)`), so no other thread reads the environment meanwhile (`setenv`
+//!   would do, but it keeps every string it is given: a leak per bot in a long-lived server);
 //! - [`register_owned_fd`]: tokio's `AsyncFd::register` (`unsafe` since tokio 1.54, which
 //!   cannot check that the descriptor stays the same while registered), for a pidfd the
 //!   referee was handed: an `OwnedFd`, which keeps its descriptor open and unchanged until it
@@ -246,44 +246,54 @@ pub(crate) fn register_owned_fd(fd: OwnedFd) -> std::io::Result<tokio::io::unix:
     unsafe { tokio::io::unix::AsyncFd::register(fd) }.map_err(std::io::Error::from)
 }
 
-/// Makes this process's environment exactly `vars` (`NAME=value` each, in that order: later
-/// entries of the same name win), as `Command::env_clear().envs(..)` gives a child. Entries
-/// the C library cannot hold (an empty name, or a name with `=` or NUL) are left out.
+/// An environment block owned by this process: `NAME=value` strings and the null-terminated
+/// array of pointers to them that `environ` points at.
+struct EnvironmentBlock {
+    _strings: Vec<std::ffi::CString>,
+    pointers: Vec<*mut libc::c_char>,
+}
+
+// SAFETY: the pointers point into the block's own strings, which move with it (their heap
+// buffers do not move); nothing in it is tied to a thread.
+unsafe impl Send for EnvironmentBlock {}
+
+/// The block `environ` points at, once [`install_environment`] has run; replaced (and the
+/// previous one freed) by the next call, never dropped otherwise.
+static INSTALLED_ENVIRONMENT: std::sync::Mutex<Option<EnvironmentBlock>> = std::sync::Mutex::new(None);
+
+/// Makes this process's environment exactly `vars` (`NAME=value` each, in that order), as
+/// `Command::env_clear().envs(..)` gives a child, by pointing `environ` at a block owned here.
+/// Unlike `setenv`, which keeps every string it was ever given (so that pointers `getenv`
+/// returned stay valid), nothing is kept from one call to the next: the spawn server does this
+/// once per bot. Entries the C library cannot hold (no `=`, an empty name, a NUL) are left
+/// out.
+///
+/// For the one-thread spawn server, which calls neither `setenv` nor `putenv` (the C
+/// library's own copy of the array would point into a block freed by the next call).
 ///
 /// # Errors
 /// `EINVAL` when this process has more than one thread (checked first, as in [`fork_into`]):
-/// the environment is then left alone. It is meant for the one-thread spawn server.
-pub(crate) fn replace_environment(vars: &[OsString]) -> Result<(), Errno> {
-    one_thread()?;
-    for (name, _) in std::env::vars_os() {
-        if valid_name(&name) {
-            // SAFETY: this process has one thread (checked above): no other thread reads or
-            // writes the environment meanwhile.
-            unsafe { std::env::remove_var(&name) };
-        }
-    }
-    update_environment(vars)
-}
-
-/// Sets each `NAME=value` of `vars` in this process's environment (a name already there keeps
-/// its place, a new one goes last); entries the C library cannot hold are left out.
-///
-/// # Errors
-/// `EINVAL` when this process has more than one thread (checked first): nothing is set.
-pub(crate) fn update_environment(vars: &[OsString]) -> Result<(), Errno> {
+/// the environment is then left alone.
+pub(crate) fn install_environment(vars: &[OsString]) -> Result<(), Errno> {
     use std::os::unix::ffi::OsStrExt;
     one_thread()?;
-    for entry in vars {
-        let bytes = entry.as_bytes();
-        let Some(split) = bytes.iter().skip(1).position(|&b| b == b'=').map(|p| p + 1) else { continue };
-        let name = std::ffi::OsStr::from_bytes(&bytes[..split]);
-        let value = std::ffi::OsStr::from_bytes(&bytes[split + 1..]);
-        if valid_name(name) && !value.as_bytes().contains(&0) {
-            // SAFETY: this process has one thread (checked above): no other thread reads or
-            // writes the environment meanwhile.
-            unsafe { std::env::set_var(name, value) };
-        }
-    }
+    let strings: Vec<std::ffi::CString> = vars
+        .iter()
+        .filter(|entry| entry.as_bytes().iter().skip(1).any(|&b| b == b'='))
+        .filter_map(|entry| std::ffi::CString::new(entry.as_bytes()).ok())
+        .collect();
+    let mut pointers: Vec<*mut libc::c_char> = strings.iter().map(|s| s.as_ptr().cast_mut()).collect();
+    pointers.push(std::ptr::null_mut());
+    let block = EnvironmentBlock { _strings: strings, pointers };
+    let mut installed = INSTALLED_ENVIRONMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: this process has one thread (checked above), so nothing reads `environ`
+    // meanwhile; it then points at a null-terminated array of pointers to NUL-terminated
+    // `NAME=value` strings, all owned by `block`, which is kept (below) until the next call has
+    // pointed `environ` elsewhere. Nothing in this process calls `setenv` or `putenv` (see
+    // the function's docs), so no other copy of the array points into the block freed below.
+    unsafe { libc::environ = block.pointers.as_ptr().cast_mut() };
+    // The previous block, if any, is no longer pointed at: freed here.
+    *installed = Some(block);
     Ok(())
 }
 
@@ -292,12 +302,6 @@ pub(crate) fn update_environment(vars: &[OsString]) -> Result<(), Errno> {
 /// making the call.
 fn one_thread() -> Result<(), Errno> {
     nix::sched::unshare(CloneFlags::CLONE_THREAD)
-}
-
-/// A name the C library's environment can hold.
-fn valid_name(name: &std::ffi::OsStr) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    !name.is_empty() && !name.as_bytes().iter().any(|&b| b == b'=' || b == 0)
 }
 
 /// The address of the C library's cache of this thread's id: the thread's `clear_child_tid`

@@ -10,9 +10,9 @@
 //! stub's arguments, the bot's environment and directory, with the bot's stdin, stdout and
 //! stderr pipe ends as `SCM_RIGHTS`):
 //! 1. it enters the bot's directory and makes its own environment exactly the bot's (it has
-//!    one thread; only the entries that changed since the last request are rewritten, so the
-//!    entries stay sorted by name as `Command` passes them), which the child inherits — a
-//!    directory it cannot enter is an error answer, as `Command`'s `chdir` is a spawn error;
+//!    one thread: `clone_into_cgroup::install_environment`, entries in the request's order,
+//!    sorted by name as `Command` passes them), which the child inherits — a directory it
+//!    cannot enter is an error answer, as `Command`'s `chdir` is a spawn error;
 //! 2. it forks with `clone3(CLONE_PARENT | CLONE_PIDFD)` (`clone_into_cgroup::fork_for_parent`),
 //!    so that the child is the **referee's** child — reaped by it, its orphans re-parented to
 //!    it as subreaper, its `getppid()` the referee, exactly as a stub the referee started
@@ -44,7 +44,7 @@ use nix::errno::Errno;
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
-use crate::clone_into_cgroup::{ForkedForParent, fork_for_parent, replace_environment};
+use crate::clone_into_cgroup::{ForkedForParent, fork_for_parent, install_environment};
 use crate::seqpacket::{self, Received};
 use crate::spawn_wire::{GO, MAX_REQUEST_BYTES, SpawnAnswer, SpawnRequest};
 use crate::stub_args::{ExecBotArgs, STUB_PROTOCOL};
@@ -164,7 +164,7 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
     let dir = std::path::Path::new(&request.dir);
     nix::unistd::chdir(dir)
         .map_err(|e| failed(e, format!("cannot enter the directory {}: {e}", dir.display())))?;
-    set_environment(&request.environment)
+    install_environment(&request.environment)
         .map_err(|e| failed(e, format!("cannot set the environment: {e}")))?;
     let (go_read, go_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| failed(e, format!("cannot make the child's pipe: {e}")))?;
@@ -183,31 +183,6 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
         }
         Err(e) => Err(failed(e, format!("cannot fork the bot's stub: {e}"))),
     }
-}
-
-/// Makes this process's environment exactly `vars` (`NAME=value`, sorted by name): only the
-/// values that changed when the names are the same as now, otherwise all of it.
-fn set_environment(vars: &[OsString]) -> Result<(), Errno> {
-    use std::os::unix::ffi::OsStrExt;
-    fn split(entry: &OsString) -> (&std::ffi::OsStr, &std::ffi::OsStr) {
-        let bytes = entry.as_bytes();
-        let at = bytes.iter().skip(1).position(|&b| b == b'=').map_or(bytes.len(), |p| p + 1);
-        let value = bytes.get(at + 1..).unwrap_or_default();
-        (std::ffi::OsStr::from_bytes(&bytes[..at]), std::ffi::OsStr::from_bytes(value))
-    }
-    let current: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-    let same_names = current.len() == vars.len()
-        && current.iter().zip(vars).all(|((name, _), entry)| name.as_os_str() == split(entry).0);
-    if !same_names {
-        return replace_environment(vars);
-    }
-    let changed: Vec<OsString> = current
-        .iter()
-        .zip(vars)
-        .filter(|((_, value), entry)| value.as_os_str() != split(entry).1)
-        .map(|(_, entry)| entry.clone())
-        .collect();
-    crate::clone_into_cgroup::update_environment(&changed)
 }
 
 /// In the child: puts the bot's pipes on 0, 1 and 2, makes its own process group, waits for
