@@ -195,7 +195,7 @@ impl BotProcess {
         let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
         let (child, spawn_server) = match &stub {
             Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
-                ServerSpawn::Started(child) => (child, true),
+                ServerSpawn::Started(child) => (*child, true),
                 ServerSpawn::Failed(source) => return Err(spawn_error(source)),
                 ServerSpawn::Unavailable => {
                     (start.command(Some((stub, &stub_args))).map_err(spawn_error)?, false)

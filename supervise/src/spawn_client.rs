@@ -48,8 +48,8 @@ pub(crate) const SWITCH_VARIABLE: &str = "BAO_SPAWN_SERVER";
 /// What [`spawn`] did.
 #[derive(Debug)]
 pub(crate) enum ServerSpawn {
-    /// The bot's outer stub runs.
-    Started(BotChild),
+    /// The bot's outer stub runs (boxed: the other variants are small).
+    Started(Box<BotChild>),
     /// It could not be started; the error says why (a `SpawnError` as with `Command`).
     Failed(io::Error),
     /// No server here: start the bot with an `exec` of the stub.
@@ -101,7 +101,7 @@ pub(crate) fn spawn(stub: &Path, request: &SpawnRequest) -> ServerSpawn {
                 let pidfd = fds.remove(0);
                 let [stdin, stdout, stderr] = ours;
                 return match BotChild::from_pidfd(Pid::from_raw(pid), pidfd, stdin, stdout, stderr) {
-                    Ok(child) => ServerSpawn::Started(child),
+                    Ok(child) => ServerSpawn::Started(Box::new(child)),
                     Err(e) => ServerSpawn::Failed(e),
                 };
             }
