@@ -36,8 +36,10 @@ use crate::spawn_wire::{MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, SpawnAnswer, SpawnR
 use crate::stub_args::STUB_PROTOCOL;
 
 /// How long the referee waits for the server's greeting or an answer before it gives the
-/// server up (it answers in about a fork's time; this is for a server that hangs).
-pub(crate) const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// server up (it answers in about a fork's time, well under a millisecond; this is for a
+/// server that hangs, e.g. stopped by a bot under `--isolation none`, which could stop the
+/// referee itself as well).
+pub(crate) const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 /// Failures of the server in a row (it could not start, died, or did not answer) after which
 /// bots are started with an `exec` of the stub for the rest of the process.
 pub(crate) const MAX_FAILURES: u32 = 3;
@@ -303,4 +305,46 @@ fn on_the_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'st
     let (done, result) = mpsc::sync_channel(1);
     jobs.send(Box::new(move || drop(done.send(job())))).ok()?;
     result.recv().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use crate::{BotProcess, BotSpec, Isolation, ResourceLimits, SpawnOptions, StubChoice};
+
+    /// A stub that cannot be a spawn server (a stub of an older build, here a script that
+    /// only knows `__exec-bot`) is still used, with an `exec` per bot; after a few tries the
+    /// server is not asked for again.
+    #[tokio::test]
+    async fn a_stub_that_is_no_spawn_server_is_exec_d_instead() {
+        let dir = tempfile::tempdir().unwrap();
+        let stub = dir.path().join("stub");
+        let script = "#!/bin/sh\n[ \"$1\" = __exec-bot ] || exit 2\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n";
+        std::fs::write(&stub, script).unwrap();
+        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let options = SpawnOptions {
+            stub: StubChoice::Path(stub.clone()),
+            cgroup: false,
+            isolation: Isolation::NONE,
+            ..SpawnOptions::default()
+        };
+        // Something for the stub to do.
+        let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
+        let spec = BotSpec {
+            name: None,
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo hi".into()],
+            dir: None,
+        };
+        for _ in 0..3 {
+            let mut bot = BotProcess::spawn_with(&spec, &limits, &options).await.expect("the bot starts");
+            assert!(bot.supervision().stub && !bot.supervision().spawn_server, "{}", bot.supervision());
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+            assert_eq!(bot.recv_line(deadline).await.unwrap(), "hi");
+            let report = bot.shutdown(std::time::Duration::from_secs(1)).await;
+            assert_eq!(report.code, Some(0), "{report}");
+        }
+        assert!(super::lock(&super::SERVERS).failures(&stub) >= super::MAX_FAILURES);
+    }
 }
