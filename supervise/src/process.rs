@@ -193,7 +193,7 @@ impl BotProcess {
         let start =
             Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
         let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
-        let (child, spawn_server) = match &stub {
+        let (mut child, spawn_server) = match &stub {
             Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
                 ServerSpawn::Started(child) => (*child, true),
                 ServerSpawn::Failed(source) => return Err(spawn_error(source)),
@@ -226,7 +226,6 @@ impl BotProcess {
         };
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
-        let mut child = child;
         let stdin = child.stdin.take();
         // Under a PID namespace every bot process is the init's (born in the cgroup) or
         // its descendant: see `tree::Containment::Namespace`.
