@@ -59,9 +59,31 @@
 //! the system call on its own copy of the stack, like a child of `fork`; the `rseq`
 //! registration and the signal alternate stack are inherited with it.
 
-#![expect(unsafe_code, reason = "clone3 has no safe wrapper in std, nix or rustix; see the module docs")]
+//! # The spawn server's fork, and its other two unsafe operations
+//! The spawn server (`spawn_server.rs`, a one-thread process like the stub) forks each outer
+//! stub with [`fork_for_parent`]: `clone3(CLONE_PARENT | CLONE_PIDFD)` with the same thread-id
+//! flags, so that the referee, not the server, is the child's parent (it reaps it and gets its
+//! orphans, as when it started the stub itself), and the server gets a pidfd to hand over.
+//! Besides, two things that std and `nix` only offer as `unsafe`:
+//! - [`receive_with_fds`]: taking ownership of the descriptors the kernel has just installed
+//!   in this process for an `SCM_RIGHTS` message (`recvmsg` gives them as raw numbers; nothing
+//!   else in the process knows them), in the same function that receives them;
+//! - [`install_environment`]: pointing the C library's `environ` at an environment block
+//!   owned here, in the spawn server, which has one thread (checked each time with
+//!   `unshare(CLONE_THREAD)`), so no other thread reads the environment meanwhile (`setenv`
+//!   would do, but it keeps every string it is given: a leak per bot in a long-lived server);
+//! - [`register_owned_fd`]: tokio's `AsyncFd::register` (`unsafe` since tokio 1.54, which
+//!   cannot check that the descriptor stays the same while registered), for a pidfd the
+//!   referee was handed: an `OwnedFd`, which keeps its descriptor open and unchanged until it
+//!   is dropped.
 
-use std::os::fd::{AsRawFd, BorrowedFd};
+#![expect(
+    unsafe_code,
+    reason = "clone3, fds received by SCM_RIGHTS and the environment of a one-thread child have no safe API in std, nix or rustix; see the module docs"
+)]
+
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use nix::errno::Errno;
 use nix::sched::CloneFlags;
@@ -69,6 +91,10 @@ use nix::unistd::Pid;
 
 /// `CLONE_INTO_CGROUP` (Linux 5.7; `libc` has it with the wrong type on glibc targets).
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+/// `CLONE_PIDFD` (Linux 5.2).
+const CLONE_PIDFD: u64 = 0x1000;
+/// `CLONE_PARENT`.
+const CLONE_PARENT: u64 = 0x8000;
 
 /// Where [`fork_into`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,10 +119,9 @@ pub(crate) enum Forked {
 /// cannot be found (see the module docs); without, what `fork` said. The caller may fall back
 /// to joining the cgroup and forking with `None`.
 pub(crate) fn fork_into(cgroup: Option<BorrowedFd<'_>>) -> Result<Forked, Errno> {
-    // The kernel's check that this process has one thread (a no-op if it has).
-    nix::sched::unshare(CloneFlags::CLONE_THREAD)?;
+    one_thread()?;
     let pid = match cgroup {
-        Some(cgroup) => clone3_into(cgroup)?,
+        Some(cgroup) => clone3(CLONE_INTO_CGROUP, Some(cgroup), None)?,
         // SAFETY: the C library's `fork` (which keeps its own per-thread state right in the
         // child) in a process checked above to have one thread, so the child's copy of memory
         // is consistent (see the module docs).
@@ -105,26 +130,78 @@ pub(crate) fn fork_into(cgroup: Option<BorrowedFd<'_>>) -> Result<Forked, Errno>
     Ok(if pid == 0 { Forked::Child } else { Forked::Parent(Pid::from_raw(pid)) })
 }
 
-/// `clone3(CLONE_INTO_CGROUP | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID)`: 0 in the child,
+/// Where [`fork_for_parent`] returned.
+#[derive(Debug)]
+pub(crate) enum ForkedForParent {
+    /// In the forking process, with the child's pid and a pidfd of it (`O_CLOEXEC`).
+    Forker {
+        /// The child's pid.
+        pid: Pid,
+        /// A pidfd of the child.
+        pidfd: OwnedFd,
+    },
+    /// In the child, whose parent is the forking process's parent.
+    Child,
+}
+
+/// Forks this process, which must have one thread (checked: `EINVAL` otherwise), the child
+/// made a child of this process's **parent** (`CLONE_PARENT`: the parent reaps it, gets
+/// `SIGCHLD` — this process's own exit signal — and adopts its orphans as subreaper), with a
+/// pidfd of it for this process (`CLONE_PIDFD`). The child goes on from here, like a child of
+/// `fork`, with the C library's thread-id cache right (see the module docs).
+///
+/// # Errors
+/// `EINVAL` when this process has more than one thread; what `clone3` said (`ENOSYS` before
+/// Linux 5.3, `EINVAL` where a flag is unknown, `EAGAIN`/`ENOMEM` when the kernel cannot make
+/// a process); `ENOTSUP` when the thread-id cache cannot be found. There is no fallback: the
+/// C library's `fork` cannot give the child to the parent.
+pub(crate) fn fork_for_parent() -> Result<ForkedForParent, Errno> {
+    one_thread()?;
+    let mut pidfd: libc::c_int = -1;
+    let pid = clone3(CLONE_PARENT | CLONE_PIDFD, None, Some(&mut pidfd))?;
+    if pid == 0 {
+        return Ok(ForkedForParent::Child);
+    }
+    // SAFETY: with `CLONE_PIDFD` the kernel installed a new descriptor in this process and
+    // stored its number in `pidfd` (only when the call succeeded, which it did: `pid` > 0);
+    // nothing else owns it.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+    Ok(ForkedForParent::Forker { pid: Pid::from_raw(pid), pidfd })
+}
+
+/// `clone3(flags | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID)`, into `cgroup` if given, with
+/// the pidfd stored in `pidfd` if given (pass `CLONE_PIDFD` in `flags` then): 0 in the child,
 /// the child's pid in the parent.
-fn clone3_into(cgroup: BorrowedFd<'_>) -> Result<libc::pid_t, Errno> {
+fn clone3(
+    flags: u64,
+    cgroup: Option<BorrowedFd<'_>>,
+    pidfd: Option<&mut libc::c_int>,
+) -> Result<libc::pid_t, Errno> {
     let tid_cache = tid_cache()?;
+    let cgroup = match cgroup {
+        Some(cgroup) => u64::try_from(cgroup.as_raw_fd()).map_err(|_| Errno::EBADF)?,
+        None => 0,
+    };
+    // With `CLONE_PARENT` the kernel takes the exit signal of this process's own leader and
+    // requires 0 here.
+    let exit_signal = if flags & CLONE_PARENT == 0 { libc::SIGCHLD as u64 } else { 0 };
     let mut clone_args = libc::clone_args {
-        flags: CLONE_INTO_CGROUP | libc::CLONE_CHILD_SETTID as u64 | libc::CLONE_CHILD_CLEARTID as u64,
-        pidfd: 0,
+        flags: flags | libc::CLONE_CHILD_SETTID as u64 | libc::CLONE_CHILD_CLEARTID as u64,
+        pidfd: pidfd.map_or(0, |fd| std::ptr::from_mut(fd) as u64),
         child_tid: tid_cache as u64,
         parent_tid: 0,
-        exit_signal: libc::SIGCHLD as u64,
+        exit_signal,
         stack: 0,
         stack_size: 0,
         tls: 0,
         set_tid: 0,
         set_tid_size: 0,
-        cgroup: u64::try_from(cgroup.as_raw_fd()).map_err(|_| Errno::EBADF)?,
+        cgroup,
     };
-    // SAFETY: `clone_args` is a valid `struct clone_args` of the size passed. Without
+    // SAFETY: `clone_args` is a valid `struct clone_args` of the size passed; `pidfd`, when
+    // set, points to a live `c_int` the kernel writes the new descriptor's number to. Without
     // `CLONE_VM` the child runs on its own copy of this process's memory, which has one
-    // thread (checked by the caller); `child_tid` is the C library's cache of this thread's
+    // thread (checked by the callers); `child_tid` is the C library's cache of this thread's
     // id (checked by `tid_cache`), which the kernel sets to the child's id in the child's
     // memory, exactly as glibc's `fork` has it do (see the module docs).
     let pid = unsafe {
@@ -132,6 +209,99 @@ fn clone3_into(cgroup: BorrowedFd<'_>) -> Result<libc::pid_t, Errno> {
     };
     Errno::result(pid)?;
     libc::pid_t::try_from(pid).map_err(|_| Errno::EOVERFLOW)
+}
+
+/// `recvmsg` of one message into `buffer`, taking ownership of the descriptors that came with
+/// it (`SCM_RIGHTS`, received close-on-exec; at most `MAX_FDS`, more are closed by the
+/// kernel and the message marked truncated): its length, its flags and the descriptors.
+pub(crate) fn receive_with_fds<const MAX_FDS: usize>(
+    socket: BorrowedFd<'_>,
+    buffer: &mut [u8],
+) -> Result<(usize, nix::sys::socket::MsgFlags, Vec<OwnedFd>), Errno> {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+    let mut control = nix::cmsg_space!([RawFd; MAX_FDS]);
+    let mut iov = [std::io::IoSliceMut::new(buffer)];
+    let message =
+        recvmsg::<()>(socket.as_raw_fd(), &mut iov, Some(&mut control), MsgFlags::MSG_CMSG_CLOEXEC)?;
+    let mut fds = Vec::new();
+    for control in message.cmsgs()? {
+        if let ControlMessageOwned::ScmRights(raw) = control {
+            // SAFETY: each number is a descriptor the kernel has just installed in this process
+            // for this message (`SCM_RIGHTS`); nothing else in the process knows or owns it.
+            fds.extend(raw.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+        }
+    }
+    Ok((message.bytes, message.flags, fds))
+}
+
+/// Registers `fd` with the current tokio runtime (which it must be called on), for waiting
+/// until it is readable (a pidfd: until the process has exited).
+///
+/// # Errors
+/// What the runtime's reactor said (the descriptor is then closed).
+pub(crate) fn register_owned_fd(fd: OwnedFd) -> std::io::Result<tokio::io::unix::AsyncFd<OwnedFd>> {
+    // SAFETY: an `OwnedFd` owns its descriptor: it stays open and refers to the same open file
+    // description until the `OwnedFd` (here, the `AsyncFd` that holds it) is dropped, and its
+    // `as_raw_fd` always returns that descriptor (tokio's condition for `register`).
+    unsafe { tokio::io::unix::AsyncFd::register(fd) }.map_err(std::io::Error::from)
+}
+
+/// An environment block owned by this process: `NAME=value` strings and the null-terminated
+/// array of pointers to them that `environ` points at.
+struct EnvironmentBlock {
+    _strings: Vec<std::ffi::CString>,
+    pointers: Vec<*mut libc::c_char>,
+}
+
+// SAFETY: the pointers point into the block's own strings, which move with it (their heap
+// buffers do not move); nothing in it is tied to a thread.
+unsafe impl Send for EnvironmentBlock {}
+
+/// The block `environ` points at, once [`install_environment`] has run; replaced (and the
+/// previous one freed) by the next call, never dropped otherwise.
+static INSTALLED_ENVIRONMENT: std::sync::Mutex<Option<EnvironmentBlock>> = std::sync::Mutex::new(None);
+
+/// Makes this process's environment exactly `vars` (`NAME=value` each, in that order), as
+/// `Command::env_clear().envs(..)` gives a child, by pointing `environ` at a block owned here.
+/// Unlike `setenv`, which keeps every string it was ever given (so that pointers `getenv`
+/// returned stay valid), nothing is kept from one call to the next: the spawn server does this
+/// once per bot. Entries the C library cannot hold (no `=`, an empty name, a NUL) are left
+/// out.
+///
+/// For the one-thread spawn server, which calls neither `setenv` nor `putenv` (the C
+/// library's own copy of the array would point into a block freed by the next call).
+///
+/// # Errors
+/// `EINVAL` when this process has more than one thread (checked first, as in [`fork_into`]):
+/// the environment is then left alone.
+pub(crate) fn install_environment(vars: &[OsString]) -> Result<(), Errno> {
+    use std::os::unix::ffi::OsStrExt;
+    one_thread()?;
+    let strings: Vec<std::ffi::CString> = vars
+        .iter()
+        .filter(|entry| entry.as_bytes().iter().skip(1).any(|&b| b == b'='))
+        .filter_map(|entry| std::ffi::CString::new(entry.as_bytes()).ok())
+        .collect();
+    let mut pointers: Vec<*mut libc::c_char> = strings.iter().map(|s| s.as_ptr().cast_mut()).collect();
+    pointers.push(std::ptr::null_mut());
+    let block = EnvironmentBlock { _strings: strings, pointers };
+    let mut installed = INSTALLED_ENVIRONMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // SAFETY: this process has one thread (checked above), so nothing reads `environ`
+    // meanwhile; it then points at a null-terminated array of pointers to NUL-terminated
+    // `NAME=value` strings, all owned by `block`, which is kept (below) until the next call has
+    // pointed `environ` elsewhere. Nothing in this process calls `setenv` or `putenv` (see
+    // the function's docs), so no other copy of the array points into the block freed below.
+    unsafe { libc::environ = block.pointers.as_ptr().cast_mut() };
+    // The previous block, if any, is no longer pointed at: freed here.
+    *installed = Some(block);
+    Ok(())
+}
+
+/// The kernel's check that this process has one thread (`unshare(CLONE_THREAD)`: `EINVAL`
+/// otherwise, a no-op if it has); nothing can start a thread meanwhile: the one thread is
+/// making the call.
+fn one_thread() -> Result<(), Errno> {
+    nix::sched::unshare(CloneFlags::CLONE_THREAD)
 }
 
 /// The address of the C library's cache of this thread's id: the thread's `clear_child_tid`

@@ -5,6 +5,11 @@
 //! dedicated stub executable `bao-exec-stub` ([`run_standalone`]) found next to it, or else
 //! re-executes [`std::env::current_exe`], whatever the file is called (`crate::StubChoice`).
 //!
+//! Usually the stub is not `exec`'d per bot: the same executable runs once per referee
+//! process as the spawn server (`__spawn-server`, `spawn_server.rs`), whose forked child
+//! makes itself what `Command` makes of an `exec`'d stub and then runs [`run`], the very
+//! steps below; the `exec` is the fallback.
+//!
 //! The referee is multithreaded (tokio), so it cannot safely run code between `fork` and
 //! `exec` in the child. Instead it starts this stub: a fresh, single-threaded process (no
 //! runtime) that sets up the bot's environment with ordinary system calls and then replaces
@@ -67,26 +72,42 @@ pub(crate) fn hosted_here() -> bool {
 }
 
 /// Call first thing in `main`: when this process was started as the re-exec stub
-/// (`EXE __exec-bot ...`), runs the stub and never returns; otherwise records that this
-/// executable hosts the stub and returns.
+/// (`EXE __exec-bot ...`) or as the spawn server (`EXE __spawn-server ...`, see
+/// `spawn_server.rs`), runs it and never returns; otherwise records that this executable
+/// hosts the stub and returns.
 pub fn run_if_requested() {
     let mut argv = std::env::args_os().skip(1);
-    if argv.next().as_deref() != Some(std::ffi::OsStr::new(crate::EXEC_STUB_SUBCOMMAND)) {
-        HOSTED.store(true, std::sync::atomic::Ordering::Relaxed);
-        return;
-    }
-    std::process::exit(i32::from(parse_and_run(argv)));
+    let code = match argv.next() {
+        Some(first) if first == crate::EXEC_STUB_SUBCOMMAND => parse_and_run(argv),
+        Some(first) if first == crate::spawn_server::SPAWN_SERVER_SUBCOMMAND => {
+            crate::spawn_server::serve(argv)
+        }
+        _ => {
+            HOSTED.store(true, std::sync::atomic::Ordering::Relaxed);
+            return;
+        }
+    };
+    std::process::exit(i32::from(code));
 }
 
 /// The whole `main` of the dedicated stub executable (`bao-exec-stub`): runs the stub with
 /// this process's arguments (`__exec-bot` first, as for any executable hosting the stub, or
-/// left out) and exits.
+/// left out), or the spawn server (`__spawn-server` first), and exits.
 pub fn run_standalone() -> ! {
     let mut argv = std::env::args_os().skip(1).peekable();
-    if argv.peek().map(OsString::as_os_str) == Some(std::ffi::OsStr::new(crate::EXEC_STUB_SUBCOMMAND)) {
-        argv.next();
-    }
-    std::process::exit(i32::from(parse_and_run(argv)));
+    let first = argv.peek().cloned();
+    let code = match first {
+        Some(first) if first == crate::spawn_server::SPAWN_SERVER_SUBCOMMAND => {
+            argv.next();
+            crate::spawn_server::serve(argv)
+        }
+        Some(first) if first == crate::EXEC_STUB_SUBCOMMAND => {
+            argv.next();
+            parse_and_run(argv)
+        }
+        _ => parse_and_run(argv),
+    };
+    std::process::exit(i32::from(code));
 }
 
 fn parse_and_run(argv: impl Iterator<Item = OsString>) -> u8 {

@@ -28,6 +28,7 @@
 //! Linux only.
 
 mod arrival;
+mod bot_child;
 mod bot_user;
 mod cgroup;
 mod cleanup;
@@ -43,7 +44,11 @@ mod process;
 mod procfs;
 mod pump;
 mod sandbox;
+mod seqpacket;
 mod sibling_stub;
+mod spawn_client;
+mod spawn_server;
+mod spawn_wire;
 pub mod spec;
 mod stderr;
 mod stub_args;

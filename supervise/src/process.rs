@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::arrival::{LINE_CHANNEL_CAPACITY, TimedLine};
+use super::bot_child::BotChild;
 use super::cgroup::BotCgroup;
 use super::cleanup;
 use super::fault::{BotFault, EndedBy, ExitReport, SpawnError};
@@ -22,6 +23,8 @@ use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
 use super::pump::{Pump, Shared, Watch, lock};
 use super::sandbox::BotUser;
+use super::spawn_client::ServerSpawn;
+use super::spawn_wire::SpawnRequest;
 use super::stderr::StderrCapture;
 use super::tree::{self, ProcessTree};
 use super::{BotSpec, ResourceLimits};
@@ -56,6 +59,8 @@ pub struct Supervision {
     pub kernel_task_limit: bool,
     /// Whether the bot was started through the re-exec stub.
     pub stub: bool,
+    /// Whether that stub was forked by the spawn server (otherwise it was `exec`'d).
+    pub spawn_server: bool,
     /// The isolation the bot runs under: what was asked for, or [`Isolation::NONE`] when the
     /// kernel allows no namespaces here (said once, as a warning) or there is no stub.
     pub isolation: Isolation,
@@ -72,7 +77,12 @@ impl std::fmt::Display for Supervision {
             None => write!(f, "process group and /proc tree")?,
         }
         write!(f, "; memory limit by {}", if self.kernel_memory_limit { "cgroup" } else { "sampling" })?;
-        write!(f, "; {}", if self.stub { "re-exec stub" } else { "direct spawn" })?;
+        let start = match (self.stub, self.spawn_server) {
+            (true, true) => "stub forked by the spawn server",
+            (true, false) => "re-exec stub",
+            (false, _) => "direct spawn",
+        };
+        write!(f, "; {start}")?;
         write!(f, "; isolation {}", self.isolation.level.name())?;
         if self.isolation.no_network() {
             write!(f, "; no network")?;
@@ -176,37 +186,24 @@ impl BotProcess {
             );
         }
 
-        let mut command = match &stub {
-            Some(stub) => {
-                let mut command = Command::new(stub);
-                command.arg(EXEC_STUB_SUBCOMMAND).args(stub_args.to_args()).arg("--").arg(&program);
-                command
-            }
-            None => Command::new(&program),
-        };
         // The marker is only needed (and only set) where neither a cgroup nor a PID namespace
         // holds the tree: a bot under isolation never sees it.
         let marker =
             (cgroup.is_none() && !(stub.is_some() && isolation.pid_namespace())).then(tree::new_marker_value);
-        command.env_remove(tree::MARKER_VARIABLE);
-        if let Some(marker) = &marker {
-            command.env(tree::MARKER_VARIABLE, marker);
-        }
-        command
-            .env("TMPDIR", tmp.path())
-            .args(&spec.args)
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child =
-            command.spawn().map_err(|source| SpawnError::Spawn { program: spec.program.clone(), source })?;
-        let pid = child.id().ok_or_else(|| SpawnError::Spawn {
-            program: spec.program.clone(),
-            source: std::io::Error::other("the process exited before it could be supervised"),
-        })?;
+        let start =
+            Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
+        let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
+        let (mut child, spawn_server) = match &stub {
+            Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
+                ServerSpawn::Started(child) => (*child, true),
+                ServerSpawn::Failed(source) => return Err(spawn_error(source)),
+                ServerSpawn::Unavailable => {
+                    (start.command(Some((stub, &stub_args))).map_err(spawn_error)?, false)
+                }
+            },
+            None => (start.command(None).map_err(spawn_error)?, false),
+        };
+        let pid = child.id();
         if stub.is_none()
             && let Some(cgroup) = &cgroup
         {
@@ -222,6 +219,7 @@ impl BotProcess {
             kernel_memory_limit,
             kernel_task_limit,
             stub: stub.is_some(),
+            spawn_server,
             isolation: if stub.is_some() { isolation } else { Isolation::NONE },
             uid: user.map(|u| u.uid),
             tmpdir: Some(tmp.path().to_path_buf()),
@@ -487,6 +485,73 @@ impl Drop for BotProcess {
         }
         self.shared.signal_tree(Signal::SIGKILL, EndedBy::Kill);
         cleanup::in_background(Arc::clone(&self.shared), self.tmp.take(), self.pid);
+    }
+}
+
+/// What starts a bot's main process (the stub, or the bot itself without one).
+struct Start<'a> {
+    program: &'a Path,
+    spec: &'a BotSpec,
+    dir: &'a Path,
+    /// The value of [`tree::MARKER_VARIABLE`], if the bot is marked.
+    marker: Option<&'a str>,
+    tmpdir: &'a Path,
+}
+
+impl Start<'_> {
+    /// Starts it with `Command` (tokio's): through `EXE __exec-bot …` when a stub is given,
+    /// otherwise the program itself; in its own process group, with piped stdio.
+    fn command(&self, stub: Option<(&Path, &StubArgs)>) -> std::io::Result<BotChild> {
+        let mut command = match stub {
+            Some((stub, stub_args)) => {
+                let mut command = Command::new(stub);
+                command.arg(EXEC_STUB_SUBCOMMAND).args(stub_args.to_args()).arg("--").arg(self.program);
+                command
+            }
+            None => Command::new(self.program),
+        };
+        command.env_remove(tree::MARKER_VARIABLE);
+        if let Some(marker) = self.marker {
+            command.env(tree::MARKER_VARIABLE, marker);
+        }
+        command
+            .env("TMPDIR", self.tmpdir)
+            .args(&self.spec.args)
+            .current_dir(self.dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        BotChild::from_command(command.spawn()?)
+            .ok_or_else(|| std::io::Error::other("the process exited before it could be supervised"))
+    }
+
+    /// The same start as a request to the spawn server: the stub's arguments, and the
+    /// environment and directory `Command` would give the stub (the referee's environment
+    /// without its own marker, with the bot's marker and `TMPDIR`, sorted by name as
+    /// `Command` passes it).
+    fn server_request(&self, stub_args: &StubArgs) -> SpawnRequest {
+        let mut args = stub_args.to_args();
+        args.push("--".into());
+        args.push(self.program.as_os_str().to_owned());
+        args.extend(self.spec.args.iter().map(std::ffi::OsString::from));
+        let mut environment: std::collections::BTreeMap<std::ffi::OsString, std::ffi::OsString> =
+            std::env::vars_os().collect();
+        environment.remove(std::ffi::OsStr::new(tree::MARKER_VARIABLE));
+        if let Some(marker) = self.marker {
+            environment.insert(tree::MARKER_VARIABLE.into(), marker.into());
+        }
+        environment.insert("TMPDIR".into(), self.tmpdir.as_os_str().to_owned());
+        let environment = environment
+            .into_iter()
+            .map(|(mut name, value)| {
+                name.push("=");
+                name.push(value);
+                name
+            })
+            .collect();
+        SpawnRequest { stub_args: args, environment, dir: self.dir.as_os_str().to_owned() }
     }
 }
 

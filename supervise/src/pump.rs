@@ -16,12 +16,13 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStderr};
+use tokio::process::ChildStderr;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, MissedTickBehavior};
 
 use super::ResourceLimits;
 use super::arrival::{EventReceiver, LineOutlet, StdoutEvent, StdoutReader, TimedLine};
+use super::bot_child::BotChild;
 use super::fault::{BotFault, EndedBy, ExitReport};
 use super::lines::{CountingReader, LineError};
 use super::stderr::StderrBuffer;
@@ -99,7 +100,7 @@ pub(crate) struct Watch {
 
 /// The per-bot supervision task.
 pub(crate) struct Pump {
-    child: Child,
+    child: BotChild,
     /// How the reader thread's stream of lines is going (dropping it stops the thread).
     stdout: EventReceiver,
     /// The line channel's sending end, closed when the stream's end is decided.
@@ -120,7 +121,7 @@ pub(crate) struct Pump {
 
 impl Pump {
     pub(crate) fn new(
-        mut child: Child,
+        mut child: BotChild,
         lines: mpsc::Sender<TimedLine>,
         shared: Arc<Shared>,
         watch: Watch,

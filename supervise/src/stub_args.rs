@@ -9,8 +9,9 @@ use crate::options::IsolationLevel;
 
 /// The version of the stub's command line and status protocol. A `bao-exec-stub` found next
 /// to the running executable is used only if it prints the same (`__exec-bot
-/// --stub-protocol`); change it whenever the stub's options or behaviour change.
-pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 3");
+/// --stub-protocol`), and a spawn server only if it greets with it; change it whenever the
+/// stub's options, its spawn server's messages or its behaviour change.
+pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 4");
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

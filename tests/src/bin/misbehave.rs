@@ -140,8 +140,11 @@ fn attack(mode: &str, tag: &str) {
             eprintln!("stop-all: done");
         }
         "kill-all" => {
-            // Only where the referee isolated us: pid 1 is its init and few processes are visible.
-            let isolated = cmdline(1).contains("__exec-bot") && visible_pids().len() < 64;
+            // Only where the referee isolated us: pid 1 is its init (a fork of the stub, exec'd
+            // or the spawn server) and few processes are visible.
+            let init = cmdline(1);
+            let isolated =
+                (init.contains("__exec-bot") || init.contains("__spawn-server")) && visible_pids().len() < 64;
             if isolated {
                 eprintln!("kill-all: kill(-1, SIGSTOP) = {:?}", kill(Pid::from_raw(-1), Signal::SIGSTOP));
             } else {
