@@ -103,7 +103,14 @@ impl PidfdChild {
         let Some(pidfd) = &self.pidfd else { return Err(io::Error::other("no pidfd")) };
         loop {
             let mut ready = pidfd.readable().await?;
-            match waitid(Id::PIDFd(pidfd.get_ref().as_fd()), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG) {
+            let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG;
+            let waited = match waitid(Id::PIDFd(pidfd.get_ref().as_fd()), flags) {
+                // `waitid(P_PIDFD)` came in Linux 5.4, a pollable pidfd in 5.3: the pid stays
+                // this process's child until it is reaped, so waiting by pid is as safe.
+                Err(nix::errno::Errno::EINVAL) => waitid(Id::Pid(self.pid), flags),
+                other => other,
+            };
+            match waited {
                 Ok(WaitStatus::StillAlive) => ready.clear_ready(),
                 Ok(status) => {
                     self.reaped = true;
@@ -112,8 +119,9 @@ impl PidfdChild {
                 }
                 Err(nix::errno::Errno::EINTR) => {}
                 Err(e) => {
-                    // ECHILD: reaped by someone else (it cannot be: only its pidfd reaps it).
-                    self.reaped = true;
+                    // ECHILD: reaped by someone else (it cannot be: only this handle reaps it).
+                    // Any other error leaves it unreaped, for the kill and reap on drop.
+                    self.reaped = e == nix::errno::Errno::ECHILD;
                     return Err(io::Error::from(e));
                 }
             }
@@ -130,9 +138,11 @@ impl Drop for PidfdChild {
         let _ = kill(self.pid, Signal::SIGKILL);
         let pidfd = self.pidfd.take().map(AsyncFd::into_inner);
         let pid = self.pid;
-        let reap = move || match &pidfd {
-            Some(pidfd) => drop(waitid(Id::PIDFd(pidfd.as_fd()), WaitPidFlag::WEXITED)),
-            None => drop(waitid(Id::Pid(pid), WaitPidFlag::WEXITED)),
+        let reap = move || {
+            let by_pidfd = pidfd.as_ref().map(|pidfd| waitid(Id::PIDFd(pidfd.as_fd()), WaitPidFlag::WEXITED));
+            if !matches!(by_pidfd, Some(Ok(_))) {
+                let _ = waitid(Id::Pid(pid), WaitPidFlag::WEXITED);
+            }
         };
         if std::thread::Builder::new().name("bot reaper".to_owned()).spawn(reap).is_err() {
             tracing::debug!("cannot start a thread to reap bot {pid}");

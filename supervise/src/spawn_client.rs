@@ -290,7 +290,9 @@ fn on_the_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'st
         let (sender, jobs) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new().name("bao spawn server".to_owned()).spawn(move || {
             for job in jobs {
-                job();
+                // A panic must not end this thread: every stub it started would be killed.
+                // The job's caller then sees its answer channel closed (`None`).
+                drop(std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)));
             }
             // Never ends: its children's parent-death signal is tied to it.
             loop {

@@ -173,8 +173,14 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
             drop(go_write);
             become_the_stub(args, stdio, go_read)
         }
-        // The child has its own copies of the pipes.
-        Ok(ForkedForParent::Forker { pid, pidfd }) => Ok(Started { pid, pidfd, go: go_write }),
+        // The child has its own copies of the pipes. The server leaves the bot's directory, so
+        // that it does not keep it (or its mount) busy.
+        Ok(ForkedForParent::Forker { pid, pidfd }) => {
+            if let Err(e) = nix::unistd::chdir("/") {
+                tracing::debug!("the spawn server cannot leave {}: {e}", dir.display());
+            }
+            Ok(Started { pid, pidfd, go: go_write })
+        }
         Err(e @ (Errno::ENOSYS | Errno::EINVAL | Errno::E2BIG | Errno::ENOTSUP | Errno::EPERM)) => {
             Err(SpawnAnswer::Unsupported {
                 errno: e as i32,

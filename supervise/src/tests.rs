@@ -152,11 +152,12 @@ async fn a_50_mb_stderr_flood_does_not_stall_and_is_capped() {
         start_with(&spec, &ResourceLimits::default(), &SpawnOptions { stderr_cap: 1 << 20, ..options(true) })
             .await;
     assert_eq!(bot.recv_line(after(10_000)).await.unwrap(), "done");
-    let stderr = bot.stderr();
+    // "done" comes through the stdout reader, which can be ahead of the pump's reading of
+    // stderr by up to a pipe's worth of bytes: the count is complete once the bot has ended.
+    let (_, stderr) = bot.shutdown_with_stderr(Duration::from_millis(100)).await;
     assert_eq!(stderr.total_bytes, 50_000_000);
     assert_eq!(stderr.kept.len(), 1 << 20);
     assert!(stderr.truncated);
-    bot.shutdown(Duration::from_millis(100)).await;
 }
 
 #[tokio::test]
@@ -255,7 +256,9 @@ async fn a_relative_program_runs_from_the_bot_directory() {
 const TREE_BOT: &str = r#"
 import os, signal, subprocess, sys, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
-stubborn = "trap '' TERM; echo $$; while :; do sleep 1; done"
+# The shells print nothing: with PYTHONUNBUFFERED set (it may be inherited), print() writes
+# a line and its newline separately, and a shell's line could land between the two.
+stubborn = "trap '' TERM; while :; do sleep 1; done"
 a = subprocess.Popen(["sh", "-c", stubborn])
 b = subprocess.Popen(["setsid", "sh", "-c", stubborn])
 r, w = os.pipe()
