@@ -124,6 +124,9 @@ pub(crate) fn spawn(stub: &Path, request: &SpawnRequest) -> ServerSpawn {
                 return ServerSpawn::Unavailable;
             }
             Ok((answer, fds)) => {
+                if let SpawnAnswer::Started { pid } = answer {
+                    reap_own_child(Pid::from_raw(pid));
+                }
                 tracing::debug!(
                     "the spawn server {} answered {answer:?} with {} descriptors",
                     stub.display(),
@@ -157,6 +160,17 @@ fn reap(pid: Pid, pidfd: &OwnedFd) {
             Err(Errno::EINTR) => {}
             _ => return,
         }
+    }
+}
+
+/// Kills and reaps `pid` if it is a child of this process (one the server forked with
+/// `CLONE_PARENT` and answered for wrongly); any other pid is left alone.
+fn reap_own_child(pid: Pid) {
+    let ours =
+        waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT).is_ok();
+    if ours {
+        let _ = kill(pid, Signal::SIGKILL);
+        while waitid(Id::Pid(pid), WaitPidFlag::WEXITED) == Err(Errno::EINTR) {}
     }
 }
 
