@@ -12,7 +12,7 @@
 //! The games run as tasks on one event loop (a current-thread runtime and a
 //! `LocalSet`): the referee's own work per move is small next to the bots',
 //! and one loop means one [`LagMonitor`] measures every delay the games can
-//! suffer from the referee. Blocking work (creating the log, fsync, reading and verifying a
+//! suffer from the referee. Blocking work (fsync, reading and verifying a
 //! finished log) runs on tokio's blocking pool so it never stalls the loop.
 //!
 //! Memory is bounded by the games in flight, not by the games played: the games to play are
@@ -269,16 +269,9 @@ async fn play_scheduled(
 ) -> anyhow::Result<()> {
     let config = context.plan.game_config(&game).map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
     let path = context.out.log(game.game);
-    // A log left by a killed run is overwritten from scratch. Created on the blocking pool:
-    // creating a file is blocking work (here about 0.4 ms of CPU, ext4 skipping recently
-    // freed inodes), which would stall every game's moves on the event loop.
+    // A log left by a killed run is overwritten from scratch.
     // The error names the path.
-    let mut log = {
-        let path = path.clone();
-        tokio::task::spawn_blocking(move || GameLog::create(&path))
-            .await
-            .context("the log creation panicked")??
-    };
+    let mut log = GameLog::create(&path)?;
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
     let names = [config.south.display_name(), config.north.display_name()];
