@@ -2,6 +2,7 @@
 //! the re-exec stub, the cgroup, and optional isolation.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Where to find the re-exec stub (`EXE __exec-bot`), which applies rlimits, joins
 /// the bot's cgroup and creates namespaces in a fresh single-threaded process before it
@@ -126,8 +127,14 @@ impl StubChoice {
                 if !crate::exec_stub::hosted_here() {
                     return None;
                 }
-                let exe = std::env::current_exe().ok()?;
-                Some(crate::sibling_stub::next_to(&exe).map_or(exe, Path::to_path_buf))
+                // Found once per process (it was a `readlink` of `/proc/self/exe` twice a
+                // bot): the running executable does not change while it runs.
+                static AUTO: OnceLock<Option<PathBuf>> = OnceLock::new();
+                AUTO.get_or_init(|| {
+                    let exe = std::env::current_exe().ok()?;
+                    Some(crate::sibling_stub::next_to(&exe).map_or(exe, Path::to_path_buf))
+                })
+                .clone()
             }
         }
     }

@@ -55,8 +55,10 @@ pub fn script_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 64 + 16);
     let mut from = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let escape = match bytes[i] {
+    loop {
+        i = next_candidate(bytes, i);
+        let Some(&byte) = bytes.get(i) else { break };
+        let escape = match byte {
             b'<' => Some(("\\u003c", 1)),
             b'>' => Some(("\\u003e", 1)),
             b'&' => Some(("\\u0026", 1)),
@@ -81,6 +83,34 @@ pub fn script_text(text: &str) -> String {
     }
     out.push_str(&text[from..]);
     out
+}
+
+/// The index of the first byte at or after `from` that [`script_text`] may have to escape
+/// (`<`, `>`, `&`, or any byte of a non-ASCII character, as U+2028 and U+2029 are), or the
+/// length of `bytes`. Eight bytes at a time while none of them is one (a log is mostly plain
+/// ASCII without these), then byte by byte.
+fn next_candidate(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether some byte of `word` is zero (exact for the word as a whole).
+    let has_zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH != 0;
+    let has = |word: u64, byte: u8| has_zero_byte(word ^ (ONES * u64::from(byte)));
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let Ok(chunk) = <[u8; 8]>::try_from(chunk) else { break };
+        let word = u64::from_le_bytes(chunk);
+        if word & HIGH != 0 || has(word, b'<') || has(word, b'>') || has(word, b'&') {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&byte) = bytes.get(i) {
+        if matches!(byte, b'<' | b'>' | b'&' | 0x80..=0xFF) {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// A relative link made safe for an `href`: every byte outside `A-Z a-z 0-9 - . _ ~ /` is
@@ -134,6 +164,35 @@ mod tests {
         assert_eq!(script_text(""), "");
         // A damaged line is escaped all the same.
         assert_eq!(script_text("{\"a\": </b"), "{\"a\": \\u003c/b");
+    }
+
+    /// The escaping of [`script_text`] one character at a time, to compare with.
+    fn script_text_by_chars(text: &str) -> String {
+        text.chars()
+            .map(|c| match c {
+                '<' => "\\u003c".to_owned(),
+                '>' => "\\u003e".to_owned(),
+                '&' => "\\u0026".to_owned(),
+                '\u{2028}' => "\\u2028".to_owned(),
+                '\u{2029}' => "\\u2029".to_owned(),
+                c => c.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn script_text_escapes_at_every_position_of_a_word() {
+        let specials = ["<", ">", "&", "\u{2028}", "\u{2029}", "é", "\u{2027}", "\u{202A}", "€", "\u{1F600}"];
+        for special in specials {
+            for before in 0..20 {
+                for after in [0, 1, 7, 8, 9, 17] {
+                    let text = format!("{}{special}{}{special}x", "a".repeat(before), "b".repeat(after));
+                    assert_eq!(script_text(&text), script_text_by_chars(&text), "{text:?}");
+                }
+            }
+        }
+        let log = "{\"type\":\"ply\",\"n\":1,\"move\":\"a1>\",\"comment\":\"x < y && \u{2028}\"}\n".repeat(5);
+        assert_eq!(script_text(&log), script_text_by_chars(&log));
     }
 
     #[test]
