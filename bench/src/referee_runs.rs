@@ -397,7 +397,9 @@ fn one_run(
     let expected = 2 * usize::try_from(args.games).unwrap_or(usize::MAX);
     let bots = without_preflights(bots, expected)
         .with_context(|| format!("{name}: the bots' reports do not match {} games", args.games))?;
-    let _ = std::fs::remove_dir_all(&out);
+    // The run's folder stays until the bench ends (the whole work folder goes then): on ext4,
+    // creating a file skips the inodes freed in the last seconds by reading each one, so a
+    // folder removed here would make every later run pay for this one's deletions.
     Ok((run_of(max_plies, repeat, args.games, &cost, &bots), bots))
 }
 
