@@ -151,6 +151,17 @@ async fn exit_codes_and_signals_pass_through_the_stub() {
 }
 
 #[tokio::test]
+async fn an_argument_with_a_nul_byte_is_a_spawn_error() {
+    let spec =
+        BotSpec { name: None, program: "sh".into(), args: vec!["-c".into(), "echo a\0b".into()], dir: None };
+    let error = BotProcess::spawn_with(&spec, &ResourceLimits::default(), &with_stub())
+        .await
+        .err()
+        .expect("a NUL byte cannot reach the bot");
+    assert!(error.to_string().contains("nul byte"), "{error}");
+}
+
+#[tokio::test]
 async fn an_unrunnable_program_is_reported_by_the_stub() {
     let path = std::env::temp_dir().join(format!("bao-bad-exe-{}", std::process::id()));
     std::fs::write(&path, b"#!/no/such/interpreter\n").unwrap();

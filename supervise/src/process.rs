@@ -194,7 +194,7 @@ impl BotProcess {
             Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
         let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
         let (mut child, spawn_server) = match &stub {
-            Some(stub) => match crate::spawn_client::spawn(stub, &start.server_request(&stub_args)) {
+            Some(stub) => match server_spawn(stub, &start.server_request(&stub_args)) {
                 ServerSpawn::Started(child) => (*child, true),
                 ServerSpawn::Failed(source) => return Err(spawn_error(source)),
                 ServerSpawn::Unavailable => {
@@ -553,6 +553,15 @@ impl Start<'_> {
             .collect();
         SpawnRequest { stub_args: args, environment, dir: self.dir.as_os_str().to_owned() }
     }
+}
+
+/// Starts the stub through the spawn server, unless the request holds a NUL byte (the
+/// `Command` way then reports it as the spawn error it is).
+fn server_spawn(stub: &Path, request: &SpawnRequest) -> ServerSpawn {
+    if request.holds_a_nul() {
+        return ServerSpawn::Unavailable;
+    }
+    crate::spawn_client::spawn(stub, request)
 }
 
 /// What the stub must do before it `exec`s the bot.

@@ -32,6 +32,15 @@ pub(crate) struct SpawnRequest {
     pub(crate) dir: OsString,
 }
 
+impl SpawnRequest {
+    /// Whether an argument, an environment entry or the directory holds a NUL byte, which no
+    /// C string can carry: such a start goes the `Command` way, whose error names it.
+    pub(crate) fn holds_a_nul(&self) -> bool {
+        let has_nul = |text: &OsString| text.as_encoded_bytes().contains(&0);
+        self.stub_args.iter().chain(&self.environment).any(has_nul) || has_nul(&self.dir)
+    }
+}
+
 /// The server's answer to a [`SpawnRequest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum SpawnAnswer {
