@@ -156,8 +156,7 @@ async fn an_argument_with_a_nul_byte_is_a_spawn_error() {
         BotSpec { name: None, program: "sh".into(), args: vec!["-c".into(), "echo a\0b".into()], dir: None };
     let error = BotProcess::spawn_with(&spec, &ResourceLimits::default(), &with_stub())
         .await
-        .err()
-        .expect("a NUL byte cannot reach the bot");
+        .expect_err("a NUL byte cannot reach the bot");
     assert!(error.to_string().contains("nul byte"), "{error}");
 }
 
