@@ -22,6 +22,21 @@ fn python(code: &str) -> BotSpec {
     BotSpec { name: None, program: "python3".into(), args: vec!["-c".into(), code.into()], dir: None }
 }
 
+/// Writes an executable script from a `sh` child: a file this process opened for writing could
+/// be inherited by a child another test forks at that moment, and running the script would
+/// then fail with "Text file busy".
+fn write_executable(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    child.stdin.take().expect("a piped stdin").write_all(text.as_bytes()).expect("the script is written");
+    assert!(child.wait().expect("sh ends").success(), "cannot write {}", path.display());
+}
+
 fn with_stub() -> SpawnOptions {
     SpawnOptions { stub: StubChoice::Path(REFEREE.into()), ..SpawnOptions::default() }
 }
@@ -163,8 +178,7 @@ async fn an_argument_with_a_nul_byte_is_a_spawn_error() {
 #[tokio::test]
 async fn an_unrunnable_program_is_reported_by_the_stub() {
     let path = std::env::temp_dir().join(format!("bao-bad-exe-{}", std::process::id()));
-    std::fs::write(&path, b"#!/no/such/interpreter\n").unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    write_executable(&path, "#!/no/such/interpreter\n");
     let spec = BotSpec { name: None, program: path.to_string_lossy().into_owned(), args: vec![], dir: None };
     let limits = ResourceLimits { max_cpu_secs: Some(10), ..ResourceLimits::default() };
     let mut bot = start(&spec, &limits, &with_stub()).await;

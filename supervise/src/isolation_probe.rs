@@ -66,8 +66,6 @@ fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), Str
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     /// A stub that refuses as a kernel without namespaces would: the reason is its last line.
@@ -76,8 +74,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let stub = dir.path().join("stub");
         let script = "#!/bin/sh\necho \"__exec-bot: cannot isolate the bot: unshare: Operation not permitted\" >&2\nexit 125\n";
-        std::fs::write(&stub, script).unwrap();
-        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_executable::write(&stub, script);
         let asked = Isolation::default();
         let reason = check(&stub, asked, false).unwrap_err();
         assert_eq!(reason, "cannot isolate the bot: unshare: Operation not permitted");

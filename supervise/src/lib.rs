@@ -55,6 +55,8 @@ mod stub_args;
 mod tree;
 
 #[cfg(test)]
+mod test_executable;
+#[cfg(test)]
 mod tests;
 
 pub use cleanup::wait_for_cleanups;

@@ -62,14 +62,11 @@ fn check(candidate: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     fn script(dir: &Path, text: &str) -> PathBuf {
         let path = dir.join(STUB_EXECUTABLE);
-        std::fs::write(&path, text).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_executable::write(&path, text);
         path
     }
 

@@ -325,8 +325,6 @@ fn on_the_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'st
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use crate::{BotProcess, BotSpec, Isolation, ResourceLimits, SpawnOptions, StubChoice};
 
     /// A stub that cannot be a spawn server (a stub of an older build, here a script that
@@ -337,8 +335,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let stub = dir.path().join("stub");
         let script = "#!/bin/sh\n[ \"$1\" = __exec-bot ] || exit 2\nwhile [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n";
-        std::fs::write(&stub, script).unwrap();
-        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::test_executable::write(&stub, script);
         let options = SpawnOptions {
             stub: StubChoice::Path(stub.clone()),
             cgroup: false,

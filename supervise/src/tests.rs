@@ -241,8 +241,7 @@ async fn a_relative_program_runs_from_the_bot_directory() {
     let dir = std::env::temp_dir().join(format!("bao-bot-dir-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let script = dir.join("bot.sh");
-    std::fs::write(&script, "#!/bin/sh\npwd\n").unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    crate::test_executable::write(&script, "#!/bin/sh\npwd\n");
     let spec = BotSpec { name: None, program: "./bot.sh".into(), args: vec![], dir: Some(dir.clone()) };
     let mut bot = start(&spec).await;
     assert_eq!(bot.recv_line(after(2000)).await.unwrap(), dir.canonicalize().unwrap().to_string_lossy());
