@@ -319,19 +319,10 @@ pub(crate) fn push_notation(out: &mut String, position: &Position) {
 /// Writes `value` in decimal at the start of `out` (which has room for 3 digits); returns the
 /// number of digits.
 fn push_u8_digits(out: &mut [u8], value: u8) -> usize {
-    if value < 10 {
-        out[0] = b'0' + value;
-        1
-    } else if value < 100 {
-        out[0] = b'0' + value / 10;
-        out[1] = b'0' + value % 10;
-        2
-    } else {
-        out[0] = b'0' + value / 100;
-        out[1] = b'0' + value / 10 % 10;
-        out[2] = b'0' + value % 10;
-        3
-    }
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(value).as_bytes();
+    out[..digits.len()].copy_from_slice(digits);
+    digits.len()
 }
 
 /// A row of seed counts as a JSON array, in one `push_str`.

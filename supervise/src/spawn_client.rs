@@ -107,10 +107,10 @@ pub(crate) fn spawn(stub: &Path, request: &SpawnRequest) -> ServerSpawn {
                     Err(e) => ServerSpawn::Failed(e),
                 };
             }
-            Ok((SpawnAnswer::Failed { errno, message, pid }, fds)) => {
+            Ok((SpawnAnswer::Failed { errno, message, pid }, _)) => {
                 servers.succeeded(stub);
-                if let (Some(pid), Some(pidfd)) = (pid, fds.first()) {
-                    reap(Pid::from_raw(pid), pidfd);
+                if let Some(pid) = pid {
+                    reap_own_child(Pid::from_raw(pid));
                 }
                 let kind = io::Error::from_raw_os_error(errno).kind();
                 return ServerSpawn::Failed(io::Error::new(kind, message));
@@ -151,20 +151,9 @@ fn switched_off() -> bool {
     *OFF.get_or_init(|| std::env::var_os(SWITCH_VARIABLE).is_some_and(|value| value == "off" || value == "0"))
 }
 
-/// Kills and reaps a child the server forked but could not hand over as a bot (it exits by
-/// itself at once, without running anything).
-fn reap(pid: Pid, pidfd: &OwnedFd) {
-    let _ = kill(pid, Signal::SIGKILL);
-    loop {
-        match waitid(Id::PIDFd(pidfd.as_fd()), WaitPidFlag::WEXITED) {
-            Err(Errno::EINTR) => {}
-            _ => return,
-        }
-    }
-}
-
 /// Kills and reaps `pid` if it is a child of this process (one the server forked with
-/// `CLONE_PARENT` and answered for wrongly); any other pid is left alone.
+/// `CLONE_PARENT` but could not hand over as a bot: it exits by itself at once, without running
+/// anything); any other pid is left alone.
 fn reap_own_child(pid: Pid) {
     let ours =
         waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT).is_ok();
