@@ -50,9 +50,16 @@
  *                   the lock still makes one)
  *   ns-floor-no-ns      the same processes and status pipe, no namespace at all (init born in
  *                   the cgroup, vfork + exec of the bot): the floor of the two-process shape
+ *   ns-floor-bot-is-init  as ns-floor with one process: after the set-up the init execs the bot
+ *                   itself (the bot is pid 1, without ordinary signal semantics), and the end
+ *                   is its waitpid, which the kernel reports only after tearing down the
+ *                   bot's namespaces
  * and, alone: cgroup-mkdir-rmdir (an empty cgroup made and removed), cpu.stat-open-read
  * (open + read + close, the referee's per-ply read today) and cpu.stat-pread (one pread on
  * a descriptor kept open).
+ *
+ * The environment variable SPAWN_COST_WAYS, a comma-separated list of names, runs only those
+ * ways (for profiling one at a time; `bao-bench bench spawn` passes its environment on).
  *
  * Prints one line per way over ROUNDS: "NAME median_us p90_us" for the three alone, and
  * "NAME median_us p90_us cpu_median_us cpu_p90_us teardown_median_us teardown_p90_us" for
@@ -90,14 +97,14 @@ extern char **environ;
 
 enum way {
     DIRECT, STUB, STUB_CGROUP, STUB_CGROUP_PID, SMALL_STUB, SMALL_STUB_CGROUP_PID, MIGRATE, CLONE3_CGROUP,
-    NS_FLOOR, NS_NO_LOCK, NS_NO_CGHIDE, NS_NO_PROC, NS_NO_MNTNS, NS_NO_IPC, NS_NO_USERNS, NS_NO_NS,
+    NS_FLOOR, NS_NO_LOCK, NS_NO_CGHIDE, NS_NO_PROC, NS_NO_MNTNS, NS_NO_IPC, NS_NO_USERNS, NS_NO_NS, NS_BOT_INIT,
     MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS
 };
 static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "stub+cgroup+pid", "small-stub",
                                   "small-stub+cgroup+pid", "migrate", "clone3-cgroup", "ns-floor",
                                   "ns-floor-no-lock", "ns-floor-no-cghide", "ns-floor-no-proc",
                                   "ns-floor-no-mntns", "ns-floor-no-ipc", "ns-floor-no-userns",
-                                  "ns-floor-no-ns", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
+                                  "ns-floor-no-ns", "ns-floor-bot-is-init", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
                                   "cpu.stat-pread"};
 
 /* The pieces of the isolation an ns-floor way sets up. */
@@ -109,7 +116,8 @@ enum piece {
     PIECE_PROC = 16,   /* a new /proc, ns_last_pid written */
     PIECE_CGHIDE = 32, /* an empty read-only tmpfs over /sys/fs/cgroup */
     PIECE_LOCK = 64,   /* unshare(CLONE_NEWUSER | CLONE_NEWNS) and its maps */
-    PIECE_ALL = 127
+    PIECE_ALL = 127,
+    PIECE_BOT_INIT = 128 /* no init of our own: the bot is exec'd as pid 1 (not in PIECE_ALL) */
 };
 
 /* The pieces of an ns-floor way; 0 for the other ways. */
@@ -122,11 +130,12 @@ static unsigned pieces_of(enum way way) {
     case NS_NO_MNTNS: return PIECE_ALL & ~(PIECE_MNT | PIECE_PROC | PIECE_CGHIDE | PIECE_LOCK);
     case NS_NO_IPC: return PIECE_ALL & ~PIECE_IPC;
     case NS_NO_USERNS: return PIECE_ALL & ~PIECE_USER;
+    case NS_BOT_INIT: return PIECE_ALL | PIECE_BOT_INIT;
     default: return 0;
     }
 }
 
-static int is_ns_floor(enum way way) { return way >= NS_FLOOR && way <= NS_NO_NS; }
+static int is_ns_floor(enum way way) { return way >= NS_FLOOR && way <= NS_BOT_INIT; }
 
 /* What one lifecycle measured, ns; cpu and teardown NONE for the ways timed alone. */
 struct sample {
@@ -263,6 +272,13 @@ static void ns_init(unsigned pieces, uid_t host_uid, gid_t host_gid, pid_t outer
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_die("PR_SET_PDEATHSIG");
     close(to_child[1]);
     close(from_child[0]);
+    if (pieces & PIECE_BOT_INIT) {
+        dup2(to_child[0], 0);
+        dup2(from_child[1], 1);
+        char *argv[] = {(char *)instant, NULL};
+        execve(instant, argv, environ);
+        child_die(instant);
+    }
     pid_t bot = vfork();
     if (bot < 0) child_die("vfork");
     if (bot == 0) {
@@ -313,7 +329,12 @@ static pid_t start_ns_floor(unsigned pieces, const char *instant, int to_child[2
     close(status_pipe[1]);
     close(to_child[0]);
     close(from_child[1]);
-    *status = status_pipe[0];
+    if (pieces & PIECE_BOT_INIT) {
+        close(status_pipe[0]); /* the bot's own exit is the end */
+        *status = -1;
+    } else {
+        *status = status_pipe[0];
+    }
     return pid;
 }
 
@@ -462,9 +483,20 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Whether a way needs what was not given. */
+/* Whether a way needs what was not given, or is not among those of SPAWN_COST_WAYS. */
 static int skipped(enum way way, const char *small, const char *parent) {
     if (small == NULL && (way == SMALL_STUB || way == SMALL_STUB_CGROUP_PID)) return 1;
+    const char *only = getenv("SPAWN_COST_WAYS");
+    if (only != NULL && *only != '\0') {
+        size_t len = strlen(NAMES[way]);
+        const char *at = only;
+        int listed = 0;
+        while (!listed && (at = strstr(at, NAMES[way])) != NULL) {
+            listed = (at == only || at[-1] == ',') && (at[len] == '\0' || at[len] == ',');
+            at += len;
+        }
+        if (!listed) return 1;
+    }
     return parent == NULL && way != DIRECT && way != STUB && way != SMALL_STUB;
 }
 
