@@ -50,6 +50,9 @@
  *                   the lock still makes one)
  *   ns-floor-no-ns      the same processes and status pipe, no namespace at all (init born in
  *                   the cgroup, vfork + exec of the bot): the floor of the two-process shape
+ *   ns-floor-keep-mntns  as ns-floor, the init holding a descriptor of its first mount namespace
+ *                   (/proc/self/ns/mnt, opened before the locking unshare), so that leaving
+ *                   it does not tear it down then: its teardown moves to the init's exit
  *   ns-floor-bot-is-init  as ns-floor with one process: after the set-up the init execs the bot
  *                   itself (the bot is pid 1, without ordinary signal semantics), and the end
  *                   is its waitpid, which the kernel reports only after tearing down the
@@ -97,14 +100,14 @@ extern char **environ;
 
 enum way {
     DIRECT, STUB, STUB_CGROUP, STUB_CGROUP_PID, SMALL_STUB, SMALL_STUB_CGROUP_PID, MIGRATE, CLONE3_CGROUP,
-    NS_FLOOR, NS_NO_LOCK, NS_NO_CGHIDE, NS_NO_PROC, NS_NO_MNTNS, NS_NO_IPC, NS_NO_USERNS, NS_NO_NS, NS_BOT_INIT,
+    NS_FLOOR, NS_NO_LOCK, NS_NO_CGHIDE, NS_NO_PROC, NS_NO_MNTNS, NS_NO_IPC, NS_NO_USERNS, NS_NO_NS, NS_BOT_INIT, NS_KEEP_MNTNS,
     MKDIR_RMDIR, STAT_OPEN, STAT_PREAD, WAYS
 };
 static const char *NAMES[WAYS] = {"direct", "stub", "stub+cgroup", "stub+cgroup+pid", "small-stub",
                                   "small-stub+cgroup+pid", "migrate", "clone3-cgroup", "ns-floor",
                                   "ns-floor-no-lock", "ns-floor-no-cghide", "ns-floor-no-proc",
                                   "ns-floor-no-mntns", "ns-floor-no-ipc", "ns-floor-no-userns",
-                                  "ns-floor-no-ns", "ns-floor-bot-is-init", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
+                                  "ns-floor-no-ns", "ns-floor-bot-is-init", "ns-floor-keep-mntns", "cgroup-mkdir-rmdir", "cpu.stat-open-read",
                                   "cpu.stat-pread"};
 
 /* The pieces of the isolation an ns-floor way sets up. */
@@ -117,7 +120,8 @@ enum piece {
     PIECE_CGHIDE = 32, /* an empty read-only tmpfs over /sys/fs/cgroup */
     PIECE_LOCK = 64,   /* unshare(CLONE_NEWUSER | CLONE_NEWNS) and its maps */
     PIECE_ALL = 127,
-    PIECE_BOT_INIT = 128 /* no init of our own: the bot is exec'd as pid 1 (not in PIECE_ALL) */
+    PIECE_BOT_INIT = 128, /* no init of our own: the bot is exec'd as pid 1 (not in PIECE_ALL) */
+    PIECE_KEEP_MNTNS = 256 /* the first mount namespace kept open until the init's exit */
 };
 
 /* The pieces of an ns-floor way; 0 for the other ways. */
@@ -131,11 +135,12 @@ static unsigned pieces_of(enum way way) {
     case NS_NO_IPC: return PIECE_ALL & ~PIECE_IPC;
     case NS_NO_USERNS: return PIECE_ALL & ~PIECE_USER;
     case NS_BOT_INIT: return PIECE_ALL | PIECE_BOT_INIT;
+    case NS_KEEP_MNTNS: return PIECE_ALL | PIECE_KEEP_MNTNS;
     default: return 0;
     }
 }
 
-static int is_ns_floor(enum way way) { return way >= NS_FLOOR && way <= NS_BOT_INIT; }
+static int is_ns_floor(enum way way) { return way >= NS_FLOOR && way <= NS_KEEP_MNTNS; }
 
 /* What one lifecycle measured, ns; cpu and teardown NONE for the ways timed alone. */
 struct sample {
@@ -266,6 +271,11 @@ static void ns_init(unsigned pieces, uid_t host_uid, gid_t host_gid, pid_t outer
         /* The bot gets the host's ids back, mapped to the first namespace's ids (root). */
         uid_t uid = geteuid();
         gid_t gid = getegid();
+        /* Leaving the first mount namespace drops its last reference: the kernel tears it down
+           (and waits for an RCU grace period) inside this unshare, unless a descriptor keeps it
+           until the init's exit. */
+        if ((pieces & PIECE_KEEP_MNTNS) && open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) < 0)
+            child_die("/proc/self/ns/mnt");
         if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) child_die("unshare(CLONE_NEWUSER | CLONE_NEWNS)");
         map_ids(host_uid, uid, host_gid, gid);
     }
