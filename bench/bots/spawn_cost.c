@@ -10,9 +10,10 @@
  * INSTANT is the instant bot, STUB the executable hosting `__exec-bot` (bao-referee),
  * SMALL_STUB the dedicated stub executable (bao-exec-stub; "-" for none: its ways are
  * skipped), CGROUP_PARENT a writable cgroup v2 directory ("-" for none: the cgroup ways are
- * skipped). A lifecycle is timed up to the moment the parent knows the bot's end (waitpid) and
- * has read cpu.stat and written cgroup.kill — what the referee waits for; removing the cgroup
- * (waiting until it is empty, rmdir) follows untimed, before the next lifecycle.
+ * skipped). A lifecycle is timed up to the moment the parent knows the bot's end (waitpid, or
+ * the init's report for the ns-floor ways) and has read cpu.stat and written cgroup.kill — what
+ * the referee waits for; the teardown (reaping every process, then rmdir of the cgroup) follows
+ * untimed, before the next lifecycle.
  * The ways, interleaved round by round so that they see the same load:
  *   direct          vfork + exec of the bot, no cgroup (the exec floor)
  *   stub            vfork + exec of `STUB __exec-bot --parent-pid P -- INSTANT` (no cgroup)
