@@ -4,7 +4,12 @@
 //! `bao-exec-stub`), with a cgroup joined by the stub,
 //! migrated by the parent, or born in it with `clone3(CLONE_INTO_CGROUP)` — and times the
 //! cgroup operations and the two ways of reading `cpu.stat`. It shows what the referee's
-//! spawn path could cost; the referee itself is not run.
+//! spawn path could cost; the referee itself is not run. The `ns-floor` ways set up, in C
+//! with no stub, exactly the namespaces, mounts and cgroup of the referee's `--isolation pid`
+//! (and variants without one piece each): the kernel's own floor for a bot's isolation.
+//! Each lifecycle way also reports its CPU time (this process and every process of the
+//! lifecycle, teardown included) and its untimed teardown (from `cgroup.kill` until every
+//! process is reaped and the cgroup removed).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +58,27 @@ pub struct Way {
     pub median_us: f64,
     /// 90th percentile, µs.
     pub p90_us: f64,
+    /// For a lifecycle: the CPU time per lifecycle and its teardown (absent for the ways timed
+    /// alone: the `cgroup-` and `cpu.stat` ones).
+    #[serde(flatten)]
+    pub lifecycle: Option<LifecycleCost>,
+}
+
+/// What a lifecycle way costs besides its timed wall.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LifecycleCost {
+    /// CPU time of the experiment's process and of every process of the lifecycle (the stub,
+    /// the init, the bot, reaped by it: `getrusage` of itself and its children), from before the
+    /// start until everything is reaped and the cgroup removed; median, µs. The kernel's worker
+    /// threads (RCU callbacks, deferred frees) are not in it.
+    pub cpu_median_us: f64,
+    /// The same, 90th percentile, µs.
+    pub cpu_p90_us: f64,
+    /// The untimed end: from `cgroup.kill` (or the bot's end, without a cgroup) until every
+    /// process is reaped and the cgroup removed; median, µs.
+    pub teardown_median_us: f64,
+    /// The same, 90th percentile, µs.
+    pub teardown_p90_us: f64,
 }
 
 /// Everything `bench spawn` measured.
@@ -159,16 +185,23 @@ fn measure(
     parse_ways(&String::from_utf8_lossy(&output.stdout))
 }
 
-/// The experiment's output: one `NAME MEDIAN_US P90_US` line per way.
+/// The experiment's output: one line per way, `NAME MEDIAN_US P90_US`, followed for a
+/// lifecycle by `CPU_MEDIAN_US CPU_P90_US TEARDOWN_MEDIAN_US TEARDOWN_P90_US`.
 fn parse_ways(text: &str) -> anyhow::Result<Vec<Way>> {
     text.lines()
         .map(|line| {
             let bad = || format!("unexpected line from the experiment: {line:?}");
             let mut words = line.split_ascii_whitespace();
             let name = words.next().with_context(bad)?.to_owned();
-            let median_us = words.next().with_context(bad)?.parse().with_context(bad)?;
-            let p90_us = words.next().with_context(bad)?.parse().with_context(bad)?;
-            Ok(Way { name, median_us, p90_us })
+            let numbers: Vec<f64> = words.map(str::parse).collect::<Result<_, _>>().with_context(bad)?;
+            let lifecycle = match numbers[..] {
+                [_, _] => None,
+                [_, _, cpu_median_us, cpu_p90_us, teardown_median_us, teardown_p90_us] => {
+                    Some(LifecycleCost { cpu_median_us, cpu_p90_us, teardown_median_us, teardown_p90_us })
+                }
+                _ => anyhow::bail!(bad()),
+            };
+            Ok(Way { name, median_us: numbers[0], p90_us: numbers[1], lifecycle })
         })
         .collect()
 }
@@ -200,23 +233,30 @@ fn print_text(report: &SpawnReport) -> anyhow::Result<()> {
         report.cgroup_parent.as_deref().unwrap_or("none (cgroup ways skipped)")
     );
     println!(
-        "  {} rounds; a lifecycle = [mkdir cgroup], start, hello, ready, quit, waitpid, [cpu.stat, cgroup.kill] \
-         (then, untimed: wait until the cgroup is empty, rmdir)",
+        "  {} rounds; a lifecycle = [mkdir cgroup], start, hello, ready, quit, the end (waitpid, or the \
+         init's report), [cpu.stat, cgroup.kill] (then, untimed: the teardown, until all is reaped and \
+         the cgroup removed); cpu = all the lifecycle's processes, teardown included",
         report.rounds
     );
-    let direct = report.ways.iter().find(|w| w.name == "direct").map(|w| w.median_us);
+    let direct = report.ways.iter().find(|w| w.name == "direct");
     for way in &report.ways {
-        let beyond = match direct {
-            Some(d)
-                if way.name != "direct"
-                    && !way.name.starts_with("cgroup-")
-                    && !way.name.starts_with("cpu.stat") =>
-            {
-                format!("  (+{:.1} µs over direct)", way.median_us - d)
+        let mut line =
+            format!("  {:<22} median {:>9.1} µs   p90 {:>9.1} µs", way.name, way.median_us, way.p90_us);
+        if let Some(cost) = way.lifecycle {
+            line.push_str(&format!(
+                "   cpu {:>8.1} µs (p90 {:>8.1})   teardown {:>8.1} µs (p90 {:>8.1})",
+                cost.cpu_median_us, cost.cpu_p90_us, cost.teardown_median_us, cost.teardown_p90_us
+            ));
+            if let Some(direct) = direct.filter(|d| d.name != way.name) {
+                let direct_cpu = direct.lifecycle.map_or(f64::NAN, |d| d.cpu_median_us);
+                line.push_str(&format!(
+                    "   (+{:.1} µs, cpu +{:.1} µs over direct)",
+                    way.median_us - direct.median_us,
+                    cost.cpu_median_us - direct_cpu
+                ));
             }
-            _ => String::new(),
-        };
-        println!("  {:<22} median {:>9.1} µs   p90 {:>9.1} µs{beyond}", way.name, way.median_us, way.p90_us);
+        }
+        println!("{line}");
     }
     Ok(())
 }
@@ -227,10 +267,46 @@ mod tests {
 
     #[test]
     fn parses_the_experiment_output_and_names_a_bad_line() {
-        let ways = parse_ways("direct 847.2 1860.2\nstub 2687.6 3834.5\n").expect("two ways");
+        let ways = parse_ways("direct 847.2 1860.2 900.0 950.5 1.0 1.5\ncpu.stat-pread 0.9 1.1\n")
+            .expect("two ways");
         assert_eq!(ways.len(), 2);
-        assert_eq!((ways[1].name.as_str(), ways[1].median_us, ways[1].p90_us), ("stub", 2687.6, 3834.5));
-        let error = parse_ways("direct 1.0\n").expect_err("no p90");
-        assert!(format!("{error:#}").contains("unexpected line"), "{error:#}");
+        assert_eq!((ways[0].name.as_str(), ways[0].median_us, ways[0].p90_us), ("direct", 847.2, 1860.2));
+        assert_eq!(
+            ways[0].lifecycle,
+            Some(LifecycleCost {
+                cpu_median_us: 900.0,
+                cpu_p90_us: 950.5,
+                teardown_median_us: 1.0,
+                teardown_p90_us: 1.5
+            })
+        );
+        assert_eq!(
+            (ways[1].name.as_str(), ways[1].median_us, ways[1].lifecycle),
+            ("cpu.stat-pread", 0.9, None)
+        );
+        for bad in ["direct 1.0\n", "direct 1.0 2.0 3.0\n", "direct 1.0 x\n"] {
+            let error = parse_ways(bad).expect_err(bad);
+            assert!(format!("{error:#}").contains("unexpected line"), "{bad}: {error:#}");
+        }
+    }
+
+    #[test]
+    fn a_lifecycle_way_flattens_its_costs_into_the_json() {
+        let way = Way {
+            name: "ns-floor".to_owned(),
+            median_us: 2.0,
+            p90_us: 3.0,
+            lifecycle: Some(LifecycleCost {
+                cpu_median_us: 4.0,
+                cpu_p90_us: 5.0,
+                teardown_median_us: 6.0,
+                teardown_p90_us: 7.0,
+            }),
+        };
+        let json = serde_json::to_value(&way).expect("json");
+        assert_eq!(json["cpu_median_us"], 4.0);
+        assert_eq!(json["teardown_p90_us"], 7.0);
+        let alone = Way { lifecycle: None, ..way };
+        assert!(serde_json::to_value(&alone).expect("json").get("cpu_median_us").is_none());
     }
 }
