@@ -213,7 +213,7 @@ fn become_the_stub(args: ExecBotArgs, stdio: [OwnedFd; 3], go: OwnedFd) -> ! {
         crate::exec_stub::run(args)
     }))
     .unwrap_or(126);
-    std::process::exit(i32::from(code))
+    crate::exec_stub::exit_forked(code)
 }
 
 /// What `Command::spawn` does in its child before `exec` for the stub today, but the
