@@ -254,12 +254,15 @@ pub(crate) fn register_owned_fd(fd: OwnedFd) -> std::io::Result<tokio::io::unix:
 /// An environment block owned by this process: `NAME=value` strings and the null-terminated
 /// array of pointers to them that `environ` points at.
 struct EnvironmentBlock {
-    _strings: Vec<std::ffi::CString>,
+    /// Every string, each NUL-terminated, one after the other: one allocation, not one per
+    /// entry, so that the server writes fewer heap pages per bot (after a fork, each is a page
+    /// fault).
+    _strings: Vec<u8>,
     pointers: Vec<*mut libc::c_char>,
 }
 
 // SAFETY: the pointers point into the block's own strings, which move with it (their heap
-// buffers do not move); nothing in it is tied to a thread.
+// buffer does not move); nothing in it is tied to a thread.
 unsafe impl Send for EnvironmentBlock {}
 
 /// The block `environ` points at, once [`install_environment`] has run; replaced (and the
@@ -282,12 +285,24 @@ static INSTALLED_ENVIRONMENT: std::sync::Mutex<Option<EnvironmentBlock>> = std::
 pub(crate) fn install_environment(vars: &[OsString]) -> Result<(), Errno> {
     use std::os::unix::ffi::OsStrExt;
     one_thread()?;
-    let strings: Vec<std::ffi::CString> = vars
-        .iter()
-        .filter(|entry| entry.as_bytes().iter().skip(1).any(|&b| b == b'='))
-        .filter_map(|entry| std::ffi::CString::new(entry.as_bytes()).ok())
-        .collect();
-    let mut pointers: Vec<*mut libc::c_char> = strings.iter().map(|s| s.as_ptr().cast_mut()).collect();
+    let entries = || {
+        vars.iter()
+            .map(|entry| entry.as_bytes())
+            .filter(|entry| entry.iter().skip(1).any(|&b| b == b'=') && !entry.contains(&0))
+    };
+    let mut strings = Vec::with_capacity(entries().map(|entry| entry.len() + 1).sum());
+    for entry in entries() {
+        strings.extend_from_slice(entry);
+        strings.push(0);
+    }
+    // `strings` is complete and never changed again: its buffer stays where it is.
+    let base = strings.as_ptr();
+    let mut pointers: Vec<*mut libc::c_char> = Vec::with_capacity(vars.len() + 1);
+    let mut start = 0;
+    for entry in entries() {
+        pointers.push(base.wrapping_add(start).cast::<libc::c_char>().cast_mut());
+        start += entry.len() + 1;
+    }
     pointers.push(std::ptr::null_mut());
     let block = EnvironmentBlock { _strings: strings, pointers };
     let mut installed = INSTALLED_ENVIRONMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
