@@ -258,7 +258,7 @@ fn init_main(
 /// std's clean-up (flushing its stdout buffer, taking down the signal alternate stack) and the
 /// C library's `exit` (the `atexit` handlers, every shared object's destructors in `_dl_fini`,
 /// flushing C stdio). In a fork each of those writes to pages still shared with the parent,
-/// copying them (page faults, about 20 a process here) only to discard them a moment later;
+/// copying them (page faults, 10–15 a process here) only to discard them a moment later;
 /// and none has anything to do: these processes write only unbuffered (stderr through
 /// `eprintln!`, the status pipe and the bot's descriptors with direct writes), never through
 /// std's stdout or C stdio, and register no exit handler.
