@@ -42,7 +42,9 @@
 //!   cache (musl, for one, registers its thread-list lock there instead, which holds 0: then,
 //!   or where the kernel lacks `PR_GET_TID_ADDRESS` (built without `CHECKPOINT_RESTORE`), the
 //!   caller falls back to glibc's own `fork`). The value is read through `/proc/self/mem`,
-//!   so that even a bad address is an error, not a fault.
+//!   so that even a bad address is an error, not a fault; once per process tree: a child
+//!   forked since, whose `clear_child_tid` is still that address, has it only because its
+//!   fork wrote the child's id there (see `tid_cache`).
 //! - **The robust-mutex list** (`set_robust_list`), which the kernel does not copy: the child
 //!   has none registered. It matters only to robust process-shared mutexes, which neither
 //!   the stub nor std uses; the parent held none at the call.
@@ -59,12 +61,12 @@
 //! the system call on its own copy of the stack, like a child of `fork`; the `rseq`
 //! registration and the signal alternate stack are inherited with it.
 
-//! # The spawn server's fork, and its other two unsafe operations
+//! # The spawn server's fork, and the other unsafe operations
 //! The spawn server (`spawn_server.rs`, a one-thread process like the stub) forks each outer
 //! stub with [`fork_for_parent`]: `clone3(CLONE_PARENT | CLONE_PIDFD)` with the same thread-id
 //! flags, so that the referee, not the server, is the child's parent (it reaps it and gets its
 //! orphans, as when it started the stub itself), and the server gets a pidfd to hand over.
-//! Besides, two things that std and `nix` only offer as `unsafe`:
+//! Besides, four things that std and `nix` offer only as `unsafe`, or not at all:
 //! - [`receive_with_fds`]: taking ownership of the descriptors the kernel has just installed
 //!   in this process for an `SCM_RIGHTS` message (`recvmsg` gives them as raw numbers; nothing
 //!   else in the process knows them), in the same function that receives them;
@@ -72,6 +74,9 @@
 //!   owned here, in the spawn server, which has one thread (checked each time with
 //!   `unshare(CLONE_THREAD)`), so no other thread reads the environment meanwhile (`setenv`
 //!   would do, but it keeps every string it is given: a leak per bot in a long-lived server);
+//! - [`exit_at_once`]: the C library's `_exit` (std cannot exit without its own and the C
+//!   library's clean-up, and `nix` 0.30 has no wrapper), with which the forked children of
+//!   the server and of the outer stub end (see `exec_stub::exit_forked`);
 //! - [`register_owned_fd`]: tokio's `AsyncFd::register` (`unsafe` since tokio 1.54, which
 //!   cannot check that the descriptor stays the same while registered), for a pidfd the
 //!   referee was handed: an `OwnedFd`, which keeps its descriptor open and unchanged until it
@@ -79,7 +84,7 @@
 
 #![expect(
     unsafe_code,
-    reason = "clone3, fds received by SCM_RIGHTS and the environment of a one-thread child have no safe API in std, nix or rustix; see the module docs"
+    reason = "clone3, fds received by SCM_RIGHTS, the environment of a one-thread child and _exit have no safe API in std or nix; see the module docs"
 )]
 
 use std::ffi::OsString;
@@ -249,12 +254,15 @@ pub(crate) fn register_owned_fd(fd: OwnedFd) -> std::io::Result<tokio::io::unix:
 /// An environment block owned by this process: `NAME=value` strings and the null-terminated
 /// array of pointers to them that `environ` points at.
 struct EnvironmentBlock {
-    _strings: Vec<std::ffi::CString>,
+    /// Every string, each NUL-terminated, one after the other: one allocation, not one per
+    /// entry, so that the server writes fewer heap pages per bot (after a fork, each is a page
+    /// fault).
+    _strings: Vec<u8>,
     pointers: Vec<*mut libc::c_char>,
 }
 
 // SAFETY: the pointers point into the block's own strings, which move with it (their heap
-// buffers do not move); nothing in it is tied to a thread.
+// buffer does not move); nothing in it is tied to a thread.
 unsafe impl Send for EnvironmentBlock {}
 
 /// The block `environ` points at, once [`install_environment`] has run; replaced (and the
@@ -277,12 +285,24 @@ static INSTALLED_ENVIRONMENT: std::sync::Mutex<Option<EnvironmentBlock>> = std::
 pub(crate) fn install_environment(vars: &[OsString]) -> Result<(), Errno> {
     use std::os::unix::ffi::OsStrExt;
     one_thread()?;
-    let strings: Vec<std::ffi::CString> = vars
-        .iter()
-        .filter(|entry| entry.as_bytes().iter().skip(1).any(|&b| b == b'='))
-        .filter_map(|entry| std::ffi::CString::new(entry.as_bytes()).ok())
-        .collect();
-    let mut pointers: Vec<*mut libc::c_char> = strings.iter().map(|s| s.as_ptr().cast_mut()).collect();
+    let entries = || {
+        vars.iter()
+            .map(|entry| entry.as_bytes())
+            .filter(|entry| entry.iter().skip(1).any(|&b| b == b'=') && !entry.contains(&0))
+    };
+    let mut strings = Vec::with_capacity(entries().map(|entry| entry.len() + 1).sum());
+    for entry in entries() {
+        strings.extend_from_slice(entry);
+        strings.push(0);
+    }
+    // `strings` is complete and never changed again: its buffer stays where it is.
+    let base = strings.as_ptr();
+    let mut pointers: Vec<*mut libc::c_char> = Vec::with_capacity(vars.len() + 1);
+    let mut start = 0;
+    for entry in entries() {
+        pointers.push(base.wrapping_add(start).cast::<libc::c_char>().cast_mut());
+        start += entry.len() + 1;
+    }
     pointers.push(std::ptr::null_mut());
     let block = EnvironmentBlock { _strings: strings, pointers };
     let mut installed = INSTALLED_ENVIRONMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -297,6 +317,14 @@ pub(crate) fn install_environment(vars: &[OsString]) -> Result<(), Errno> {
     Ok(())
 }
 
+/// Ends this process at once with `code` (`_exit`): no `atexit` handler, no destructor of a
+/// shared object, no flush of any buffer, std's or the C library's.
+pub(crate) fn exit_at_once(code: u8) -> ! {
+    // SAFETY: `_exit` has no precondition: it ends the process (every thread) without running
+    // any more of its code, so nothing can observe a state it leaves half-done.
+    unsafe { libc::_exit(i32::from(code)) }
+}
+
 /// The kernel's check that this process has one thread (`unshare(CLONE_THREAD)`: `EINVAL`
 /// otherwise, a no-op if it has); nothing can start a thread meanwhile: the one thread is
 /// making the call.
@@ -304,14 +332,28 @@ fn one_thread() -> Result<(), Errno> {
     nix::sched::unshare(CloneFlags::CLONE_THREAD)
 }
 
+/// The address [`tid_cache`] last found to be the C library's thread-id cache (0: none yet),
+/// by this process or by the one it was forked from.
+static CHECKED_TID_CACHE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The address of the C library's cache of this thread's id: the thread's `clear_child_tid`
 /// (`prctl(PR_GET_TID_ADDRESS)`), if it holds this thread's id.
+///
+/// The value there is read (through `/proc/self/mem`) once per process tree: a child forked
+/// since has the same memory layout, and its `clear_child_tid` is the same address only
+/// because its fork was asked to write the child's id there (`CLONE_CHILD_SETTID |
+/// CLONE_CHILD_CLEARTID`, or glibc's `fork`, which does the same), so the address found and
+/// checked once is still the cache. Saves an `open`, a `pread` and a `close` per fork.
 fn tid_cache() -> Result<*mut libc::c_int, Errno> {
+    use std::sync::atomic::Ordering;
     let mut address: *mut libc::c_int = std::ptr::null_mut();
     // SAFETY: `PR_GET_TID_ADDRESS` stores one pointer at the address passed, a local of that type.
     Errno::result(unsafe { libc::prctl(libc::PR_GET_TID_ADDRESS, &raw mut address) })?;
     if address.is_null() {
         return Err(Errno::ENOTSUP);
+    }
+    if CHECKED_TID_CACHE.load(Ordering::Relaxed) == address as usize {
+        return Ok(address);
     }
     // Read through the kernel (`/proc/self/mem`), so that even a bad address is an error,
     // not a fault.
@@ -322,6 +364,7 @@ fn tid_cache() -> Result<*mut libc::c_int, Errno> {
     if libc::c_int::from_ne_bytes(value) != nix::unistd::gettid().as_raw() {
         return Err(Errno::ENOTSUP);
     }
+    CHECKED_TID_CACHE.store(address as usize, Ordering::Relaxed);
     Ok(address)
 }
 

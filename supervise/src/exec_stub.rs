@@ -45,6 +45,7 @@
 //! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 
@@ -55,7 +56,7 @@ use nix::unistd::{Pid, getppid};
 
 use crate::clone_into_cgroup::{Forked, fork_into};
 use crate::options::IsolationLevel;
-use crate::sandbox::{self, BotUser};
+use crate::sandbox::{self, BotUser, MappedIds};
 
 pub use crate::stub_args::{ExecBotArgs, STUB_PROTOCOL};
 
@@ -166,16 +167,19 @@ pub fn run(args: ExecBotArgs) -> u8 {
     let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
     let nproc_limit =
         args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance));
-    if let Err(e) = sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args))
-    {
-        eprintln!("{NAME}: cannot isolate the bot: {e}");
-        return ISOLATION_FAILED;
-    }
+    let mapped =
+        match sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args)) {
+            Ok(mapped) => mapped,
+            Err(e) => {
+                eprintln!("{NAME}: cannot isolate the bot: {e}");
+                return ISOLATION_FAILED;
+            }
+        };
     // The credentials changed: ask again to follow the referee.
     if !follow_the_referee(args.parent_pid) {
         return ISOLATION_FAILED;
     }
-    run_as_namespace_init(&args, nproc_limit, born_into)
+    run_as_namespace_init(&args, nproc_limit, born_into, mapped)
 }
 
 /// Moves this process into `cgroup` (a warning on stderr if it cannot).
@@ -235,31 +239,58 @@ fn bot_user(args: &ExecBotArgs) -> Option<BotUser> {
 /// have), reaps every orphan of the namespace, and when the bot ends reports how on `status`
 /// (see [`run_as_namespace_init`]) and exits, which makes the kernel kill whatever is left in
 /// the namespace. Never returns: a panic ends it with 126.
-fn init_main(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, status: std::fs::File) -> ! {
+fn init_main(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    outer: u32,
+    status: std::fs::File,
+    mapped: Option<MappedIds>,
+) -> ! {
     let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_init(args, nproc_limit, outer, StatusPipe(status))
+        run_init(args, nproc_limit, outer, StatusPipe(status), mapped)
     }))
     .unwrap_or(126);
-    std::process::exit(i32::from(code))
+    exit_forked(code)
 }
 
-fn run_init(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, mut status: StatusPipe) -> u8 {
+/// Ends a forked child of the spawn server or of the outer stub (an outer stub, a namespace's
+/// init) with `code`, at once: `_exit`, not [`std::process::exit`], which would first run
+/// std's clean-up (flushing its stdout buffer, taking down the signal alternate stack) and the
+/// C library's `exit` (the `atexit` handlers, every shared object's destructors in `_dl_fini`,
+/// flushing C stdio). In a fork each of those writes to pages still shared with the parent,
+/// copying them (page faults, 10–15 a process here) only to discard them a moment later;
+/// and none has anything to do: these processes write only unbuffered (stderr through
+/// `eprintln!`, the status pipe and the bot's descriptors with direct writes), never through
+/// std's stdout or C stdio, and register no exit handler.
+pub(crate) fn exit_forked(code: u8) -> ! {
+    crate::clone_into_cgroup::exit_at_once(code)
+}
+
+fn run_init(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    outer: u32,
+    mut status: StatusPipe,
+    mapped: Option<MappedIds>,
+) -> u8 {
     // A fork keeps the outer stub's mask, with SIGTERM blocked; std's `Command` does not reset
     // the mask of the program it starts, so the bot would start with SIGTERM blocked. As pid 1
     // of its namespace this process ignores SIGTERM anyway (it has no handler), blocked or not.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     // Opened while /proc is still the host's: reading the outer stub's stat fails once it
     // has died.
-    let outer_stat = std::fs::File::open(format!("/proc/{outer}/stat")).ok();
-    if let Err(e) = sandbox::prepare_init(bot_user(args), Some(outer)) {
+    let outer_stat = ShortText::format(format_args!("/proc/{outer}/stat"))
+        .and_then(|path| std::fs::File::open(path.as_path()).ok());
+    if let Err(e) = sandbox::prepare_init(bot_user(args), Some(outer), mapped) {
         eprintln!("{NAME}: cannot isolate the bot: {e}");
         return ISOLATION_FAILED;
     }
     // After every change of credentials, which clears the parent-death signal.
     let _ = follow_the_referee(None);
     if let Some(mut outer_stat) = outer_stat {
-        let mut text = String::new();
-        if std::io::Read::read_to_string(&mut outer_stat, &mut text).is_err() {
+        // One read of the start is enough: it fails once the process is gone.
+        let mut start = [0u8; 64];
+        if std::io::Read::read(&mut outer_stat, &mut start).is_err() {
             return ISOLATION_FAILED; // The outer stub died before we could follow it.
         }
     }
@@ -277,22 +308,21 @@ fn run_init(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, mut status
         Err(error) => {
             eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
             let code = if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
-            status.send(&format!("exit {code}"));
+            status.send(format_args!("exit {code}"));
             return code;
         }
     };
     // Only the bot may hold its pipes: a bot that closes its stdout must be seen to close it.
-    release_stdio_but_stdin();
-    release_stdin();
+    release_stdio();
     let bot_pid = Pid::from_raw(i32::try_from(bot.id()).unwrap_or(i32::MAX));
     loop {
         match nix::sys::wait::waitpid(None::<Pid>, None) {
             Ok(WaitStatus::Exited(pid, code)) if pid == bot_pid => {
-                status.send(&format!("exit {code}"));
+                status.send(format_args!("exit {code}"));
                 return u8::try_from(code & 0xff).unwrap_or(1);
             }
             Ok(WaitStatus::Signaled(pid, signal, core)) if pid == bot_pid => {
-                status.send(&format!("signal {} {}", signal as i32, u8::from(core)));
+                status.send(format_args!("signal {} {}", signal as i32, u8::from(core)));
                 return u8::try_from((128 + signal as i32) & 0xff).unwrap_or(1);
             }
             Ok(_) | Err(nix::errno::Errno::EINTR) => {}
@@ -305,8 +335,12 @@ fn run_init(args: &ExecBotArgs, nproc_limit: Option<u64>, outer: u32, mut status
 struct StatusPipe(std::fs::File);
 
 impl StatusPipe {
-    fn send(&mut self, line: &str) {
-        let _ = std::io::Write::write_all(&mut self.0, format!("{line}\n").as_bytes());
+    /// Writes `line` and a newline, in one `write` (formatted on the stack: see
+    /// [`ShortText`]).
+    fn send(&mut self, line: std::fmt::Arguments<'_>) {
+        if let Some(text) = ShortText::format(format_args!("{line}\n")) {
+            let _ = std::io::Write::write_all(&mut self.0, text.as_bytes());
+        }
     }
 }
 
@@ -315,6 +349,32 @@ impl StatusPipe {
 enum BotEnd {
     Exit(i32),
     Signal(i32),
+}
+
+/// Reads the status pipe until a line says how the bot ended (`None` at its end of file or
+/// on an error), into a buffer on the stack: the status is one short line, one `write`.
+fn read_status(mut pipe: impl std::io::Read) -> Option<BotEnd> {
+    let mut buffer = [0u8; 64];
+    let mut len = 0;
+    loop {
+        let read = match pipe.read(&mut buffer[len..]) {
+            Ok(0) => return None,
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        len += read;
+        while let Some(newline) = buffer[..len].iter().position(|&b| b == b'\n') {
+            if let Some(end) = std::str::from_utf8(&buffer[..newline]).ok().and_then(parse_status) {
+                return Some(end);
+            }
+            buffer.copy_within(newline + 1..len, 0);
+            len -= newline + 1;
+        }
+        if len == buffer.len() {
+            len = 0; // A line too long to be a status.
+        }
+    }
 }
 
 fn parse_status(line: &str) -> Option<BotEnd> {
@@ -336,6 +396,7 @@ fn run_as_namespace_init(
     args: &ExecBotArgs,
     nproc_limit: Option<u64>,
     born_into: Option<(std::path::PathBuf, std::os::fd::OwnedFd)>,
+    mapped: Option<MappedIds>,
 ) -> u8 {
     // SIGTERM to the bot's process group must reach the bot, not end this process, whose
     // death SIGKILLs the init and so the bot. Blocked here only: the init unblocks it (as pid
@@ -356,7 +417,7 @@ fn run_as_namespace_init(
     let init = match fork_init(born_into) {
         Ok(Forked::Child) => {
             drop(status_read);
-            init_main(args, nproc_limit, outer, std::fs::File::from(status_write))
+            init_main(args, nproc_limit, outer, std::fs::File::from(status_write), mapped)
         }
         Ok(Forked::Parent(init)) => init,
         Err(e) => {
@@ -366,22 +427,12 @@ fn run_as_namespace_init(
     };
     drop(status_write);
     // Only the bot may hold its pipes (the init has its own copies, which it hands on).
-    release_stdio_but_stdin();
-    release_stdin();
-    let mut end = None;
-    let mut lines = std::io::BufReader::new(std::fs::File::from(status_read));
-    let mut line = String::new();
-    while std::io::BufRead::read_line(&mut lines, &mut line).is_ok_and(|n| n > 0) {
-        if let Some(status) = parse_status(&line) {
-            // Ended at once, without waiting for the init: its exit tears down the bot's
-            // mount namespaces, which waits for RCU grace periods (milliseconds). It is
-            // re-parented to the referee (a subreaper), which kills and reaps it with the
-            // rest of the bot's cgroup in the background.
-            end = Some(status);
-            break;
-        }
-        line.clear();
-    }
+    release_stdio();
+    // Ended as soon as the status comes, without waiting for the init: its exit tears down
+    // the bot's mount namespaces, which waits for RCU grace periods (milliseconds). It is
+    // re-parented to the referee (a subreaper), which kills and reaps it with the rest of the
+    // bot's cgroup in the background.
+    let end = read_status(std::fs::File::from(status_read));
     let signal = match end {
         Some(BotEnd::Exit(code)) => return u8::try_from(code & 0xff).unwrap_or(1),
         Some(BotEnd::Signal(signal)) => signal,
@@ -409,22 +460,49 @@ fn run_as_namespace_init(
     u8::try_from((128 + signal) & 0xff).unwrap_or(1)
 }
 
-fn null() -> Option<std::fs::File> {
-    std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").ok()
-}
-
-/// Points this process's stdout and stderr at `/dev/null`.
-fn release_stdio_but_stdin() {
-    if let Some(null) = null() {
+/// Points this process's stdout, stderr and stdin at `/dev/null` (opened once).
+fn release_stdio() {
+    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
         let _ = nix::unistd::dup2_stdout(&null);
         let _ = nix::unistd::dup2_stderr(&null);
+        let _ = nix::unistd::dup2_stdin(&null);
     }
 }
 
-/// Points this process's stdin at `/dev/null`.
-fn release_stdin() {
-    if let Some(null) = null() {
-        let _ = nix::unistd::dup2_stdin(&null);
+/// A short text formatted into a buffer on the stack: in a forked child every page the
+/// allocator touches is one more page copied from the parent (a page fault), so the stub's
+/// children format their few short texts (paths under `/proc`, id maps, status lines) here.
+pub(crate) struct ShortText {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl ShortText {
+    /// `args` formatted; `None` if the text does not fit in 64 bytes.
+    pub(crate) fn format(args: std::fmt::Arguments<'_>) -> Option<Self> {
+        let mut text = Self { bytes: [0; 64], len: 0 };
+        std::fmt::Write::write_fmt(&mut text, args).ok()?;
+        Some(text)
+    }
+
+    /// The text's bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// The text as a path.
+    pub(crate) fn as_path(&self) -> &std::path::Path {
+        std::path::Path::new(std::ffi::OsStr::from_bytes(self.as_bytes()))
+    }
+}
+
+impl std::fmt::Write for ShortText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end =
+            self.len.checked_add(s.len()).filter(|&end| end <= self.bytes.len()).ok_or(std::fmt::Error)?;
+        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 

@@ -24,6 +24,8 @@ use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::unistd::{Gid, Uid, getegid, geteuid};
 
+use crate::exec_stub::ShortText;
+
 /// A separate unprivileged user for the bot (only when the referee runs as root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BotUser {
@@ -33,8 +35,17 @@ pub(crate) struct BotUser {
     pub(crate) gid: u32,
 }
 
-/// Step 1: unshares the namespaces (the PID namespace applies to the children forked next).
-pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), String> {
+/// The ids outside the user namespace [`enter`] made that its root (0) stands for: the
+/// stub's own effective uid and gid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MappedIds {
+    uid: u32,
+    gid: u32,
+}
+
+/// Step 1: unshares the namespaces (the PID namespace applies to the children forked next);
+/// the ids the new user namespace's root stands for, if one was made (for [`prepare_init`]).
+pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<Option<MappedIds>, String> {
     let uid = geteuid();
     let gid = getegid();
     // No mount namespace here: the init makes its own (see `prepare_init`), so that the outer
@@ -52,8 +63,9 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<(), Strin
         // Root inside: the init (a fork of this process) has every capability in the
         // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
         map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
+        return Ok(Some(MappedIds { uid: uid.as_raw(), gid: gid.as_raw() }));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Only a network namespace (`--isolation none --no-network`), with a user namespace when
@@ -75,8 +87,13 @@ pub(crate) fn enter_network_namespace() -> Result<(), String> {
 /// Step 2, in the namespace's init: its own mount namespace with private mounts, its own
 /// `/proc`, no cgroup file system,
 /// the bot's pid moved past `pid_base` (see [`spread_pids`]), then the separate uid or a
-/// locking user namespace.
-pub(crate) fn prepare_init(user: Option<BotUser>, pid_base: Option<u32>) -> Result<(), String> {
+/// locking user namespace (`mapped`: what [`enter`] said, or `None` to read it from
+/// `/proc/self/uid_map` and `gid_map`).
+pub(crate) fn prepare_init(
+    user: Option<BotUser>,
+    pid_base: Option<u32>,
+    mapped: Option<MappedIds>,
+) -> Result<(), String> {
     unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("cannot create the mount namespace: {e}"))?;
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
@@ -100,7 +117,7 @@ pub(crate) fn prepare_init(user: Option<BotUser>, pid_base: Option<u32>) -> Resu
     }
     match user {
         Some(user) if geteuid().is_root() => switch_user(user),
-        _ => lock_mounts(),
+        _ => lock_mounts(mapped),
     }
 }
 
@@ -114,7 +131,9 @@ pub(crate) fn prepare_init(user: Option<BotUser>, pid_base: Option<u32>) -> Resu
 /// pids. Best effort: where the kernel refuses (it needs `CAP_SYS_ADMIN` in the namespace, held
 /// here until the mounts are locked), the bot is pid 2 as before.
 fn spread_pids(base: u32) {
-    let _ = std::fs::write("/proc/sys/kernel/ns_last_pid", base.to_string());
+    if let Some(text) = ShortText::format(format_args!("{base}")) {
+        let _ = std::fs::write("/proc/sys/kernel/ns_last_pid", text.as_bytes());
+    }
 }
 
 /// Becomes the separate unprivileged user (no supplementary groups; every capability is
@@ -130,9 +149,13 @@ fn switch_user(user: BotUser) -> Result<(), String> {
 /// A second user and mount namespace: the kernel locks every mount inherited from a more
 /// privileged mount namespace, so the bot can neither unmount its `/proc` nor the tmpfs over
 /// the cgroup file system, even as root of its namespace. In it the bot has its own uid and
-/// gid again (those of the referee), mapped to root of the first namespace.
-fn lock_mounts() -> Result<(), String> {
-    let (host_uid, host_gid) = (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?);
+/// gid again (those of the referee), mapped to root of the first namespace (`mapped`, or read
+/// from its maps).
+fn lock_mounts(mapped: Option<MappedIds>) -> Result<(), String> {
+    let (host_uid, host_gid) = match mapped {
+        Some(ids) => (ids.uid, ids.gid),
+        None => (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?),
+    };
     let uid = geteuid();
     let gid = getegid();
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
@@ -156,8 +179,12 @@ fn outside_id(map: &str) -> Result<u32, String> {
 /// inside; the kernel requires `setgroups` to be denied first). Files of other users appear
 /// as owned by the overflow id `nobody`.
 fn map_ids((uid, outside_uid): (Uid, Uid), (gid, outside_gid): (Gid, Gid)) -> Result<(), String> {
-    let write = |file: &str, text: String| {
-        std::fs::write(file, &text).map_err(|e| format!("cannot write {text:?} to {file}: {e}"))
+    // Formatted on the stack (see `ShortText`).
+    let write = |file: &str, text: std::fmt::Arguments<'_>| {
+        let text = ShortText::format(text).ok_or_else(|| format!("{text} is too long for {file}"))?;
+        std::fs::write(file, text.as_bytes()).map_err(|e| {
+            format!("cannot write {:?} to {file}: {e}", String::from_utf8_lossy(text.as_bytes()))
+        })
     };
     match std::fs::write("/proc/self/setgroups", "deny") {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -165,6 +192,6 @@ fn map_ids((uid, outside_uid): (Uid, Uid), (gid, outside_gid): (Gid, Gid)) -> Re
         }
         _ => {}
     }
-    write("/proc/self/uid_map", format!("{uid} {outside_uid} 1"))?;
-    write("/proc/self/gid_map", format!("{gid} {outside_gid} 1"))
+    write("/proc/self/uid_map", format_args!("{uid} {outside_uid} 1"))?;
+    write("/proc/self/gid_map", format_args!("{gid} {outside_gid} 1"))
 }

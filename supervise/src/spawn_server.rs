@@ -154,18 +154,20 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
             "a request comes with 3 descriptors (stdin, stdout, stderr)".to_owned(),
         ));
     };
-    let request = SpawnRequest::decode(bytes)
+    let SpawnRequest { stub_args, environment, dir } = SpawnRequest::decode(bytes)
         .map_err(|e| failed(Errno::EINVAL, format!("a malformed request: {e}")))?;
-    let args = match crate::stub_args::parse(request.stub_args) {
+    let args = match crate::stub_args::parse(stub_args) {
         Ok(args) if !args.probe && !args.stub_protocol => args,
         Ok(_) => return Err(failed(Errno::EINVAL, "the spawn server only starts bots".to_owned())),
         Err(e) => return Err(failed(Errno::EINVAL, format!("bad stub arguments: {e}"))),
     };
-    let dir = std::path::Path::new(&request.dir);
-    nix::unistd::chdir(dir)
-        .map_err(|e| failed(e, format!("cannot enter the directory {}: {e}", dir.display())))?;
-    install_environment(&request.environment)
-        .map_err(|e| failed(e, format!("cannot set the environment: {e}")))?;
+    nix::unistd::chdir(dir.as_os_str()).map_err(|e| {
+        failed(e, format!("cannot enter the directory {}: {e}", std::path::Path::new(&dir).display()))
+    })?;
+    install_environment(&environment).map_err(|e| failed(e, format!("cannot set the environment: {e}")))?;
+    // Freed before the fork: freeing after it would write to heap pages that the child still
+    // shares, which copies them (a page fault each, in the server).
+    drop((environment, dir));
     let (go_read, go_write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
         .map_err(|e| failed(e, format!("cannot make the child's pipe: {e}")))?;
     match fork_for_parent() {
@@ -177,7 +179,7 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
         // that it does not keep it (or its mount) busy.
         Ok(ForkedForParent::Forker { pid, pidfd }) => {
             if let Err(e) = nix::unistd::chdir("/") {
-                tracing::debug!("the spawn server cannot leave {}: {e}", dir.display());
+                tracing::debug!("the spawn server cannot leave the bot's directory: {e}");
             }
             Ok(Started { pid, pidfd, go: go_write })
         }
@@ -213,7 +215,7 @@ fn become_the_stub(args: ExecBotArgs, stdio: [OwnedFd; 3], go: OwnedFd) -> ! {
         crate::exec_stub::run(args)
     }))
     .unwrap_or(126);
-    std::process::exit(i32::from(code))
+    crate::exec_stub::exit_forked(code)
 }
 
 /// What `Command::spawn` does in its child before `exec` for the stub today, but the
