@@ -281,10 +281,14 @@ fn run_init(
     // has died.
     let outer_stat = ShortText::format(format_args!("/proc/{outer}/stat"))
         .and_then(|path| std::fs::File::open(path.as_path()).ok());
-    if let Err(e) = sandbox::prepare_init(bot_user(args), Some(outer), mapped) {
-        eprintln!("{NAME}: cannot isolate the bot: {e}");
-        return ISOLATION_FAILED;
-    }
+    // Kept open until this process exits (see `sandbox::lock_mounts`).
+    let _first_mount_namespace = match sandbox::prepare_init(bot_user(args), Some(outer), mapped) {
+        Ok(held) => held,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
     // After every change of credentials, which clears the parent-death signal.
     let _ = follow_the_referee(None);
     if let Some(mut outer_stat) = outer_stat {
