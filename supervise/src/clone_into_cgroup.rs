@@ -443,6 +443,9 @@ mod tests {
         for (way, path, failed) in ways {
             match fork_into(way) {
                 Ok(Forked::Child) => {
+                    // Read the cache again (not the check the parent made): its value must be
+                    // this child's own id.
+                    CHECKED_TID_CACHE.store(0, std::sync::atomic::Ordering::Relaxed);
                     let own_id = tid_cache().is_ok() && nix::unistd::gettid() == nix::unistd::getpid();
                     let me = std::process::id().to_string();
                     let born_in = path.is_none_or(|path| {

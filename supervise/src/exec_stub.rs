@@ -294,14 +294,25 @@ fn run_init(
     if let Some(mut outer_stat) = outer_stat {
         // One read of the start is enough: it fails once the process is gone.
         let mut start = [0u8; 64];
-        if std::io::Read::read(&mut outer_stat, &mut start).is_err() {
-            return ISOLATION_FAILED; // The outer stub died before we could follow it.
+        loop {
+            match std::io::Read::read(&mut outer_stat, &mut start) {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return ISOLATION_FAILED, // The outer stub died before we could follow it.
+            }
         }
     }
     if args.probe {
         return 0;
     }
     set_rlimits(args, nproc_limit);
+    // The bot is root of its user namespace, with this process's user id outside it: without
+    // this it could trace this process or open its descriptors under /proc/1/fd (the status
+    // pipe, on which it could write a false end). Not inherited: the bot's `exec` makes it
+    // dumpable again.
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        eprintln!("{NAME}: warning: cannot make the namespace's init undumpable: {e}");
+    }
     let Some((program, program_args)) = args.command.split_first() else {
         eprintln!("{NAME}: no program given");
         return 126;

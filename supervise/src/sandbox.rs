@@ -120,7 +120,7 @@ pub(crate) fn prepare_init(
     }
     match user {
         Some(user) if geteuid().is_root() => switch_user(user).map(|()| None),
-        _ => lock_mounts(mapped).map(Some),
+        _ => lock_mounts(mapped),
     }
 }
 
@@ -156,20 +156,22 @@ fn switch_user(user: BotUser) -> Result<(), String> {
 /// from its maps).
 ///
 /// Returns a descriptor of the first mount namespace (close-on-exec: the bot does not get
-/// it), opened before it is left. Leaving it drops its last reference, and the kernel would
-/// free it inside this `unshare` — waiting for RCU grace periods on the bot's start path
-/// (`bench spawn`'s `ns-floor-keep-mntns`: 180 µs median, up to 7 ms, against 44 µs with the
-/// namespace held; about 0.23 ms of wall a bot). Held by the init until it exits, it is freed
-/// then, when nobody waits for it.
-fn lock_mounts(mapped: Option<MappedIds>) -> Result<std::fs::File, String> {
+/// it), opened before it is left, if it could be opened (best effort: without it the kernel
+/// frees the namespace inside the `unshare`, as before). Leaving it drops its last reference,
+/// and the kernel would free it inside this `unshare` — waiting for RCU grace periods on the
+/// bot's start path (`bench spawn`'s `ns-floor-keep-mntns`: 180 µs median, up to 7 ms, against
+/// 44 µs with the namespace held; about 0.23 ms of wall a bot). Held by the init until it
+/// exits, it is freed then, when nobody waits for it; until then each bot holds two mount
+/// namespaces (two copies of the host's mount table, counted against
+/// `user.max_mnt_namespaces`).
+fn lock_mounts(mapped: Option<MappedIds>) -> Result<Option<std::fs::File>, String> {
     let (host_uid, host_gid) = match mapped {
         Some(ids) => (ids.uid, ids.gid),
         None => (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?),
     };
     let uid = geteuid();
     let gid = getegid();
-    let first = std::fs::File::open("/proc/self/ns/mnt")
-        .map_err(|e| format!("cannot open the first mount namespace: {e}"))?;
+    let first = std::fs::File::open("/proc/self/ns/mnt").ok();
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
         .map_err(|e| format!("cannot create the locking user namespace: {e}"))?;
     map_ids((Uid::from_raw(host_uid), uid), (Gid::from_raw(host_gid), gid))?;

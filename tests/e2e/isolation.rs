@@ -19,9 +19,31 @@ for line in sys.stdin:
         tmp = os.environ.get("TMPDIR", "")
         with tempfile.NamedTemporaryFile() as f:
             made_in = os.path.dirname(f.name)
-        print("report pids=%s me=%d tmpdir=%s mode=%o made_in=%s marker=%s uid=%d" % (
+        # Descriptors beyond stdio (the listing's own is closed by the time it is read).
+        extra = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                if int(fd) > 2:
+                    extra.append(os.readlink("/proc/self/fd/" + fd))
+            except OSError:
+                pass
+        # The namespace's init's descriptors (its status pipe says how the bot ended).
+        try:
+            names = os.listdir("/proc/1/fd")
+        except OSError:
+            names = []
+        reached = 0
+        for fd in names:
+            try:
+                os.readlink("/proc/1/fd/" + fd)
+                reached += 1
+            except OSError:
+                pass
+        init_fds = "%d/%d" % (reached, len(names))
+        print("report pids=%s me=%d tmpdir=%s mode=%o made_in=%s marker=%s uid=%d extra_fds=%s init_fds=%s" % (
             pids, os.getpid(), tmp, os.stat(tmp).st_mode & 0o777, made_in,
-            "BAO_REFEREE_BOT" in os.environ, os.getuid()), file=sys.stderr, flush=True)
+            "BAO_REFEREE_BOT" in os.environ, os.getuid(), ",".join(extra) or "none", init_fds),
+            file=sys.stderr, flush=True)
         print(json.dumps({"type": "ready", "name": "py", "author": "tests", "version": "1"}), flush=True)
     elif m["type"] == "move_request":
         print(json.dumps({"type": "move", "id": m["id"], "move": m["legal"][0]}), flush=True)
@@ -105,6 +127,11 @@ fn a_python_bot_and_a_node_bot_play_under_the_default_isolation() {
     assert!(report.contains(&format!("pids=[1, {me}]")), "only the namespace's init and the bot: {report}");
     assert!(report.contains("mode=700"), "a private TMPDIR: {report}");
     assert!(report.contains("marker=False"), "no marker variable: {report}");
+    // No descriptor but stdio reaches the bot (not the init's mount namespace, not a pipe).
+    assert_eq!(field(report, "extra_fds"), "none", "{report}");
+    // The namespace's init's descriptors are not the bot's to follow or open (its status
+    // pipe says how the bot ended).
+    assert!(field(report, "init_fds").starts_with("0/"), "{report}");
     let tmpdir = report.split(" tmpdir=").nth(1).and_then(|r| r.split(' ').next()).unwrap();
     assert!(report.contains(&format!("made_in={tmpdir}")), "Python's tempfile uses TMPDIR: {report}");
     assert!(!std::path::Path::new(tmpdir).exists(), "{tmpdir} is removed after the game");
@@ -179,7 +206,7 @@ fn under_full_isolation_a_root_referee_runs_each_bot_as_its_own_user() {
     let uid = |side: &str| -> u64 {
         let report = stderr_of(&log, side);
         let line = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
-        line.split(" uid=").nth(1).unwrap().trim().parse().unwrap()
+        field(line, "uid").parse().unwrap()
     };
     let (south, north) = (uid("S"), uid("N"));
     assert!(south >= 1_500_000_000 && north >= 1_500_000_000, "unprivileged uids: {south}, {north}");
