@@ -45,7 +45,6 @@
 //! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 
@@ -279,8 +278,8 @@ fn run_init(
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     // Opened while /proc is still the host's: reading the outer stub's stat fails once it
     // has died.
-    let outer_stat = ShortText::format(format_args!("/proc/{outer}/stat"))
-        .and_then(|path| std::fs::File::open(path.as_path()).ok());
+    let outer_stat = short_text(format_args!("/proc/{outer}/stat"))
+        .and_then(|path| std::fs::File::open(path.as_str()).ok());
     // Kept open until this process exits (see `sandbox::lock_mounts`).
     let _first_mount_namespace = match sandbox::prepare_init(bot_user(args), Some(outer), mapped) {
         Ok(held) => held,
@@ -353,7 +352,7 @@ impl StatusPipe {
     /// Writes `line` and a newline, in one `write` (formatted on the stack: see
     /// [`ShortText`]).
     fn send(&mut self, line: std::fmt::Arguments<'_>) {
-        if let Some(text) = ShortText::format(format_args!("{line}\n")) {
+        if let Some(text) = short_text(format_args!("{line}\n")) {
             let _ = std::io::Write::write_all(&mut self.0, text.as_bytes());
         }
     }
@@ -484,41 +483,16 @@ fn release_stdio() {
     }
 }
 
-/// A short text formatted into a buffer on the stack: in a forked child every page the
-/// allocator touches is one more page copied from the parent (a page fault), so the stub's
-/// children format their few short texts (paths under `/proc`, id maps, status lines) here.
-pub(crate) struct ShortText {
-    bytes: [u8; 64],
-    len: usize,
-}
+/// A short text on the stack: in a forked child every page the allocator touches is one more
+/// page copied from the parent (a page fault), so the stub's children format their few short
+/// texts (paths under `/proc`, id maps, status lines) into one of these.
+pub(crate) type ShortText = arrayvec::ArrayString<64>;
 
-impl ShortText {
-    /// `args` formatted; `None` if the text does not fit in 64 bytes.
-    pub(crate) fn format(args: std::fmt::Arguments<'_>) -> Option<Self> {
-        let mut text = Self { bytes: [0; 64], len: 0 };
-        std::fmt::Write::write_fmt(&mut text, args).ok()?;
-        Some(text)
-    }
-
-    /// The text's bytes.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-
-    /// The text as a path.
-    pub(crate) fn as_path(&self) -> &std::path::Path {
-        std::path::Path::new(std::ffi::OsStr::from_bytes(self.as_bytes()))
-    }
-}
-
-impl std::fmt::Write for ShortText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end =
-            self.len.checked_add(s.len()).filter(|&end| end <= self.bytes.len()).ok_or(std::fmt::Error)?;
-        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
+/// `args` formatted into a [`ShortText`]; `None` if the text does not fit in it.
+pub(crate) fn short_text(args: std::fmt::Arguments<'_>) -> Option<ShortText> {
+    let mut text = ShortText::new();
+    std::fmt::Write::write_fmt(&mut text, args).ok()?;
+    Some(text)
 }
 
 /// Sets the rlimits; `nproc_limit` is `RLIMIT_NPROC`, if one applies.

@@ -24,7 +24,7 @@ use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::unistd::{Gid, Uid, getegid, geteuid};
 
-use crate::exec_stub::ShortText;
+use crate::exec_stub::short_text;
 
 /// A separate unprivileged user for the bot (only when the referee runs as root).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,7 @@ pub(crate) fn prepare_init(
 /// pids. Best effort: where the kernel refuses (it needs `CAP_SYS_ADMIN` in the namespace, held
 /// here until the mounts are locked), the bot is pid 2 as before.
 fn spread_pids(base: u32) {
-    if let Some(text) = ShortText::format(format_args!("{base}")) {
+    if let Some(text) = short_text(format_args!("{base}")) {
         let _ = std::fs::write("/proc/sys/kernel/ns_last_pid", text.as_bytes());
     }
 }
@@ -196,10 +196,9 @@ fn outside_id(map: &str) -> Result<u32, String> {
 fn map_ids((uid, outside_uid): (Uid, Uid), (gid, outside_gid): (Gid, Gid)) -> Result<(), String> {
     // Formatted on the stack (see `ShortText`).
     let write = |file: &str, text: std::fmt::Arguments<'_>| {
-        let text = ShortText::format(text).ok_or_else(|| format!("{text} is too long for {file}"))?;
-        std::fs::write(file, text.as_bytes()).map_err(|e| {
-            format!("cannot write {:?} to {file}: {e}", String::from_utf8_lossy(text.as_bytes()))
-        })
+        let text = short_text(text).ok_or_else(|| format!("{text} is too long for {file}"))?;
+        std::fs::write(file, text.as_bytes())
+            .map_err(|e| format!("cannot write {:?} to {file}: {e}", text.as_str()))
     };
     match std::fs::write("/proc/self/setgroups", "deny") {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
