@@ -662,7 +662,7 @@ fn decide_isolation(
     let separate_user = sandboxed && nix::unistd::geteuid().is_root();
     let refuse = |reason: String| SpawnError::Isolation { program: spec.program.clone(), reason };
     let sandbox = if sandboxed {
-        Some(crate::sandbox_view::plan(&options.sandbox, program, dir).map_err(refuse)?)
+        Some(crate::sandbox_view::plan(&options.sandbox, program, &spec.args, dir).map_err(refuse)?)
     } else {
         None
     };

@@ -1,6 +1,8 @@
 //! What a sandbox shows of the host, decided by the caller before the stub starts: the
-//! profile's read-only paths checked (absolute, existing), and the program's own file added
-//! when no path the sandbox shows holds it (`docs/supervision.md`, "The sandbox").
+//! profile's read-only paths checked (absolute, existing), and the program's own file and
+//! every existing file its arguments name by absolute path (`python3 /x/bot.py`) added, read
+//! only, when no path the sandbox shows holds them (`docs/supervision.md`, "The sandbox"):
+//! the caller chose them, the program did not.
 
 use std::path::{Path, PathBuf};
 
@@ -17,9 +19,15 @@ pub(crate) struct SandboxArgs {
     pub(crate) tmp_mib: u64,
 }
 
-/// The stub's settings for running `program` from `dir` under `profile`; an error names a
-/// read-only path that is not absolute or does not exist, or a program folder of `/`.
-pub(crate) fn plan(profile: &SandboxProfile, program: &Path, dir: &Path) -> Result<SandboxArgs, String> {
+/// The stub's settings for running `program` with `args` from `dir` under `profile`; an
+/// error names a read-only path that is not absolute or does not exist, or a program folder
+/// of `/`.
+pub(crate) fn plan(
+    profile: &SandboxProfile,
+    program: &Path,
+    args: &[String],
+    dir: &Path,
+) -> Result<SandboxArgs, String> {
     if dir == Path::new("/") {
         return Err(
             "its working directory is /, which the sandbox cannot show as its program folder".to_owned()
@@ -40,9 +48,14 @@ pub(crate) fn plan(profile: &SandboxProfile, program: &Path, dir: &Path) -> Resu
     shown.push(dir.to_path_buf());
     let shown: Vec<PathBuf> =
         shown.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
-    // The program as named, and what it links to: both must be there.
+    // The program as named, and what it links to: both must be there; so must the files its
+    // arguments name.
     let canonical = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
-    for path in [program.to_path_buf(), canonical] {
+    let named =
+        args.iter().map(Path::new).filter(|path| path.is_absolute() && path.is_file()).flat_map(|path| {
+            [path.to_path_buf(), std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())]
+        });
+    for path in [program.to_path_buf(), canonical].into_iter().chain(named) {
         let resolved = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let inside = shown.iter().any(|root| resolved.starts_with(root))
             && shown.iter().any(|root| path.starts_with(root) || parent_resolves_within(&path, root));
@@ -71,22 +84,25 @@ mod tests {
     fn system_programs_need_nothing_and_others_bring_their_file() {
         let profile = SandboxProfile::default();
         let dir = tempfile::tempdir().unwrap();
-        let plan_of = |program: &str| plan(&profile, Path::new(program), dir.path()).unwrap();
+        let plan_of = |program: &str| plan(&profile, Path::new(program), &[], dir.path()).unwrap();
         assert!(plan_of("/bin/sh").read_only.is_empty(), "{:?}", plan_of("/bin/sh"));
         assert!(plan_of("/usr/bin/env").read_only.is_empty());
         let inside = dir.path().join("bot");
         std::fs::write(&inside, "").unwrap();
-        assert!(plan(&profile, &inside, dir.path()).unwrap().read_only.is_empty());
+        assert!(plan(&profile, &inside, &[], dir.path()).unwrap().read_only.is_empty());
         let elsewhere = tempfile::tempdir().unwrap();
         let outside = elsewhere.path().join("bot");
         std::fs::write(&outside, "").unwrap();
-        assert_eq!(plan(&profile, &outside, dir.path()).unwrap().read_only, vec![outside.clone()]);
-        let error = plan(&profile, &outside, Path::new("/")).unwrap_err();
+        assert_eq!(plan(&profile, &outside, &[], dir.path()).unwrap().read_only, vec![outside.clone()]);
+        let script = outside.display().to_string();
+        let with_script = plan(&profile, Path::new("/usr/bin/env"), &[script, "/no/such".into()], dir.path());
+        assert_eq!(with_script.unwrap().read_only, vec![outside.clone()], "named by an argument");
+        let error = plan(&profile, &outside, &[], Path::new("/")).unwrap_err();
         assert!(error.contains("working directory is /"), "{error}");
         let bad = SandboxProfile { read_only_paths: vec!["relative".into()], ..SandboxProfile::default() };
-        assert!(plan(&bad, &outside, dir.path()).unwrap_err().contains("not absolute"));
+        assert!(plan(&bad, &outside, &[], dir.path()).unwrap_err().contains("not absolute"));
         let missing =
             SandboxProfile { read_only_paths: vec!["/no/such/path".into()], ..SandboxProfile::default() };
-        assert!(plan(&missing, &outside, dir.path()).unwrap_err().contains("does not exist"));
+        assert!(plan(&missing, &outside, &[], dir.path()).unwrap_err().contains("does not exist"));
     }
 }
