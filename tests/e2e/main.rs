@@ -13,6 +13,7 @@ mod matches;
 mod option_ranges;
 mod protocol_doc;
 mod rules_cli;
+mod sandbox;
 mod serve_hostile;
 mod serve_support;
 mod serve_wrapper;
