@@ -46,7 +46,10 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
     };
     let slots = arena.config.games.concurrency;
-    let mut running: JoinSet<[i64; 2]> = JoinSet::new();
+    let mut running: JoinSet<()> = JoinSet::new();
+    // The versions of each running pair task, freed when the task ends however it
+    // ends: done, failed, or panicked (a JoinError still names its task).
+    let mut tasks: HashMap<tokio::task::Id, [i64; 2]> = HashMap::new();
     let mut busy: HashSet<i64> = HashSet::new();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
@@ -54,14 +57,14 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
                 Ok(Some(plan)) => {
                     busy.insert(plan.first);
                     busy.insert(plan.second);
+                    let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
-                    running.spawn(async move {
-                        let ids = [plan.first, plan.second];
+                    let handle = running.spawn(async move {
                         if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
                             tracing::error!(error = %e, "a pair of games failed");
                         }
-                        ids
                     });
+                    tasks.insert(handle.id(), ids);
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -72,11 +75,16 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
-            Some(done) = running.join_next(), if !running.is_empty() => {
-                if let Ok(ids) = done {
-                    for id in ids {
-                        busy.remove(&id);
+            Some(done) = running.join_next_with_id(), if !running.is_empty() => {
+                let id = match done {
+                    Ok((id, ())) => id,
+                    Err(e) => {
+                        tracing::error!(error = %e, "a pair task panicked: its versions are free again");
+                        e.id()
                     }
+                };
+                for v in tasks.remove(&id).unwrap_or_default() {
+                    busy.remove(&v);
                 }
                 arena.rating_wake.notify_one();
             }
@@ -147,23 +155,20 @@ fn entrants(
 ) -> Result<Vec<Entrant>, ServerError> {
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
-        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at
+        "SELECT v.id, coalesce(r.elo, 1500.0), v.state_at
          FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
     )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
-    })?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
     let mut list = Vec::new();
     for row in rows {
-        let (id, rating, sd, active_since) = row?;
+        let (id, rating, active_since) = row?;
         let since = stats.last_start.get(&id).copied().unwrap_or(0).max(active_since);
         let games = stats.games.get(&id).copied().unwrap_or(0);
         list.push(Entrant {
             id,
             rating,
-            sd,
             placement_left: placement_games.saturating_sub(games),
-            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
+            waited_ms: u64::try_from(now - since).unwrap_or(0),
         });
     }
     Ok(list)

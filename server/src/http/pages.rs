@@ -168,12 +168,7 @@ async fn bot(State(arena): State<SharedArena>, session: PageSession, Path(name):
             let versions = versions::versions_of_bot(c, bot.id)?;
             let games =
                 games::list(c, &GameFilter { bot_id: Some(bot.id), limit: 1000, ..GameFilter::default() })?;
-            let mut stmt = c.prepare_cached(
-                "SELECT h.at, h.elo FROM rating_history h JOIN versions v ON v.id = h.version_id
-                 WHERE v.bot_id = ?1 ORDER BY h.at LIMIT 2000",
-            )?;
-            let history: Vec<(i64, f64)> =
-                stmt.query_map([bot.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            let history = crate::rating_history::newest_of_bot(c, bot.id, 2000)?;
             Ok(Some((bot, versions, games, history)))
         })
         .await;
