@@ -24,6 +24,7 @@ pub mod languages;
 pub mod leaderboard_snapshot;
 pub mod lifecycle;
 pub mod live;
+pub mod live_pages;
 pub mod matchmaking;
 pub mod metrics;
 pub mod names;

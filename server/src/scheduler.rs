@@ -19,7 +19,7 @@ use crate::db::now_ms;
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::games::{self, NewGame};
-use crate::live::LiveEvent;
+use crate::live::GameStart;
 use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
 use crate::versions::{self, Version};
 
@@ -333,12 +333,14 @@ async fn play_one(
         .await?;
     arena.metrics.games_running.inc();
     arena.leaderboard.changed();
-    arena.live.publish(LiveEvent {
-        game_id: id,
-        kind: "start",
-        ply: 0,
-        text: format!("{} v{} - {} v{}", south.bot, south.number, north.bot, north.number),
-    });
+    arena.live.start(
+        id,
+        &GameStart {
+            south: format!("{} v{}", south.bot, south.number),
+            north: format!("{} v{}", north.bot, north.number),
+            purpose: purpose.to_owned(),
+        },
+    );
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
     arena.metrics.games_running.dec();
     let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
@@ -367,6 +369,7 @@ async fn play_one(
         Err(e) => {
             arena.metrics.games_aborted.inc();
             let why = format!("the server failed to play the game: {e}");
+            arena.live.finish(id, &why);
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
             arena.leaderboard.changed();
             return Err(e);
