@@ -10,6 +10,7 @@ mod candidate;
 mod hostile;
 mod ladder;
 mod sessions;
+mod state;
 mod support;
 
 use std::panic::AssertUnwindSafe;
@@ -25,6 +26,10 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
+    ("builds_take_turns_between_users", state::builds_take_turns_between_users),
+    ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
+    ("five_bots_spread_their_games", state::five_bots_spread_their_games),
 ];
 
 fn main() -> ExitCode {
