@@ -81,10 +81,13 @@
     es.addEventListener("end", onEnd);
   }
 
+  // The board shows the last ply the page has (the viewer starts at the start position).
+  if (replay) replay.goTo(have);
   mark();
   draw();
   setInterval(draw, 100);
-  if (running) {
+  if (!running) document.body.setAttribute("data-live-over", "1");
+  else {
     var delay = /connect-delay=(\d+)/.exec(location.hash);
     setTimeout(connect, delay ? Number(delay[1]) : 0);
   }

@@ -61,14 +61,31 @@ fn record_moves(log: &str) -> Vec<String> {
         .collect()
 }
 
-/// The moves listed by the viewer's move list in a dumped DOM (after the start entry).
-fn dom_moves(dom: &str) -> Vec<String> {
-    let mark = "<span class=\"mv\">";
-    dom.match_indices(mark)
-        .filter_map(|(at, _)| dom[at + mark.len()..].split("</span>").next())
-        .map(|t| t.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
-        .filter(|t| t != "start")
-        .collect()
+/// Runs the live pages' driver (tests/e2e/live_page.mjs: playwright-core from
+/// viewer/browser-tests, `npm ci --prefix viewer/browser-tests`); its JSON answer.
+fn driver(args: &[&str]) -> serde_json::Value {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e");
+    let out = Command::new("node")
+        .arg(format!("{dir}/live_page.mjs"))
+        .args(args)
+        .env("BAO_PLAYWRIGHT_DIR", concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests"))
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "live_page.mjs {args:?} failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Whether the driver can run here (node and playwright-core installed).
+fn driver_installed() -> bool {
+    let modules =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests/node_modules/playwright-core");
+    Path::new(modules).is_dir()
+        && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 pub fn pages_in_a_browser() {
@@ -83,11 +100,21 @@ pub fn pages_in_a_browser() {
         eprintln!("skipped: pages_in_a_browser needs {} (apt-get install chromium)", browser.display());
         return;
     }
+    if !driver_installed() {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but node or playwright-core is missing (npm ci --prefix viewer/browser-tests)"
+        );
+        eprintln!(
+            "skipped: pages_in_a_browser needs node and playwright-core (npm ci --prefix viewer/browser-tests)"
+        );
+        return;
+    }
     let shots = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/browser-screenshots"));
     std::fs::create_dir_all(&shots).expect("screenshot directory");
     let mut edits = FAST.to_vec();
     // Games of a few seconds (the slow bot thinks 150 ms a move).
-    edits.push(("max_plies = 300", "max_plies = 40"));
+    edits.push(("max_plies = 300", "max_plies = 60"));
     let arena = Arena::new(&["admin", "fay"], &edits);
     let server = Server::start(&arena.data());
     let profile = arena.dir.path().join("chromium-profile");
@@ -100,71 +127,75 @@ pub fn pages_in_a_browser() {
     let u = &server.url;
     // A running game with a few plies; its live page, opened in the browser, waits
     // 1.5 s before it connects to the stream, and still lists every ply to the end.
-    let (id, at_render) = wait_for(120, "a running game with plies", || {
+    let (id, _) = wait_for(120, "a running game with plies", || {
         let running = get(&format!("{u}/api/games?state=running"), None, None).json();
         let id = running.as_array()?.first()?["id"].as_i64()?;
         let page = get(&format!("{u}/live/{id}"), None, None);
         let from = live_from(&page.body)?;
-        (from >= 2).then_some((id, from))
+        (2..=12).contains(&from).then_some((id, from))
     });
-    let dom =
-        chromium(&profile, &["--timeout=12000", "--dump-dom", &format!("{u}/live/{id}#connect-delay=1500")]);
+    let live = driver(&["live", &format!("{u}/live/{id}#connect-delay=1500")]);
     let g = get(&format!("{u}/api/games/{id}"), None, None).json();
-    assert_ne!(g["state"], "running", "the game ended within the page's 12 s: {g}");
+    assert_ne!(g["state"], "running", "the page saw the end: {g}");
     let log = get(&format!("{u}/api/games/{id}/log"), None, None).body;
     let expected = record_moves(&log);
+    let at_render = usize::try_from(live["rendered"].as_u64().expect("the page's ply")).expect("ply");
     assert!(
         expected.len() > at_render + 3,
         "plies were played after the render ({at_render} then {})",
         expected.len()
     );
-    let listed = dom_moves(&dom);
+    let listed: Vec<String> = live["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m.as_str().unwrap_or("").to_owned())
+        .collect();
     assert_eq!(
         listed, expected,
         "the live page lists every ply in record notation (rendered with {at_render})"
     );
-    assert!(dom.contains("data-live-over=\"1\""), "the page shows the end: {dom}");
-    assert!(dom.contains("id=\"clock-S\"") && dom.contains("id=\"clock-N\""), "both clocks");
-    // The board with its clocks, during the next game.
+    assert_eq!(live["plies"], expected.len().to_string(), "{live}");
+    assert!(live["status"].as_str().is_some_and(|s| s.starts_with("over: ")), "{live}");
+    assert_eq!(live["navigations"], 1, "no reload: {live}");
+    // The board with its clocks, during the next game: the clock of the side to move runs.
     let next = wait_for(120, "another running game with plies", || {
         let running = get(&format!("{u}/api/games?state=running"), None, None).json();
-        let id = running.as_array()?.iter().filter_map(|g| g["id"].as_i64()).find(|&g| g > id)?;
-        (live_from(&get(&format!("{u}/live/{id}"), None, None).body)? >= 2).then_some(id)
+        let next = running.as_array()?.iter().filter_map(|g| g["id"].as_i64()).find(|&g| g > id)?;
+        let from = live_from(&get(&format!("{u}/live/{next}"), None, None).body)?;
+        (2..=12).contains(&from).then_some(next)
     });
-    chromium(
-        &profile,
-        &[
-            "--window-size=1100,900",
-            "--timeout=1500",
-            &format!("--screenshot={}", shots.join("server-live.png").display()),
-            &format!("{u}/live/{next}"),
-        ],
-    );
-    let len = std::fs::metadata(shots.join("server-live.png")).map(|m| m.len()).unwrap_or(0);
+    let shot = shots.join("server-live.png");
+    let clocks = driver(&["shot", &format!("{u}/live/{next}"), &shot.to_string_lossy()]);
+    let len = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
     assert!(len > 5_000, "a real screenshot of the live board: {len} bytes");
+    let seen = |i: usize| {
+        clocks["clocks"][i]
+            .as_array()
+            .map(|c| c.iter().map(|t| t.as_str().unwrap_or("").to_owned()).collect::<Vec<_>>())
+    };
+    let (first, second) = (seen(0).expect("clocks"), seen(1).expect("clocks"));
+    assert!(first.iter().chain(&second).all(|t| t.ends_with(" s")), "both clocks shown: {clocks}");
+    assert_eq!(clocks["over"], false, "the game was still running: {clocks}");
+    assert_ne!(first, second, "a clock runs: {clocks}");
     // /live follows the games in place: a game that starts after the page loaded is listed.
     let newest = |state: &str| -> i64 {
         let list = get(&format!("{u}/api/games?state={state}"), None, None).json();
         list.as_array().map_or(0, |a| a.iter().filter_map(|g| g["id"].as_i64()).max().unwrap_or(0))
     };
     let before = newest("running").max(newest("finished"));
-    let live = chromium(&profile, &["--timeout=9000", "--dump-dom", &format!("{u}/live")]);
-    let listed_later = live
-        .match_indices("data-game=\"")
-        .filter_map(|(at, m)| live[at + m.len()..].split('"').next()?.parse::<i64>().ok())
-        .any(|g| g > before);
-    assert!(
-        listed_later,
-        "a game started after the page loaded is listed (newest before: {before}):\n{live}"
+    let expr = format!(
+        "[...document.querySelectorAll('#live-games tr[data-game]')].some(tr => Number(tr.dataset.game) > {before})"
     );
-    // The leaderboard too: a game finished after the page loaded shows in its recent games.
+    let index = driver(&["wait", &format!("{u}/live"), &expr]);
+    assert_eq!((index["ok"].as_bool(), index["navigations"].as_i64()), (Some(true), Some(1)), "{index}");
+    // The leaderboard too: a game that finishes after the page loaded shows in its recent games.
     let before = newest("finished");
-    let board = chromium(&profile, &["--timeout=10000", "--dump-dom", &format!("{u}/")]);
-    let shown_later = board
-        .match_indices("href=\"/games/")
-        .filter_map(|(at, m)| board[at + m.len()..].split('"').next()?.parse::<i64>().ok())
-        .any(|g| g > before);
-    assert!(shown_later, "the leaderboard updated in place (newest finished before: {before}):\n{board}");
+    let expr = format!(
+        "[...document.querySelectorAll('#leaderboard a[href^=\"/games/\"]')].some(a => Number(a.getAttribute('href').slice(7)) > {before})"
+    );
+    let board = driver(&["wait", &format!("{u}/"), &expr]);
+    assert_eq!((board["ok"].as_bool(), board["navigations"].as_i64()), (Some(true), Some(1)), "{board}");
     // The other pages, once the game is over.
     wait_for(120, "the watched game to finish", || {
         (get(&format!("{u}/api/games/{id}"), None, None).json()["state"] != "running").then_some(())
