@@ -55,7 +55,12 @@
       return;
     }
     var ply = ev.data || {};
+    // A watcher at the last ply follows the game: the viewer animates the new ply, and
+    // a ply that arrives while the previous one is still being sown is shown at once.
+    var shown = Number(document.getElementById("ply-number").textContent);
+    var sowing = document.getElementById("board").getAttribute("data-animating") === "true";
     if (replay && ply.after) replay.addPly(ply);
+    if (replay && sowing && shown === have) replay.goTo(ev.ply);
     have = ev.ply;
     if (Array.isArray(ply.clock_ms) && ply.clock_ms.length === 2) clocks = ply.clock_ms.slice();
     if (ply.after && (ply.after.to_move === "S" || ply.after.to_move === "N")) toMove = ply.after.to_move;
