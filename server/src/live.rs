@@ -21,7 +21,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 
 /// Ended games whose feeds are kept for streams that connect late.
-pub const ENDED_KEPT: usize = 256;
+pub const ENDED_KEPT: usize = 16;
 
 /// One event of a game.
 #[derive(Debug, Clone, Serialize)]

@@ -2,7 +2,7 @@
 //! a free port, a real SQLite file, bots submitted through the API.
 //!
 //! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The binary is
-//! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
+//! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
 mod browser;
