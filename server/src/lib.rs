@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod names;
 pub mod openapi;
 pub mod pages;
+pub mod pair_tasks;
 pub mod rating_history;
 pub mod ratings;
 pub mod recovery;

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use bao_game::{GameConfig, TimeControl};
 use bao_rules::Side;
-use tokio::task::JoinSet;
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
@@ -21,6 +20,7 @@ use crate::error::ServerError;
 use crate::games::{self, NewGame};
 use crate::live::GameStart;
 use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
+use crate::pair_tasks::PairTasks;
 use crate::versions::{self, Version};
 
 /// A pair of games to play.
@@ -46,25 +46,18 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
     };
     let slots = arena.config.games.concurrency;
-    let mut running: JoinSet<()> = JoinSet::new();
-    // The versions of each running pair task, freed when the task ends however it
-    // ends: done, failed, or panicked (a JoinError still names its task).
-    let mut tasks: HashMap<tokio::task::Id, [i64; 2]> = HashMap::new();
-    let mut busy: HashSet<i64> = HashSet::new();
+    let mut running = PairTasks::default();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
-            match next_pair(&arena, &stats, &busy).await {
+            match next_pair(&arena, &stats, running.busy()).await {
                 Ok(Some(plan)) => {
-                    busy.insert(plan.first);
-                    busy.insert(plan.second);
                     let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
-                    let handle = running.spawn(async move {
+                    running.spawn(ids, async move {
                         if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
                             tracing::error!(error = %e, "a pair of games failed");
                         }
                     });
-                    tasks.insert(handle.id(), ids);
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -75,17 +68,7 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
-            Some(done) = running.join_next_with_id(), if !running.is_empty() => {
-                let id = match done {
-                    Ok((id, ())) => id,
-                    Err(e) => {
-                        tracing::error!(error = %e, "a pair task panicked: its versions are free again");
-                        e.id()
-                    }
-                };
-                for v in tasks.remove(&id).unwrap_or_default() {
-                    busy.remove(&v);
-                }
+            Some(_) = running.join_next(), if !running.is_empty() => {
                 arena.rating_wake.notify_one();
             }
             () = arena.game_wake.notified() => {}
