@@ -123,16 +123,15 @@ fn check_versions(header: &Header) -> Result<(), VerifyError> {
     let revision = match (header.log_version, header.rules_revision) {
         (LOG_VERSION, Some(revision)) => revision,
         (LOG_VERSION, None) => {
-            return Err(wrong(
-                1,
-                format!("log_version {LOG_VERSION}, but the header has no rules_revision"),
-            ));
+            return Err(wrong(1, format!("log_version {LOG_VERSION}, but the header has no rules_revision")));
         }
         (2, _) => LOG_VERSION_2_RULES_REVISION,
         (version, _) => {
             return Err(wrong(
                 1,
-                format!("log_version {version} is not {LOG_VERSION}, the version this referee writes and verifies"),
+                format!(
+                    "log_version {version} is not {LOG_VERSION}, the version this referee writes and verifies"
+                ),
             ));
         }
     };

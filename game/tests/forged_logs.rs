@@ -211,7 +211,8 @@ fn a_log_of_another_rules_revision_is_refused_naming_the_revisions() {
          rules revision 2 (log_version 3)",
     );
     let genuine = include_str!("data/genuine.jsonl");
-    let (recorded_one, line) = edited(genuine, r#""type":"header""#, r#""rules_revision":2"#, r#""rules_revision":1"#);
+    let (recorded_one, line) =
+        edited(genuine, r#""type":"header""#, r#""rules_revision":2"#, r#""rules_revision":1"#);
     assert_eq!(line, 1);
     assert_rejected(&recorded_one, 1, "played under rules revision 1 (log_version 3)");
     let (newer, _) = edited(genuine, r#""type":"header""#, r#""rules_revision":2"#, r#""rules_revision":3"#);
@@ -228,5 +229,8 @@ fn a_log_records_the_rules_revision_of_the_engine() {
     let bao_game::log::LogRecord::Header(h) = serde_json::from_str(header).expect("a header") else {
         panic!("not a header: {header}");
     };
-    assert_eq!((h.log_version, h.rules_revision), (bao_game::log::LOG_VERSION, Some(bao_rules::RULES_REVISION)));
+    assert_eq!(
+        (h.log_version, h.rules_revision),
+        (bao_game::log::LOG_VERSION, Some(bao_rules::RULES_REVISION))
+    );
 }

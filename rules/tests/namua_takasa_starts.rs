@@ -75,7 +75,8 @@ fn owned_namua_position() -> impl Strategy<Value = Position> {
                 let mut owned = [false; 2];
                 owned[me] = true;
                 owned[them] = their_nyumba;
-                let setup = Setup { variant: Variant::Kiswahili, to_move, rows, hands, nyumba: owned, takasia: None };
+                let setup =
+                    Setup { variant: Variant::Kiswahili, to_move, rows, hands, nyumba: owned, takasia: None };
                 Position::try_from(setup).ok()
             },
         )

@@ -14,7 +14,8 @@ use crate::support::{Scratch, bin};
 const OWNED: &str = "kiswahili S 0,0,1,0,5,0,0,0/0,0,0,1,1,0,2,3/1,0,0,0,7,0,0,1/0,0,0,0,0,1,2,3 18,18 SN -";
 
 /// The same board with South's nyumba not owned.
-const NOT_OWNED: &str = "kiswahili S 0,0,1,0,5,0,0,0/0,0,0,1,1,0,2,3/1,0,0,0,7,0,0,1/0,0,0,0,0,1,2,3 18,18 -N -";
+const NOT_OWNED: &str =
+    "kiswahili S 0,0,1,0,5,0,0,0/0,0,0,1,1,0,2,3/1,0,0,0,7,0,0,1/0,0,0,0,0,1,2,3 18,18 -N -";
 
 /// Plays `start` for two plies: South plays `south_move` whatever it is offered, North the
 /// first legal move. Returns the `--json` result and the log's records.
