@@ -325,6 +325,8 @@ async fn play_one(
         },
     );
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
+    // Ends the live feed if the log did not (a game the server could not play has no result).
+    arena.live.finish(id, "the game was stopped");
     arena.metrics.games_running.dec();
     let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
     match outcome {
@@ -352,7 +354,6 @@ async fn play_one(
         Err(e) => {
             arena.metrics.games_aborted.inc();
             let why = format!("the server failed to play the game: {e}");
-            arena.live.finish(id, &why);
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
             arena.leaderboard.changed();
             return Err(e);
