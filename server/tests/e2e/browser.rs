@@ -63,7 +63,7 @@ fn record_moves(log: &str) -> Vec<String> {
 
 /// Runs the live pages' driver (tests/e2e/live_page.mjs: playwright-core from
 /// viewer/browser-tests, `npm ci --prefix viewer/browser-tests`); its JSON answer.
-fn driver(args: &[&str]) -> serde_json::Value {
+pub fn driver(args: &[&str]) -> serde_json::Value {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e");
     let out = Command::new("node")
         .arg(format!("{dir}/live_page.mjs"))
@@ -81,7 +81,7 @@ fn driver(args: &[&str]) -> serde_json::Value {
 }
 
 /// Whether the driver can run here (node and playwright-core installed).
-fn driver_installed() -> bool {
+pub fn driver_installed() -> bool {
     let modules =
         concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests/node_modules/playwright-core");
     Path::new(modules).is_dir()

@@ -3,7 +3,8 @@
 //
 //   node live_page.mjs live URL          waits for the game's end; prints the moves listed
 //   node live_page.mjs shot URL FILE     a screenshot after 0.7 s; prints both clocks twice, 0.4 s apart
-//   node live_page.mjs wait URL EXPR     waits (30 s) until the JavaScript EXPR is true on the page
+//   node live_page.mjs wait URL EXPR [MS]  waits (30 s, or MS) until the JavaScript EXPR is true
+//                                        on the page; prints the page's text then
 //
 // Prints one JSON object, with the page's script errors (`errors`) and `navigations`: how often the page's main frame loaded (1 =
 // it never reloaded). Exit codes: 0 done, 1 a wait timed out, 2 bad usage, 3 no browser.
@@ -58,8 +59,9 @@ try {
     await page.waitForTimeout(400);
     out.clocks.push(await clocks());
   } else if (mode === "wait") {
-    await page.waitForFunction(arg, null, { timeout: 30000 });
+    await page.waitForFunction(arg, null, { timeout: Number(process.argv[5] || 30000) });
     out.ok = true;
+    out.text = await page.evaluate(() => document.body.innerText);
   } else {
     console.error("unknown mode " + mode);
     code = 2;
