@@ -80,11 +80,13 @@ pub fn driver(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
-/// Whether the driver can run here (node and playwright-core installed).
+/// Whether the driver can run here (Chromium, node and playwright-core installed).
 pub fn driver_installed() -> bool {
     let modules =
         concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests/node_modules/playwright-core");
-    Path::new(modules).is_dir()
+    let browser = std::env::var("BAO_CHROMIUM").unwrap_or_else(|_| CHROMIUM.into());
+    Path::new(&browser).exists()
+        && Path::new(modules).is_dir()
         && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
 }
 

@@ -95,10 +95,10 @@ pub fn candidate_evaluation_reaches_a_verdict() {
     } else {
         assert!(
             std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but node or playwright-core is missing (npm ci --prefix viewer/browser-tests)"
+            "BAO_REQUIRE_ALL=1 but chromium, node or playwright-core is missing (npm ci --prefix viewer/browser-tests)"
         );
         eprintln!(
-            "skipped the verdict in a browser: needs node and playwright-core (npm ci --prefix viewer/browser-tests)"
+            "skipped the verdict in a browser: needs chromium, node and playwright-core (npm ci --prefix viewer/browser-tests)"
         );
     }
     let v = wait_for(600, "the third SPRT verdict", || {
