@@ -61,6 +61,33 @@ fn record_moves(log: &str) -> Vec<String> {
         .collect()
 }
 
+/// The event ids of a live stream read to its end (`end` for the end event).
+fn sse_ids(url: &str, last_event_id: Option<&str>) -> Vec<String> {
+    use std::io::BufRead;
+    let agent: ureq::Agent =
+        ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(60))).build().into();
+    let mut req = agent.get(url);
+    if let Some(last) = last_event_id {
+        req = req.header("Last-Event-ID", last);
+    }
+    let mut response = req.call().expect("the stream answers");
+    let reader = std::io::BufReader::new(response.body_mut().as_reader());
+    let (mut ids, mut kind) = (Vec::new(), String::new());
+    for line in reader.lines() {
+        let line = line.expect("a line of the stream");
+        if let Some(k) = line.strip_prefix("event: ") {
+            kind = k.to_owned();
+        } else if let Some(id) = line.strip_prefix("id: ") {
+            if kind == "end" {
+                ids.push("end".to_owned());
+                break;
+            }
+            ids.push(id.to_owned());
+        }
+    }
+    ids
+}
+
 /// Runs the live pages' driver (tests/e2e/live_page.mjs: playwright-core from
 /// viewer/browser-tests, `npm ci --prefix viewer/browser-tests`); its JSON answer.
 pub fn driver(args: &[&str]) -> serde_json::Value {
@@ -127,6 +154,19 @@ pub fn pages_in_a_browser() {
         assert_eq!(settle(&server, id, 180), "active");
     }
     let u = &server.url;
+    // The stream resumes after the ply the client names: `Last-Event-ID` (a reconnecting
+    // browser's) wins over `?from=`; every later ply comes once, in order, then the end.
+    let id = wait_for(120, "a running game with 6 plies", || {
+        let running = get(&format!("{u}/api/games?state=running"), None, None).json();
+        let id = running.as_array()?.first()?["id"].as_i64()?;
+        (live_from(&get(&format!("{u}/live/{id}"), None, None).body)? >= 6).then_some(id)
+    });
+    let resumed = sse_ids(&format!("{u}/live/{id}/events?from=1"), Some("5"));
+    let from_query = sse_ids(&format!("{u}/live/{id}/events?from=2"), None);
+    let total = record_moves(&get(&format!("{u}/api/games/{id}/log"), None, None).body).len();
+    let plies = |from: usize| (from + 1..=total).map(|p| p.to_string()).collect::<Vec<_>>();
+    assert_eq!(resumed, [plies(5), vec!["end".to_owned()]].concat(), "after Last-Event-ID 5");
+    assert_eq!(from_query, [plies(2), vec!["end".to_owned()]].concat(), "after ?from=2");
     // A running game with a few plies; its live page, opened in the browser, waits
     // 1.5 s before it connects to the stream, and still lists every ply to the end.
     // (On a loaded machine the browser may start too late for a game to have plies
