@@ -46,7 +46,7 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
     };
     let slots = arena.config.games.concurrency;
-    let mut running = PairTasks::default();
+    let mut running: PairTasks<()> = PairTasks::default();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
             match next_pair(&arena, &stats, running.busy()).await {
