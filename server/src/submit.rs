@@ -1,6 +1,7 @@
-//! Taking a submission: validation, the per-user rate limit, unpacking into a
-//! staging directory, then one transaction that records the version (creating
-//! the bot on its first submission), then moving the files into place.
+//! Taking a submission: validation, unpacking into a staging directory
+//! (`tmp/upload-*`), then one transaction that counts the user's limits,
+//! records the version (creating the bot on its first submission) and, before
+//! it commits, moves the files into the version's directory.
 
 use std::path::Path;
 
@@ -102,7 +103,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
     let version_dir =
         move |bot_id: i64, number: i64| bots_dir.join(bot_id.to_string()).join(format!("v{number}"));
     let fname = file_name.clone();
-    let (version_id, _bot_id, number) = arena
+    let (version_id, number) = arena
         .db
         .write(move |conn| {
             // IMMEDIATE: the write lock is taken before the limits are counted, so that
@@ -168,7 +169,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                 let _ = std::fs::rename(&dest, &stage);
                 return Err(e.into());
             }
-            Ok((id, bot_id, number))
+            Ok((id, number))
         })
         .await?;
     // The directory now belongs to the version: the TempDir must not delete it.
