@@ -432,13 +432,27 @@ fn run_sandbox_init(
         let _ = nix::sys::signal::kill(Pid::from_raw(-1), Signal::SIGKILL);
         while matches!(nix::sys::wait::waitpid(None::<Pid>, None), Ok(_) | Err(nix::errno::Errno::EINTR)) {}
         let budget = args.writable_mib.unwrap_or(0) << 20;
-        if let Err(e) = crate::tree_copy::copy_back(host, &program_dir, budget) {
-            if let Some(stderr) = report_to {
-                let message = format!("{NAME}: cannot copy the program's folder back: {e}\n");
-                let _ = std::io::Write::write_all(&mut std::fs::File::from(stderr), message.as_bytes());
+        match crate::tree_copy::copy_back(host, &program_dir, budget) {
+            Ok(left_out) => {
+                if let Some(stderr) = report_to {
+                    let mut stderr = std::fs::File::from(stderr);
+                    for link in left_out {
+                        let message = format!(
+                            "{NAME}: left out the symbolic link {}: it leads out of the program's folder\n",
+                            link.display()
+                        );
+                        let _ = std::io::Write::write_all(&mut stderr, message.as_bytes());
+                    }
+                }
             }
-            status.send(format_args!("exit 126"));
-            return 126;
+            Err(e) => {
+                if let Some(stderr) = report_to {
+                    let message = format!("{NAME}: cannot copy the program's folder back: {e}\n");
+                    let _ = std::io::Write::write_all(&mut std::fs::File::from(stderr), message.as_bytes());
+                }
+                status.send(format_args!("exit 126"));
+                return 126;
+            }
         }
     }
     match end {

@@ -103,8 +103,9 @@ pub enum ProgramDirAccess {
     /// Writable within `disk_mib` (a build). The folder's contents are copied into a tmpfs
     /// of that size, mounted at the folder's path, before the program starts; when the
     /// program has ended, the tmpfs's contents replace the folder's (regular files, folders
-    /// and symbolic links, the links copied as links, never followed; other kinds of file are
-    /// left out). A write beyond the limit fails with `ENOSPC` and nothing of it reaches the
+    /// and symbolic links, the links copied as links, never followed, and only those that are
+    /// relative and resolve within the folder; modes at most `0o755`; other kinds of file are
+    /// left out, a left-out link named on the program's stderr). A write beyond the limit fails with `ENOSPC` and nothing of it reaches the
     /// host's disk. A sandbox killed before its end (a `kill -9` of the caller) leaves the
     /// folder as it was, or partly copied back.
     Writable {
