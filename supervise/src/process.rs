@@ -147,9 +147,13 @@ impl BotProcess {
         let decided = decide_isolation(options, stub_path.as_deref(), &program, &dir, spec)?;
         let (isolation, user) = (decided.isolation, decided.user);
         let sandboxed = isolation.level == IsolationLevel::Full;
-        // In the sandbox the profile's task limit, if it has one, is the kernel's exact limit.
+        // In the sandbox the profile's task limit, if it has one, is the kernel's exact limit;
+        // without one, the bot's process limit or else the sandbox's default: never none.
         let tasks = match options.sandbox.max_tasks {
             Some(tasks) if sandboxed => Some(tasks),
+            None if sandboxed => {
+                Some(limits.max_processes.map_or(crate::SandboxProfile::DEFAULT_MAX_TASKS, task_backstop))
+            }
             _ => limits.max_processes.map(task_backstop),
         };
         let cgroup = if options.cgroup {
@@ -628,6 +632,7 @@ impl StubArgs {
             read_only: self.sandbox.as_ref().map(|s| s.read_only.clone()).unwrap_or_default(),
             writable_mib: self.sandbox.as_ref().and_then(|s| s.writable_mib),
             tmp_mib: self.sandbox.as_ref().map(|s| s.tmp_mib),
+            pass_env: self.sandbox.as_ref().map(|s| s.pass_env.clone()).unwrap_or_default(),
             ..crate::stub_args::ExecBotArgs::default()
         }
         .to_args()

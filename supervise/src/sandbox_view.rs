@@ -23,6 +23,8 @@ pub(crate) struct SandboxArgs {
     pub(crate) writable_mib: Option<u64>,
     /// The size of `/tmp`, in MiB.
     pub(crate) tmp_mib: u64,
+    /// The caller's variables passed on to the program.
+    pub(crate) pass_env: Vec<String>,
 }
 
 /// The stub's settings for running `program` with `args` from `dir` under `profile`; an
@@ -74,7 +76,8 @@ pub(crate) fn plan(
             }
             continue;
         }
-        let shown_as_written = shown.iter().any(|root| path.starts_with(root) || parent_resolves_within(path, root));
+        let shown_as_written =
+            shown.iter().any(|root| path.starts_with(root) || parent_resolves_within(path, root));
         let resolved_shown = within(&resolved);
         for (candidate, visible) in [(path.to_path_buf(), shown_as_written), (resolved, resolved_shown)] {
             if !visible && !read_only.contains(&candidate) {
@@ -101,7 +104,7 @@ pub(crate) fn plan(
         ProgramDirAccess::ReadOnly => None,
         ProgramDirAccess::Writable { disk_mib } => Some(disk_mib),
     };
-    Ok(SandboxArgs { read_only, writable_mib, tmp_mib: profile.tmp_mib })
+    Ok(SandboxArgs { read_only, writable_mib, tmp_mib: profile.tmp_mib, pass_env: profile.pass_env.clone() })
 }
 
 /// The install a program in its `bin` or `shims` folder belongs to, unless that is `/`, `/usr`
