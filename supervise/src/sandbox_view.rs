@@ -86,12 +86,15 @@ pub(crate) fn plan(
         }
     }
     // The install a program named outside the program folder belongs to (the caller's own
-    // tools: a pyenv shim, `/usr/local/bin/node -> /opt/node/bin/node`), never one holding
-    // the program folder, nor one already shown.
+    // tools: a pyenv shim), from the path as named; from what it links to only when the link
+    // is in a folder the sandbox shows anyway, a system's or the operator's
+    // (`/usr/local/bin/node -> /opt/node/bin/node`), never a link anyone else could have made.
+    // Never an install holding the program folder, nor one already shown.
     if !(program.starts_with(dir) || parent_resolves_within(program, &folder)) {
         let resolved = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
-        for path in [program.to_path_buf(), resolved] {
-            if let Some(prefix) = install_prefix(&path)
+        let link_shown = shown.iter().any(|root| parent_resolves_within(program, root));
+        for (path, trusted) in [(program.to_path_buf(), true), (resolved, link_shown)] {
+            if let Some(prefix) = install_prefix(&path).filter(|_| trusted)
                 && !within(&path)
                 && !folder.starts_with(std::fs::canonicalize(&prefix).unwrap_or_else(|_| prefix.clone()))
                 && !read_only.contains(&prefix)
@@ -192,5 +195,13 @@ mod tests {
         std::fs::create_dir_all(&inner).unwrap();
         let shown = plan(&profile, &arena.path().join("bin/python3"), &[], &inner).unwrap().read_only;
         assert_eq!(shown, vec![arena.path().join("bin/python3")]);
+        // A program named outside the folder whose link leads to an install brings the file
+        // it links to, not the install: the link may be anyone's.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(elsewhere.path().join("bin")).unwrap();
+        let named = elsewhere.path().join("bin/bot");
+        std::os::unix::fs::symlink(arena.path().join("bin/python3"), &named).unwrap();
+        let shown = plan(&profile, &named, &[], dir.path()).unwrap().read_only;
+        assert_eq!(shown, vec![named.clone(), arena.path().join("bin/python3"), elsewhere.path().to_path_buf()]);
     }
 }
