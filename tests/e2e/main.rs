@@ -15,6 +15,7 @@ mod owned_nyumba_match;
 mod protocol_doc;
 mod rules_cli;
 mod sandbox;
+mod sandbox_holes;
 mod serve_hostile;
 mod serve_support;
 mod serve_wrapper;
