@@ -202,6 +202,9 @@ mod tests {
         let named = elsewhere.path().join("bin/bot");
         std::os::unix::fs::symlink(arena.path().join("bin/python3"), &named).unwrap();
         let shown = plan(&profile, &named, &[], dir.path()).unwrap().read_only;
-        assert_eq!(shown, vec![named.clone(), arena.path().join("bin/python3"), elsewhere.path().to_path_buf()]);
+        assert_eq!(
+            shown,
+            vec![named.clone(), arena.path().join("bin/python3"), elsewhere.path().to_path_buf()]
+        );
     }
 }

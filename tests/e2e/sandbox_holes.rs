@@ -76,9 +76,9 @@ fn text(output: &Output) -> String {
 }
 
 /// A match under `--isolation full` with `south` (a command run from `dir`) against the
-/// built-in sample bot, `env` added to the referee's environment; its output and its game
-/// log (empty when none was written).
-fn full_match(dir: &Path, south: &str, env: &[(&str, &str)]) -> (Output, String) {
+/// built-in sample bot, `env` added to the referee's environment, `extra` options; its output
+/// and its game log (empty when none was written).
+fn full_match(dir: &Path, south: &str, env: &[(&str, &str)], extra: &[&str]) -> (Output, String) {
     let log = Scratch::new("sandbox-holes", "game.jsonl");
     let out = Command::new(bin("bao-referee"))
         .args(["match", "--json", "--isolation", "full", "--max-plies", "4", "--startup-time", "5s"])
@@ -86,6 +86,7 @@ fn full_match(dir: &Path, south: &str, env: &[(&str, &str)]) -> (Output, String)
         .arg(dir)
         .arg("--log")
         .arg(&*log)
+        .args(extra)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
@@ -119,7 +120,7 @@ fn a_link_out_of_the_program_folder_shows_nothing_more() {
     let bots = open_dir("sandbox-linked-bot");
     std::fs::create_dir(bots.join("bin")).unwrap();
     std::os::unix::fs::symlink(arena.join("bin/tool"), bots.join("bin/bot")).unwrap();
-    let (out, log) = full_match(&bots, "bin/bot", &[]);
+    let (out, log) = full_match(&bots, "bin/bot", &[], &[]);
     let said = format!("{}\n{log}", text(&out));
     assert!(!said.contains("SECRET-arena-7d2b"), "the arena's secret reached the match: {said}");
     assert_eq!(out.status.code(), Some(2), "{said}");
@@ -250,7 +251,8 @@ fn the_referee_s_environment_does_not_reach_a_sandboxed_bot() {
     }
     let dir = open_dir("sandbox-env");
     script(&dir.join("bot"), SHOW_ENVIRONMENT);
-    let (out, log) = full_match(&dir, "./bot", &[("BAO_TEST_REFEREE_SECRET", "token-5e81a0")]);
+    let (out, log) =
+        full_match(&dir, "./bot", &[("BAO_TEST_REFEREE_SECRET", "token-5e81a0")], &["--forfeit-unstartable"]);
     let stderr = stderr_of(&log, "S");
     assert!(stderr.contains("PATH="), "no environment recorded: {}\n{log}", text(&out));
     assert!(!stderr.contains("token-5e81a0"), "the referee's variable reached the bot: {stderr}");
@@ -266,7 +268,7 @@ fn a_sandboxed_bot_can_open_dev_stderr() {
     }
     let dir = open_dir("sandbox-dev-stderr");
     script(&dir.join("bot"), SHOW_ENVIRONMENT);
-    let (out, log) = full_match(&dir, "./bot", &[]);
+    let (out, log) = full_match(&dir, "./bot", &[], &["--forfeit-unstartable"]);
     let stderr = stderr_of(&log, "S");
     assert!(stderr.contains("through-dev-stderr"), "/dev/stderr: {stderr}\n{}\n{log}", text(&out));
 }
