@@ -114,7 +114,8 @@ fn a_link_out_of_the_program_folder_shows_nothing_more() {
     }
     let arena = open_dir("sandbox-arena");
     std::fs::create_dir(arena.join("bin")).unwrap();
-    script(&arena.join("bin/tool"), "#!/bin/sh\ncat \"$(dirname \"$0\")/../secret\" >&2\nsleep 1\n");
+    let tool = format!("#!/bin/sh\ncat {} >&2\nsleep 1\n", arena.join("secret").display());
+    script(&arena.join("bin/tool"), &tool);
     std::fs::write(arena.join("secret"), "SECRET-arena-7d2b").unwrap();
     std::fs::set_permissions(arena.join("secret"), std::fs::Permissions::from_mode(0o644)).unwrap();
     let bots = open_dir("sandbox-linked-bot");
