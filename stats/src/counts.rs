@@ -33,6 +33,18 @@ impl GameOutcome {
         }
     }
 
+    /// The outcome of a game in which the first player scored `score` (1, ½ or 0; a score above
+    /// ¾ is a win, below ¼ a loss, anything else a draw).
+    pub fn from_score(score: f64) -> GameOutcome {
+        if score > 0.75 {
+            GameOutcome::Win
+        } else if score < 0.25 {
+            GameOutcome::Loss
+        } else {
+            GameOutcome::Draw
+        }
+    }
+
     /// The same game from the other player's perspective.
     pub fn reversed(self) -> GameOutcome {
         match self {
