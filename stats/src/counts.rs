@@ -220,6 +220,16 @@ mod tests {
     }
 
     #[test]
+    fn a_score_gives_the_outcome_and_back() {
+        for outcome in [Win, Draw, Loss] {
+            assert_eq!(GameOutcome::from_score(outcome.points()), outcome);
+        }
+        assert_eq!(GameOutcome::from_score(0.8), Win);
+        assert_eq!(GameOutcome::from_score(0.2), Loss);
+        assert_eq!(GameOutcome::from_score(0.75), Draw);
+    }
+
+    #[test]
     fn empty_counts_have_no_score() {
         assert_eq!(WdlCounts::default().score(), None);
         assert_eq!(WdlCounts::default().draw_ratio(), None);
