@@ -7,33 +7,32 @@ use pyo3::prelude::*;
 
 use crate::errors;
 
-/// Plays uniformly random games of `variant` from its start with the moves `legal_moves`
-/// lists and `play_without_outcome` (what `Position.legal_moves` and `Position.play`
-/// call) until `plies` plies are played; returns the seconds taken (monotonic clock).
-/// Not part of the API: used by the benchmark script only.
+/// Plays uniformly random games of `variant` from its start until `plies` plies are
+/// played, each ply as `Position.legal_moves` + `Position.play` do it: the legal moves
+/// with their successors (`bao_rules::Position::successors`), then the chosen one's.
+/// Returns the number of games finished. The caller times it (its own thread's CPU clock
+/// covers this call: the GIL is released but the thread is the same). Not part of the
+/// API: used by the benchmark script only.
 #[pyfunction]
-pub(crate) fn _native_random_play(py: Python<'_>, variant: &str, plies: u64, seed: u64) -> PyResult<f64> {
+pub(crate) fn _native_random_play(py: Python<'_>, variant: &str, plies: u64, seed: u64) -> PyResult<u64> {
     let variant = variant.parse::<Variant>().map_err(|e| errors::bao_error(e.to_string()))?;
-    py.detach(move || {
+    Ok(py.detach(move || {
         let mut state = seed;
-        let start = std::time::Instant::now();
         let mut position = Position::start(variant);
-        let mut played = 0;
+        let (mut played, mut games) = (0, 0);
         while played < plies {
-            let moves = position.legal_moves();
-            if moves.is_empty() {
+            let successors = position.successors();
+            if successors.is_empty() {
                 position = Position::start(variant);
+                games += 1;
                 continue;
             }
-            let index = usize::try_from(splitmix64(&mut state) % moves.len() as u64).unwrap_or(0);
-            match position.play_without_outcome(moves[index]) {
-                Ok(next) => position = next,
-                Err(e) => return Err(errors::bao_error(format!("internal: a listed move is illegal: {e}"))),
-            }
+            let index = usize::try_from(splitmix64(&mut state) % successors.len() as u64).unwrap_or(0);
+            position = successors[index].1;
             played += 1;
         }
-        Ok(start.elapsed().as_secs_f64())
-    })
+        games
+    }))
 }
 
 /// One step of SplitMix64, a small well-known generator: enough to pick moves.
