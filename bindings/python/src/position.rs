@@ -284,7 +284,5 @@ pub(crate) fn side_letter(side: Side) -> &'static str {
 
 /// The text of a move argument, for an error message.
 fn display(move_text: &Bound<'_, PyAny>) -> String {
-    move_text
-        .cast::<PyString>()
-        .map_or_else(|_| move_text.to_string(), |s| s.to_string_lossy().into_owned())
+    move_text.cast::<PyString>().map_or_else(|_| move_text.to_string(), |s| s.to_string_lossy().into_owned())
 }

@@ -1,6 +1,6 @@
 """hash_key() equals the Rust engine's bao_rules::Position::hash_key on a sample of
 positions: the rules cases and random games. The expected keys are computed by the Rust
-engine itself (the `hash-keys` program of this crate, src/bin/hash_keys.rs), not stored."""
+engine itself (the `hash-keys` program, bindings/python/hash-keys/), not stored."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def rust_hash_keys(texts: list) -> list:
     require(cargo is not None, "cargo is not on PATH, so the Rust engine's hash keys cannot be computed")
     manifest = ROOT / "bindings" / "python" / "Cargo.toml"
     result = subprocess.run(
-        [cargo, "run", "--quiet", "--release", "--locked", "--manifest-path", str(manifest), "--bin", "hash-keys"],
+        [cargo, "run", "--quiet", "--locked", "--manifest-path", str(manifest), "-p", "hash-keys"],
         input="\n".join(texts) + "\n",
         capture_output=True,
         text=True,
