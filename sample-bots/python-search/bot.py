@@ -6,6 +6,8 @@ It needs the `bao` package (the referee's own rules engine, built from bindings/
 Options: --depth N searches exactly N plies (no clock: reproducible play), --name NAME.
 """
 
+from __future__ import annotations
+
 import argparse
 import sys
 
@@ -56,7 +58,7 @@ class Searcher:
                     break  # the opponent will avoid this line: no need to look further
         return alpha
 
-    def root(self, position: bao.Position, depth: int, order: list) -> tuple:
+    def root(self, position: bao.Position, depth: int, order: list[tuple[str, bao.Position]]) -> tuple[str, int]:
         """The best (move, score) at `depth`, trying the moves in `order` (best first)."""
         best_move, alpha = order[0][0], -WIN * 2
         for move, child in order:
@@ -66,7 +68,7 @@ class Searcher:
         return best_move, alpha
 
 
-def choose(position: bao.Position, legal: list, deadline: bao.Deadline, max_depth: int) -> str:
+def choose(position: bao.Position, legal: list[str], deadline: bao.Deadline, max_depth: int) -> str:
     """Iterative deepening: depth 1, 2, 3... until the clock says stop, keeping the best move
     of the last depth searched completely and trying it first at the next depth."""
     if len(legal) == 1:
@@ -97,7 +99,7 @@ def main() -> None:
     parser.add_argument("--name", default="python-search")
     args = parser.parse_args()
 
-    def choose_move(position: bao.Position, legal: list, deadline: bao.Deadline) -> str:
+    def choose_move(position: bao.Position, legal: list[str], deadline: bao.Deadline) -> str:
         if args.depth is not None:
             return choose(position, legal, bao.Deadline.unlimited(), args.depth)
         return choose(position, legal, deadline, 64)

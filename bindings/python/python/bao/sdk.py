@@ -197,7 +197,7 @@ def _integer(value: Any, low: int, high: int, field: str) -> int:
         if math.isnan(value):
             raise ValueError(f"info: {field} is NaN")
         value = low if value == -math.inf else high if value == math.inf else round(value)
-    return min(max(value, low), high)
+    return int(min(max(value, low), high))
 
 
 def info(
