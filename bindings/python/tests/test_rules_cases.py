@@ -35,8 +35,11 @@ def test_every_case_agrees() -> None:
             if not position.outcome().is_over:
                 failures.append(f"{where}: no legal move but outcome {position.outcome()}")
             continue
-        after = position.play(case["move"])
+        after = position.play(case["move"])  # after legal_moves(): the kept successor
         moves_played += 1
+        fresh = bao.Position.from_text(case["position"]).play(case["move"])  # no list: the move is run
+        if fresh != after:
+            failures.append(f"{where}: {case['move']}: play on a fresh position gives {fresh}, after legal_moves() {after}")
         if str(after) != case["next"] or str(after.outcome()) != case["result"]:
             failures.append(f"{where}: {case['move']} gives {after} {after.outcome()}, case {case['next']} {case['result']}")
         if not position.is_legal(case["move"]):
