@@ -38,10 +38,6 @@ pub(crate) fn parse_side(text: &str) -> PyResult<Side> {
     text.parse::<Side>().map_err(|e| errors::bao_error(e.to_string()))
 }
 
-fn stage_name(stage: Stage) -> &'static str {
-    stage.name()
-}
-
 #[pymethods]
 impl PyPosition {
     /// The position written `text` (the notation of docs/rules.md); `PositionError` if it is
@@ -122,12 +118,12 @@ impl PyPosition {
     /// The stage of the player to move: `"namua"` (seeds in hand) or `"mtaji"`.
     #[getter]
     fn stage(&self) -> &'static str {
-        stage_name(self.position.stage(self.position.side_to_move()))
+        Stage::name(self.position.stage(self.position.side_to_move()))
     }
 
     /// The stage of `side`.
     fn stage_of(&self, side: &str) -> PyResult<&'static str> {
-        Ok(stage_name(self.position.stage(parse_side(side)?)))
+        Ok(Stage::name(self.position.stage(parse_side(side)?)))
     }
 
     /// Seeds in hand, `(South, North)`.
