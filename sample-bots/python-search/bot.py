@@ -14,7 +14,7 @@ import sys
 import bao
 
 WIN = 1_000_000  # the score of a won position, far above any evaluation
-FRONT_WEIGHT = 2  # a front-row seed counts this much more than a back-row one (it can be captured)
+FRONT_WEIGHT = 2  # extra points for a front-row seed (every seed on our side is worth 10)
 
 
 def evaluate(position: bao.Position) -> int:
