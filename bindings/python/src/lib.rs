@@ -21,6 +21,7 @@ fn _bao(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_SEEDS", bao_rules::MAX_SEEDS)?;
     m.add("MAX_LAPS", bao_rules::MAX_LAPS)?;
+    m.add("RULES_REVISION", bao_rules::RULES_REVISION)?;
     m.add("BaoError", py.get_type::<errors::BaoError>())?;
     m.add("PositionError", py.get_type::<errors::PositionError>())?;
     m.add("IllegalMoveError", py.get_type::<errors::IllegalMoveError>())?;

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 
 import pytest
 
 import bao
+from conftest import ROOT
 
 START = "kiswahili S 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22,22 SN -"
 # North to move, mtaji, North's a6 under takasia (the protocol's worked request).
@@ -18,6 +20,12 @@ NORTH = "kiswahili N 0,0,1,0,0,0,0,1/0,1,1,1,4,0,0,3/2,2,12,1,1,4,0,5/1,3,10,3,0
 def test_version_is_the_crates() -> None:
     assert bao.__version__ and bao.__version__[0].isdigit()
     assert bao._bao.__version__ == bao.__version__
+
+
+def test_rules_revision_is_the_engines() -> None:
+    source = (ROOT / "rules" / "src" / "revision.rs").read_text()
+    (revision,) = re.findall(r"pub const RULES_REVISION: u32 = (\d+);", source)
+    assert bao.RULES_REVISION == int(revision)
 
 
 def test_start_positions() -> None:

@@ -8,6 +8,7 @@ PROTOCOL.md, so that a bot is one function. See docs/python.md.
 from bao._bao import (
     MAX_LAPS,
     MAX_SEEDS,
+    RULES_REVISION,
     BaoError,
     IllegalMoveError,
     Outcome,
@@ -23,6 +24,7 @@ from bao.sdk import Deadline, GameEnd, NewGame, Request, SdkError, current_reque
 __all__ = [
     "MAX_LAPS",
     "MAX_SEEDS",
+    "RULES_REVISION",
     "BaoError",
     "Deadline",
     "GameEnd",

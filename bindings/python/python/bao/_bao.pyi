@@ -3,13 +3,14 @@
 from typing import Dict, List, Literal, Optional, Tuple, final
 
 __all__ = [
-    "MAX_LAPS", "MAX_SEEDS", "BaoError", "IllegalMoveError", "Outcome", "Position", "PositionError",
+    "MAX_LAPS", "MAX_SEEDS", "RULES_REVISION", "BaoError", "IllegalMoveError", "Outcome", "Position", "PositionError",
     "SowStep", "__version__", "_native_random_play", "from_absolute", "to_absolute",
 ]
 
 __version__: str
 MAX_SEEDS: int
 MAX_LAPS: int
+RULES_REVISION: int
 
 _Side = Literal["S", "N"]
 _Stage = Literal["namua", "mtaji"]
