@@ -35,6 +35,8 @@ pub struct Settings {
     pub time: TimeControl,
     /// How the bot is isolated (default: [`bao_supervise::IsolationLevel::Pid`]).
     pub isolation: bao_supervise::Isolation,
+    /// The bot's resource limits (default: none); the competition server gives the games'.
+    pub limits: bao_supervise::ResourceLimits,
 }
 
 impl Settings {
@@ -46,6 +48,7 @@ impl Settings {
             spec,
             time: move_time_control(move_time, startup),
             isolation: bao_supervise::Isolation::default(),
+            limits: bao_supervise::ResourceLimits::default(),
         }
     }
 
@@ -57,6 +60,7 @@ impl Settings {
             spec,
             time: fischer_control(base, increment, startup),
             isolation: bao_supervise::Isolation::default(),
+            limits: bao_supervise::ResourceLimits::default(),
         }
     }
 
@@ -74,7 +78,7 @@ impl Settings {
             }
             _ => self.time,
         };
-        Settings { spec: self.spec.clone(), time, isolation: self.isolation }
+        Settings { spec: self.spec.clone(), time, isolation: self.isolation, limits: self.limits }
     }
 
     /// The time a move may take before it is late: the time on the clock plus the margin.

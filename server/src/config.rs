@@ -37,6 +37,9 @@ pub struct ArenaConfig {
     pub candidate: CandidateConfig,
     /// The conformance gate.
     pub gate: GateConfig,
+    /// The sandbox of builds, checks and games.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
 }
@@ -83,10 +86,62 @@ pub struct LimitsConfig {
     pub build_memory_mib: u64,
     /// CPU-time limit of a build, in seconds.
     pub build_cpu_secs: u64,
+    /// Processes a build may run at once (the compiler's children included).
+    #[serde(default = "default_build_processes")]
+    pub build_processes: u64,
+    /// Disk a build may write (its folder and its `TMPDIR`), in MiB.
+    #[serde(default = "default_build_disk_mib")]
+    pub build_disk_mib: u64,
     /// Bytes of build output kept (the rest is cut).
     pub build_log_bytes: usize,
     /// Builds run at the same time.
     pub build_concurrency: usize,
+}
+
+fn default_build_processes() -> u64 {
+    64
+}
+
+fn default_build_disk_mib() -> u64 {
+    512
+}
+
+/// The sandbox every untrusted program runs in (docs/server.md, "Security model").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// The first uid (and gid) of the sandboxes when the server runs as root.
+    #[serde(default = "default_uid_base")]
+    pub uid_base: u32,
+    /// How many uids from `uid_base` the sandboxes may use.
+    #[serde(default = "default_uid_count")]
+    pub uid_count: u32,
+    /// The protections missing on this machine that the operator accepts, by the names
+    /// `serve` prints at start (comma-separated); empty: none may be missing.
+    #[serde(default)]
+    pub unsafe_sandbox: String,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> SandboxConfig {
+        SandboxConfig { uid_base: default_uid_base(), uid_count: default_uid_count(), unsafe_sandbox: String::new() }
+    }
+}
+
+impl SandboxConfig {
+    /// The names listed in `unsafe_sandbox`.
+    #[must_use]
+    pub fn accepted(&self) -> Vec<&str> {
+        self.unsafe_sandbox.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()).collect()
+    }
+}
+
+fn default_uid_base() -> u32 {
+    1_500_000_000
+}
+
+fn default_uid_count() -> u32 {
+    65_536
 }
 
 /// Matchmaking settings (see docs/server.md for the reasoning).
@@ -188,6 +243,17 @@ impl ArenaConfig {
         }
         if self.limits.build_concurrency == 0 {
             return Err("limits.build_concurrency must be at least 1".into());
+        }
+        if self.limits.build_processes == 0 || self.limits.build_disk_mib == 0 {
+            return Err("limits.build_processes and limits.build_disk_mib must be at least 1".into());
+        }
+        let sandbox = &self.sandbox;
+        crate::sandbox::probe::validate_names(&sandbox.accepted())?;
+        if sandbox.uid_base == 0 || sandbox.uid_count == 0 || sandbox.uid_base.checked_add(sandbox.uid_count).is_none() {
+            return Err(format!(
+                "sandbox.uid_base ({}) and sandbox.uid_count ({}) must be positive and their sum below 2^32",
+                sandbox.uid_base, sandbox.uid_count
+            ));
         }
         if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
             return Err("gate.move_ms and gate.startup_ms must be positive".into());

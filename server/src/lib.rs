@@ -29,6 +29,7 @@ pub mod names;
 pub mod openapi;
 pub mod pages;
 pub mod ratings;
+pub mod sandbox;
 pub mod scheduler;
 pub mod serve;
 pub mod standings;

@@ -252,15 +252,10 @@ fn game_config(
     };
     config.max_plies = Some(g.max_plies);
     config.seed = seed;
-    config.limits = bao_supervise::ResourceLimits {
-        max_memory_bytes: Some(g.bot_memory_mib << 20),
-        max_cpu_secs: Some(g.bot_cpu_secs),
-        max_processes: Some(64),
-        max_output_bytes: Some(64 << 20),
-    };
-    // Every entrant's bot in its own user, PID and mount namespaces, with no network.
-    config.isolation =
-        bao_supervise::Isolation { level: bao_supervise::IsolationLevel::Pid, no_network: true };
+    // Every entrant's bot in the sandbox, with the limits of arena.toml.
+    let profile = crate::sandbox::Profile::bot(&arena.config);
+    config.limits = profile.limits;
+    config.isolation = profile.options.isolation;
     Ok(config)
 }
 

@@ -112,7 +112,7 @@ impl ConformanceGate for Engine {
     fn check<'a>(&'a self, bot: &'a BuiltBot) -> BoxFuture<'a, GateReport> {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
-            let job = Job::Check { bot: bot.clone(), limits: self.check_limits, reply };
+            let job = Job::Check { bot: bot.clone(), limits: self.check_limits.clone(), reply };
             if self.jobs.send(job).is_err() {
                 return GateReport { passed: false, report: "the server is stopping: not checked".into() };
             }
