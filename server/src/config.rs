@@ -116,6 +116,12 @@ pub struct SandboxConfig {
     /// How many uids from `uid_base` the sandboxes may use.
     #[serde(default = "default_uid_count")]
     pub uid_count: u32,
+    /// More host paths a sandbox sees, read-only (a toolchain outside `/usr`).
+    #[serde(default)]
+    pub read_only_paths: Vec<std::path::PathBuf>,
+    /// The `PATH` of a build.
+    #[serde(default = "default_build_path")]
+    pub build_path: String,
     /// The protections missing on this machine that the operator accepts, by the names
     /// `serve` prints at start (comma-separated); empty: none may be missing.
     #[serde(default)]
@@ -124,7 +130,13 @@ pub struct SandboxConfig {
 
 impl Default for SandboxConfig {
     fn default() -> SandboxConfig {
-        SandboxConfig { uid_base: default_uid_base(), uid_count: default_uid_count(), unsafe_sandbox: String::new() }
+        SandboxConfig {
+            uid_base: default_uid_base(),
+            uid_count: default_uid_count(),
+            read_only_paths: Vec::new(),
+            build_path: default_build_path(),
+            unsafe_sandbox: String::new(),
+        }
     }
 }
 
@@ -142,6 +154,10 @@ fn default_uid_base() -> u32 {
 
 fn default_uid_count() -> u32 {
     65_536
+}
+
+fn default_build_path() -> String {
+    "/usr/local/bin:/usr/bin:/bin".into()
 }
 
 /// Matchmaking settings (see docs/server.md for the reasoning).
@@ -248,12 +264,12 @@ impl ArenaConfig {
             return Err("limits.build_processes and limits.build_disk_mib must be at least 1".into());
         }
         let sandbox = &self.sandbox;
-        crate::sandbox::probe::validate_names(&sandbox.accepted())?;
-        if sandbox.uid_base == 0 || sandbox.uid_count == 0 || sandbox.uid_base.checked_add(sandbox.uid_count).is_none() {
-            return Err(format!(
-                "sandbox.uid_base ({}) and sandbox.uid_count ({}) must be positive and their sum below 2^32",
-                sandbox.uid_base, sandbox.uid_count
-            ));
+        crate::sandbox::probe::accepted(sandbox)?;
+        crate::sandbox::Profile::id_range(sandbox)
+            .validate()
+            .map_err(|e| format!("sandbox.uid_base, uid_count: {e}"))?;
+        if let Some(p) = sandbox.read_only_paths.iter().find(|p| !p.is_absolute()) {
+            return Err(format!("sandbox.read_only_paths: {} is not an absolute path", p.display()));
         }
         if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
             return Err("gate.move_ms and gate.startup_ms must be positive".into());

@@ -17,8 +17,6 @@ use crate::sandbox::Profile;
 const END_GRACE: Duration = Duration::from_millis(200);
 /// How often the runner looks whether the build has ended.
 const POLL: Duration = Duration::from_millis(20);
-/// The `PATH` of a build.
-const BUILD_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// How a build ended.
 #[derive(Debug, Clone)]
@@ -38,21 +36,29 @@ pub struct BuildOutcome {
 /// The shell script that runs `command`: its stdout joins its stderr (one
 /// capture, in order), and it runs with an environment of its own, not the
 /// server's (`$0` of the outer shell is the command, so no quoting is needed).
-fn wrapper() -> String {
+fn wrapper(path: &str) -> String {
     format!(
-        "exec 1>&2; exec /usr/bin/env -i PATH={BUILD_PATH} HOME=\"$PWD\" LANG=C.UTF-8 TMPDIR=\"$TMPDIR\" \
-         /bin/sh -c \"$0\""
+        "exec 1>&2; exec /usr/bin/env -i PATH='{}' HOME=\"$PWD\" LANG=C.UTF-8 TMPDIR=\"$TMPDIR\" \
+         /bin/sh -c \"$0\"",
+        path.replace('\'', "")
     )
 }
 
-/// Runs `command` through `sh -c` in `dir` under `profile`, stopping it after `timeout`.
-pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Duration) -> BuildOutcome {
+/// Runs `command` through `sh -c` in `dir` under `profile` with `PATH` set to
+/// `path`, stopping it after `timeout`.
+pub async fn run_build(
+    command: &str,
+    dir: &Path,
+    path: &str,
+    profile: &Profile,
+    timeout: Duration,
+) -> BuildOutcome {
     let start = Instant::now();
     let header = format!("$ {command}\n");
     let spec = BotSpec {
         name: Some("build".into()),
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), wrapper(), command.into()],
+        args: vec!["-c".into(), wrapper(path), command.into()],
         dir: Some(dir.to_path_buf()),
     };
     let mut process = match BotProcess::spawn_with(&spec, &profile.limits, &profile.options).await {
@@ -121,6 +127,8 @@ pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Du
 mod tests {
     use super::*;
 
+    const PATH: &str = "/usr/bin:/bin";
+
     fn profile() -> Profile {
         let mut config = crate::config::ArenaConfig::default_config();
         config.limits.build_log_bytes = 1000;
@@ -130,12 +138,18 @@ mod tests {
     #[tokio::test]
     async fn success_and_failure_with_output() {
         let d = tempfile::tempdir().expect("tempdir");
-        let ok = run_build("echo hello; echo oops >&2; touch made", d.path(), &profile(), Duration::from_secs(20))
-            .await;
+        let ok = run_build(
+            "echo hello; echo oops >&2; touch made",
+            d.path(),
+            PATH,
+            &profile(),
+            Duration::from_secs(20),
+        )
+        .await;
         assert!(ok.success, "{}", ok.log);
         assert!(ok.log.contains("hello") && ok.log.contains("oops"), "{}", ok.log);
         assert!(d.path().join("made").exists(), "runs in its own directory");
-        let bad = run_build("echo broken; exit 3", d.path(), &profile(), Duration::from_secs(20)).await;
+        let bad = run_build("echo broken; exit 3", d.path(), PATH, &profile(), Duration::from_secs(20)).await;
         assert!(!bad.success);
         assert!(bad.log.contains("broken") && bad.log.contains("exit code 3"), "{}", bad.log);
     }
@@ -143,12 +157,15 @@ mod tests {
     #[tokio::test]
     async fn the_environment_is_the_builds_own() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("env | sort > env.txt", d.path(), &profile(), Duration::from_secs(20)).await;
+        let r = run_build("env | sort > env.txt", d.path(), PATH, &profile(), Duration::from_secs(20)).await;
         assert!(r.success, "{}", r.log);
         let env = std::fs::read_to_string(d.path().join("env.txt")).expect("env.txt");
         let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
         for name in &names {
-            assert!(["HOME", "LANG", "PATH", "PWD", "SHLVL", "TMPDIR", "_"].contains(name), "{name} in\n{env}");
+            assert!(
+                ["HOME", "LANG", "PATH", "PWD", "SHLVL", "TMPDIR", "_"].contains(name),
+                "{name} in\n{env}"
+            );
         }
         assert!(names.contains(&"TMPDIR") && names.contains(&"PATH"), "{env}");
     }
@@ -157,7 +174,8 @@ mod tests {
     async fn timeout_stops_the_build() {
         let d = tempfile::tempdir().expect("tempdir");
         let started = Instant::now();
-        let r = run_build("sleep 30 & sleep 30", d.path(), &profile(), Duration::from_millis(300)).await;
+        let r =
+            run_build("sleep 30 & sleep 30", d.path(), PATH, &profile(), Duration::from_millis(300)).await;
         assert!(!r.success);
         assert!(r.log.contains("longer than"), "{}", r.log);
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
@@ -166,8 +184,14 @@ mod tests {
     #[tokio::test]
     async fn output_is_bounded() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("head -c 100000 /dev/zero | tr '\\0' x", d.path(), &profile(), Duration::from_secs(20))
-            .await;
+        let r = run_build(
+            "head -c 100000 /dev/zero | tr '\\0' x",
+            d.path(),
+            PATH,
+            &profile(),
+            Duration::from_secs(20),
+        )
+        .await;
         assert!(r.success, "{}", r.log);
         assert!(r.log.len() < 1300, "{}", r.log.len());
         assert!(r.log.contains("bytes of stderr not kept"), "{}", r.log);

@@ -8,5 +8,4 @@
 pub mod probe;
 pub mod profile;
 
-pub use probe::{Missing, SandboxCheck};
 pub use profile::Profile;

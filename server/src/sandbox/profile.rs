@@ -2,12 +2,15 @@
 //! may use in a game and at the gate (the same, so that a bot that passes the
 //! gate is a bot the ladder can run).
 
-use bao_supervise::{Isolation, IsolationLevel, ResourceLimits, SpawnOptions};
+use bao_supervise::{IdRange, Isolation, IsolationLevel, ResourceLimits, SandboxProfile, SpawnOptions};
 
-use crate::config::ArenaConfig;
+use crate::config::{ArenaConfig, SandboxConfig};
 
 /// The processes a bot may run at once in a game and at the gate.
 pub const BOT_PROCESSES: u64 = 64;
+/// The tasks (processes and threads) a bot may run at once, enforced by the
+/// kernel: room for a JVM's or Node's threads, not for a fork bomb.
+pub const BOT_TASKS: u64 = 256;
 /// The bytes a bot may write to stdout and stderr in a game and at the gate.
 pub const BOT_OUTPUT_BYTES: u64 = 64 << 20;
 /// The bytes a build may write to its output (its log keeps `build_log_bytes` of them).
@@ -18,17 +21,24 @@ pub const BUILD_OUTPUT_BYTES: u64 = 64 << 20;
 pub struct Profile {
     /// Memory, CPU time, processes, output.
     pub limits: ResourceLimits,
-    /// The sandbox (`IsolationLevel::Full`: no network, its own processes, a
-    /// separate uid when the server is root) and the stderr kept.
+    /// The sandbox (`IsolationLevel::Full`: a new root, no network, its own
+    /// processes, a uid of its own when the server is root; the program folder
+    /// writable for a build, read-only otherwise) and the stderr kept.
     pub options: SpawnOptions,
 }
 
 impl Profile {
-    /// A build: `limits.build_*` of `arena.toml`; its output is kept up to
-    /// `build_log_bytes`.
+    /// A build: `limits.build_*` of `arena.toml` (its folder and its `/tmp`
+    /// each hold at most `build_disk_mib`; at most `build_processes` tasks);
+    /// its output is kept up to `build_log_bytes`.
     #[must_use]
     pub fn build(config: &ArenaConfig) -> Profile {
         let l = &config.limits;
+        let sandbox = SandboxProfile {
+            read_only_paths: config.sandbox.read_only_paths.clone(),
+            ids: Profile::id_range(&config.sandbox),
+            ..SandboxProfile::build(l.build_disk_mib, l.build_processes)
+        };
         Profile {
             limits: ResourceLimits {
                 max_memory_bytes: Some(l.build_memory_mib << 20),
@@ -36,14 +46,21 @@ impl Profile {
                 max_processes: Some(l.build_processes),
                 max_output_bytes: Some(BUILD_OUTPUT_BYTES),
             },
-            options: SpawnOptions { stderr_cap: l.build_log_bytes, ..sandboxed() },
+            options: SpawnOptions { stderr_cap: l.build_log_bytes, sandbox, ..sandboxed() },
         }
     }
 
-    /// A bot in a game or at the gate: `games.bot_*` of `arena.toml`.
+    /// A bot in a game or at the gate: `games.bot_*` of `arena.toml`, its
+    /// folder read-only.
     #[must_use]
     pub fn bot(config: &ArenaConfig) -> Profile {
         let g = &config.games;
+        let sandbox = SandboxProfile {
+            read_only_paths: config.sandbox.read_only_paths.clone(),
+            ids: Profile::id_range(&config.sandbox),
+            max_tasks: Some(BOT_TASKS),
+            ..SandboxProfile::default()
+        };
         Profile {
             limits: ResourceLimits {
                 max_memory_bytes: Some(g.bot_memory_mib << 20),
@@ -51,8 +68,14 @@ impl Profile {
                 max_processes: Some(BOT_PROCESSES),
                 max_output_bytes: Some(BOT_OUTPUT_BYTES),
             },
-            options: sandboxed(),
+            options: SpawnOptions { sandbox, ..sandboxed() },
         }
+    }
+
+    /// The uids of the sandboxes of a root server.
+    #[must_use]
+    pub fn id_range(sandbox: &SandboxConfig) -> IdRange {
+        IdRange { first: sandbox.uid_base, count: sandbox.uid_count }
     }
 }
 
@@ -66,6 +89,8 @@ fn sandboxed() -> SpawnOptions {
 
 #[cfg(test)]
 mod tests {
+    use bao_supervise::ProgramDirAccess;
+
     use super::*;
 
     #[test]
@@ -73,16 +98,24 @@ mod tests {
         let mut config = ArenaConfig::default_config();
         config.limits.build_processes = 7;
         config.limits.build_memory_mib = 100;
+        config.limits.build_disk_mib = 30;
         config.games.bot_cpu_secs = 9;
+        config.sandbox.uid_base = 2_000_000;
+        config.sandbox.read_only_paths = vec!["/opt/jdk".into()];
         let build = Profile::build(&config);
         assert_eq!(build.limits.max_processes, Some(7));
         assert_eq!(build.limits.max_memory_bytes, Some(100 << 20));
         assert_eq!(build.options.stderr_cap, config.limits.build_log_bytes);
+        assert_eq!(build.options.sandbox.program_dir, ProgramDirAccess::Writable { disk_mib: 30 });
+        assert_eq!((build.options.sandbox.tmp_mib, build.options.sandbox.max_tasks), (30, Some(7)));
         let bot = Profile::bot(&config);
         assert_eq!(bot.limits.max_cpu_secs, Some(9));
+        assert_eq!(bot.options.sandbox.program_dir, ProgramDirAccess::ReadOnly);
         for p in [&build, &bot] {
             assert_eq!(p.options.isolation.level, IsolationLevel::Full);
             assert!(p.options.isolation.no_network());
+            assert_eq!(p.options.sandbox.ids.first, 2_000_000);
+            assert_eq!(p.options.sandbox.read_only_paths, config.sandbox.read_only_paths);
         }
     }
 }
