@@ -51,6 +51,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    support::remove_bin_dir();
     println!("{passed} passed, {failed} failed");
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
