@@ -36,6 +36,7 @@ mod clone_into_cgroup;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;
+mod landlock_rules;
 pub mod lines;
 mod memory_v1;
 mod options;
@@ -45,7 +46,10 @@ mod procfs;
 mod pump;
 mod sandbox;
 mod sandbox_profile;
+mod sandbox_root;
 mod sandbox_support;
+mod sandbox_view;
+mod seccomp_filter;
 mod seqpacket;
 mod sibling_stub;
 mod spawn_client;
@@ -55,6 +59,7 @@ pub mod spec;
 mod stderr;
 mod stub_args;
 mod tree;
+mod tree_copy;
 
 #[cfg(test)]
 mod test_executable;

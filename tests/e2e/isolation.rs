@@ -213,8 +213,9 @@ fn under_full_isolation_a_root_referee_runs_each_bot_as_its_own_user() {
     assert_ne!(south, north, "each bot its own user");
 }
 
-/// A program in a directory only root may enter cannot run as a separate user: the match
-/// ends before it starts, with exit 2 and a message naming the directory (not a forfeit).
+/// A program folder only root may enter cannot be the folder of a separate user's sandbox:
+/// the match ends before it starts, with exit 2 and a message naming the folder (not a
+/// forfeit).
 #[test]
 fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
     let test = "a_bot_its_separate_user_cannot_run_is_a_clear_error";
@@ -233,13 +234,16 @@ fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
     let out = Command::new(bin("bao-referee"))
         .args(["match", "--isolation", "full", "--south"])
         .arg(&program)
+        .arg("--south-dir")
+        .arg(&*dir)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("cannot be isolated") && stderr.contains("may not be searched by other users"),
+        stderr.contains("cannot be isolated")
+            && stderr.contains("may not be read and searched by other users"),
         "{stderr}"
     );
 }
