@@ -119,9 +119,9 @@ pub struct SandboxConfig {
     /// More host paths a sandbox sees, read-only (a toolchain outside `/usr`).
     #[serde(default)]
     pub read_only_paths: Vec<std::path::PathBuf>,
-    /// The `PATH` of a build.
-    #[serde(default = "default_build_path")]
-    pub build_path: String,
+    /// The `PATH` of builds and bots (they get no other variable of the server's environment).
+    #[serde(default = "default_path")]
+    pub path: String,
     /// The protections missing on this machine that the operator accepts, by the names
     /// `serve` prints at start (comma-separated); empty: none may be missing.
     #[serde(default)]
@@ -134,7 +134,7 @@ impl Default for SandboxConfig {
             uid_base: default_uid_base(),
             uid_count: default_uid_count(),
             read_only_paths: Vec::new(),
-            build_path: default_build_path(),
+            path: default_path(),
             unsafe_sandbox: String::new(),
         }
     }
@@ -156,7 +156,7 @@ fn default_uid_count() -> u32 {
     65_536
 }
 
-fn default_build_path() -> String {
+fn default_path() -> String {
     "/usr/local/bin:/usr/bin:/bin".into()
 }
 

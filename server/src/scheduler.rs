@@ -237,9 +237,11 @@ fn game_config(
     seed: u64,
 ) -> Result<GameConfig, ServerError> {
     let g = &arena.config.games;
+    // Every entrant's bot in the sandbox, with the limits of arena.toml.
+    let profile = crate::sandbox::Profile::bot(&arena.config);
     let mut config = GameConfig::new(
-        crate::engine::game_spec(&built(arena, south)?),
-        crate::engine::game_spec(&built(arena, north)?),
+        profile.bot_spec(&built(arena, south)?),
+        profile.bot_spec(&built(arena, north)?),
         arena.config.variant(),
     );
     config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed);
@@ -252,8 +254,6 @@ fn game_config(
     };
     config.max_plies = Some(g.max_plies);
     config.seed = seed;
-    // Every entrant's bot in the sandbox, with the limits of arena.toml.
-    let profile = crate::sandbox::Profile::bot(&arena.config);
     config.limits = profile.limits;
     config.isolation = profile.options.isolation;
     Ok(config)

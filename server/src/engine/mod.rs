@@ -123,19 +123,3 @@ impl ConformanceGate for Engine {
         })
     }
 }
-
-/// The bot specification of a built version: its run command, with a
-/// relative program (`./bot`) made absolute in its directory.
-#[must_use]
-pub fn game_spec(bot: &BuiltBot) -> bao_supervise::BotSpec {
-    let mut argv = bot.argv.clone();
-    let program = argv.remove(0);
-    let program = match program.strip_prefix("./") {
-        Some(rest) => bot.dir.join(rest).to_string_lossy().into_owned(),
-        None if program.contains('/') && !program.starts_with('/') => {
-            bot.dir.join(&program).to_string_lossy().into_owned()
-        }
-        None => program,
-    };
-    bao_supervise::BotSpec { name: Some(bot.name.clone()), program, args: argv, dir: Some(bot.dir.clone()) }
-}

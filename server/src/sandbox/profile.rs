@@ -4,7 +4,13 @@
 
 use bao_supervise::{IdRange, Isolation, IsolationLevel, ResourceLimits, SandboxProfile, SpawnOptions};
 
+use bao_supervise::BotSpec;
+
+use crate::build::gate::BuiltBot;
 use crate::config::{ArenaConfig, SandboxConfig};
+
+/// The program that starts a bot with an environment of its own.
+const ENV: &str = "/usr/bin/env";
 
 /// The processes a bot may run at once in a game and at the gate.
 pub const BOT_PROCESSES: u64 = 64;
@@ -25,6 +31,8 @@ pub struct Profile {
     /// processes, a uid of its own when the server is root; the program folder
     /// writable for a build, read-only otherwise) and the stderr kept.
     pub options: SpawnOptions,
+    /// The `PATH` of the program (`sandbox.path`).
+    pub path: String,
 }
 
 impl Profile {
@@ -47,6 +55,7 @@ impl Profile {
                 max_output_bytes: Some(BUILD_OUTPUT_BYTES),
             },
             options: SpawnOptions { stderr_cap: l.build_log_bytes, sandbox, ..sandboxed() },
+            path: config.sandbox.path.clone(),
         }
     }
 
@@ -69,7 +78,37 @@ impl Profile {
                 max_output_bytes: Some(BOT_OUTPUT_BYTES),
             },
             options: SpawnOptions { sandbox, ..sandboxed() },
+            path: config.sandbox.path.clone(),
         }
+    }
+
+    /// The specification of a built bot in this sandbox: its run command, a
+    /// relative program (`./bot`) made absolute in its folder, started by
+    /// `env -i` with an environment of its own (`PATH`, `HOME` its folder,
+    /// `LANG`, `TMPDIR=/tmp`), not the server's.
+    #[must_use]
+    pub fn bot_spec(&self, bot: &BuiltBot) -> BotSpec {
+        let mut argv = bot.argv.clone();
+        let program = if argv.is_empty() { String::new() } else { argv.remove(0) };
+        let program = match program.strip_prefix("./") {
+            Some(rest) => bot.dir.join(rest).to_string_lossy().into_owned(),
+            None if program.contains('/') && !program.starts_with('/') => {
+                bot.dir.join(&program).to_string_lossy().into_owned()
+            }
+            None => program,
+        };
+        let mut args = vec![
+            "-i".to_owned(),
+            format!("PATH={}", self.path),
+            format!("HOME={}", bot.dir.display()),
+            "LANG=C.UTF-8".to_owned(),
+            "TMPDIR=/tmp".to_owned(),
+            // `env` reads no option after this: a program named `-x` stays a program.
+            "--".to_owned(),
+            program,
+        ];
+        args.extend(argv);
+        BotSpec { name: Some(bot.name.clone()), program: ENV.into(), args, dir: Some(bot.dir.clone()) }
     }
 
     /// The uids of the sandboxes of a root server.
@@ -92,6 +131,34 @@ mod tests {
     use bao_supervise::ProgramDirAccess;
 
     use super::*;
+
+    #[test]
+    fn a_bot_starts_with_its_own_environment() {
+        let config = ArenaConfig::default_config();
+        let bot = BuiltBot {
+            name: "b v1".into(),
+            argv: vec!["./bot".into(), "--fast".into()],
+            dir: "/arena/bots/1/v1".into(),
+        };
+        let spec = Profile::bot(&config).bot_spec(&bot);
+        assert_eq!(spec.program, "/usr/bin/env");
+        assert_eq!(
+            spec.args,
+            [
+                "-i",
+                "PATH=/usr/local/bin:/usr/bin:/bin",
+                "HOME=/arena/bots/1/v1",
+                "LANG=C.UTF-8",
+                "TMPDIR=/tmp",
+                "--",
+                "/arena/bots/1/v1/bot",
+                "--fast"
+            ]
+        );
+        assert_eq!(spec.dir.as_deref(), Some(std::path::Path::new("/arena/bots/1/v1")));
+        let python = BuiltBot { argv: vec!["python3".into(), "main.py".into()], ..bot };
+        assert_eq!(Profile::bot(&config).bot_spec(&python).args[6..], ["python3", "main.py"]);
+    }
 
     #[test]
     fn profiles_follow_arena_toml() {

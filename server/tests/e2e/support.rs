@@ -86,7 +86,9 @@ pub fn bin_dir() -> &'static Path {
         std::fs::create_dir(&dir).expect("bin dir");
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod bin dir");
         let exe = std::env::current_exe().expect("current exe");
-        for (from, name) in [(Path::new(env!("CARGO_BIN_EXE_bao-server")), "bao-server"), (exe.as_path(), "e2e")] {
+        for (from, name) in
+            [(Path::new(env!("CARGO_BIN_EXE_bao-server")), "bao-server"), (exe.as_path(), "e2e")]
+        {
             let to = dir.join(name);
             if std::fs::hard_link(from, &to).is_err() {
                 std::fs::copy(from, &to).expect("copy a binary into the bin dir");
@@ -123,7 +125,8 @@ pub fn server_command() -> Command {
 /// Gives `path` (recursively) to [`server_user`], if there is one.
 pub fn give_to_server_user(path: &Path) {
     if let Some(user) = server_user() {
-        let out = Command::new("chown").args(["-R", &format!("{user}:{user}")]).arg(path).output().expect("chown");
+        let out =
+            Command::new("chown").args(["-R", &format!("{user}:{user}")]).arg(path).output().expect("chown");
         assert!(out.status.success(), "chown {user}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
