@@ -55,6 +55,7 @@ impl Session {
         let options = bao_supervise::SpawnOptions {
             stderr_cap: STDERR_KEPT,
             isolation: settings.isolation,
+            sandbox: settings.sandbox.clone(),
             ..bao_supervise::SpawnOptions::default()
         };
         let process = BotProcess::spawn_with(&settings.spec, &settings.limits, &options).await?;

@@ -37,6 +37,8 @@ pub struct Settings {
     pub isolation: bao_supervise::Isolation,
     /// The bot's resource limits (default: none); the competition server gives the games'.
     pub limits: bao_supervise::ResourceLimits,
+    /// What the bot's sandbox shows and allows under `--isolation full` (ignored otherwise).
+    pub sandbox: bao_supervise::SandboxProfile,
 }
 
 impl Settings {
@@ -49,6 +51,7 @@ impl Settings {
             time: move_time_control(move_time, startup),
             isolation: bao_supervise::Isolation::default(),
             limits: bao_supervise::ResourceLimits::default(),
+            sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
 
@@ -61,6 +64,7 @@ impl Settings {
             time: fischer_control(base, increment, startup),
             isolation: bao_supervise::Isolation::default(),
             limits: bao_supervise::ResourceLimits::default(),
+            sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
 
@@ -78,7 +82,13 @@ impl Settings {
             }
             _ => self.time,
         };
-        Settings { spec: self.spec.clone(), time, isolation: self.isolation, limits: self.limits }
+        Settings {
+            spec: self.spec.clone(),
+            time,
+            isolation: self.isolation,
+            limits: self.limits,
+            sandbox: self.sandbox.clone(),
+        }
     }
 
     /// The time a move may take before it is late: the time on the clock plus the margin.

@@ -256,6 +256,7 @@ fn game_config(
     config.seed = seed;
     config.limits = profile.limits;
     config.isolation = profile.options.isolation;
+    config.sandbox = profile.options.sandbox;
     Ok(config)
 }
 

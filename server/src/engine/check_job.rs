@@ -24,6 +24,7 @@ pub async fn run(bot: &BuiltBot, limits: CheckLimits) -> GateReport {
     let mut settings = Settings::new(spec, limits.move_time, limits.startup);
     settings.isolation = limits.profile.options.isolation;
     settings.limits = limits.profile.limits;
+    settings.sandbox = limits.profile.options.sandbox.clone();
     let checks: Vec<CheckKind> = CheckKind::ALL.to_vec();
     let mut text = report::header(&settings, checks.len());
     text.push('\n');

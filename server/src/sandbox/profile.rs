@@ -99,12 +99,12 @@ impl Profile {
         };
         let mut args = vec![
             "-i".to_owned(),
+            // `env` reads no option after this: a program named `-x` stays a program.
+            "--".to_owned(),
             format!("PATH={}", self.path),
             format!("HOME={}", bot.dir.display()),
             "LANG=C.UTF-8".to_owned(),
             "TMPDIR=/tmp".to_owned(),
-            // `env` reads no option after this: a program named `-x` stays a program.
-            "--".to_owned(),
             program,
         ];
         args.extend(argv);
@@ -146,11 +146,11 @@ mod tests {
             spec.args,
             [
                 "-i",
+                "--",
                 "PATH=/usr/local/bin:/usr/bin:/bin",
                 "HOME=/arena/bots/1/v1",
                 "LANG=C.UTF-8",
                 "TMPDIR=/tmp",
-                "--",
                 "/arena/bots/1/v1/bot",
                 "--fast"
             ]
