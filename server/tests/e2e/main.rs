@@ -5,6 +5,7 @@
 //! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
+mod attack;
 mod browser;
 mod candidate;
 mod hostile;
@@ -18,6 +19,7 @@ use std::process::ExitCode;
 type Test = (&'static str, fn());
 
 const TESTS: &[Test] = &[
+    ("entrant_attacks_fail", attack::entrant_attacks_fail),
     ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
     ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
     ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),

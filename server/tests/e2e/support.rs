@@ -190,6 +190,11 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path) -> Server {
+        Server::start_with_env(data, &[])
+    }
+
+    /// Starts the server with more environment variables.
+    pub fn start_with_env(data: &Path, env: &[(&str, &str)]) -> Server {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -199,6 +204,7 @@ impl Server {
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
@@ -218,6 +224,11 @@ impl Server {
             panic!("the server did not say where it listens (got {line:?}); its log:\n{log}");
         };
         Server { child: Some(child), url }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
     }
 
     /// SIGKILL, as a crash would.
