@@ -140,6 +140,11 @@ pub struct Arena {
 
 impl Arena {
     pub fn new(users: &[&str], edits: &[(&str, &str)]) -> Arena {
+        Arena::new_with_paths(users, edits, &[])
+    }
+
+    /// An arena whose sandboxes also see `paths` read-only (a toolchain).
+    pub fn new_with_paths(users: &[&str], edits: &[(&str, &str)], paths: &[&Path]) -> Arena {
         let dir = tempfile::tempdir().expect("tempdir");
         give_to_server_user(dir.path());
         let data = dir.path().join("arena");
@@ -158,8 +163,12 @@ impl Arena {
         }
         let toml = data.join("arena.toml");
         let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
+        let shown: Vec<String> = std::iter::once(bin_dir())
+            .chain(paths.iter().copied())
+            .map(|p| p.display().to_string())
+            .collect();
         let sandbox: [(&str, &str); 2] = [
-            ("read_only_paths = []", &format!("read_only_paths = [{:?}]", bin_dir().display().to_string())),
+            ("read_only_paths = []", &format!("read_only_paths = {:?}", shown)),
             ("unsafe_sandbox = \"\"", &format!("unsafe_sandbox = {:?}", accepted_gaps())),
         ];
         for (from, to) in sandbox.iter().copied().chain(edits.iter().copied()) {
