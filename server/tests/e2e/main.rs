@@ -10,6 +10,7 @@ mod browser;
 mod candidate;
 mod honest;
 mod hostile;
+mod kill9;
 mod ladder;
 mod sessions;
 mod support;
@@ -22,6 +23,7 @@ type Test = (&'static str, fn());
 const TESTS: &[Test] = &[
     ("entrant_attacks_fail", attack::entrant_attacks_fail),
     ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
+    ("kill_9_leaves_no_sandbox_process", kill9::kill_9_leaves_no_sandbox_process),
     ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
     ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
     ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),
