@@ -456,7 +456,8 @@ fn run_sandbox_init(
 /// The program's process in a sandbox, forked by its init inside the new root: drops to its
 /// own ids (the sandbox's uid for a root caller, or a locking user namespace), follows the
 /// init, sets the rlimits, restricts itself with Landlock (`paths`: read-only and writable)
-/// and seccomp (`no_new_privs` with them), then becomes the program with `TMPDIR=/tmp`. With
+/// and seccomp (`no_new_privs` with them), then becomes the program with `TMPDIR=/tmp` and
+/// `HOME=/tmp`. With
 /// `--probe` it says on stdout what it could enforce (`seccomp on`, `landlock ABI`) and exits
 /// with 0 instead.
 fn sandbox_program(
@@ -508,7 +509,12 @@ fn sandbox_program(
         eprintln!("{NAME}: no program given");
         return 126;
     };
-    let error = std::process::Command::new(program).args(program_args).env("TMPDIR", "/tmp").exec();
+    // The caller's home is not in the sandbox: `/tmp` is a home that exists and is writable.
+    let error = std::process::Command::new(program)
+        .args(program_args)
+        .env("TMPDIR", "/tmp")
+        .env("HOME", "/tmp")
+        .exec();
     eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
     if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
 }

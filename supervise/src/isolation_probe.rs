@@ -25,7 +25,10 @@ pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> R
         return outcome.clone();
     }
     let outcome = run(stub, isolation, separate_user).map(drop);
-    if let Err(reason) = &outcome {
+    // The sandbox falls back to nothing: its caller says why (see `decide_isolation`).
+    if let Err(reason) = &outcome
+        && isolation.level != crate::IsolationLevel::Full
+    {
         tracing::warn!(
             "bots cannot be isolated here ({reason}); they run with process-group isolation only \
              (`--isolation none`): a bot can signal, trace and read the processes of the same user, \

@@ -645,8 +645,9 @@ struct Decided {
 
 /// The isolation a bot gets, its separate user and its sandbox if it has them: what was
 /// asked for if the stub can set it up here (checked once, see [`crate::isolation_probe`]),
-/// otherwise none. A bot that its sandbox or separate user could not run is an error naming
-/// why.
+/// otherwise none — except the sandbox (`full`), which is never replaced by less: a machine
+/// that cannot set it up is an error naming why. A bot that its sandbox or separate user
+/// could not run is an error naming why.
 fn decide_isolation(
     options: &SpawnOptions,
     stub: Option<&Path>,
@@ -669,8 +670,11 @@ fn decide_isolation(
     if separate_user {
         options.sandbox.ids.validate().map_err(refuse)?;
     }
-    if crate::isolation_probe::check(stub, asked, separate_user).is_err() {
-        return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None });
+    match crate::isolation_probe::check(stub, asked, separate_user) {
+        Ok(()) => {}
+        // The sandbox was asked for by name: never a silent fallback to less.
+        Err(why) if sandboxed => return Err(refuse(format!("the sandbox cannot be set up here: {why}"))),
+        Err(_) => return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None }),
     }
     if !separate_user {
         return Ok(Decided { isolation: asked, user: None, sandbox });

@@ -101,7 +101,7 @@ pub(crate) fn build(plan: &RootPlan<'_>) -> Result<BuiltRoot, String> {
     std::fs::write("/empty", b"").map_err(|e| format!("cannot create /empty: {e}"))?;
     std::fs::create_dir("/emptydir").map_err(|e| format!("cannot create /emptydir: {e}"))?;
     for cover in ["/empty", "/emptydir"] {
-        std::fs::set_permissions(cover, std::os::unix::fs::PermissionsExt::from_mode(0))
+        std::fs::set_permissions(cover, std::os::unix::fs::PermissionsExt::from_mode(0o000))
             .map_err(|e| format!("cannot protect {cover}: {e}"))?;
     }
     mount(

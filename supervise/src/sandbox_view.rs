@@ -2,7 +2,10 @@
 //! profile's read-only paths checked (absolute, existing), and the program's own file and
 //! every existing file its arguments name by absolute path (`python3 /x/bot.py`) added, read
 //! only, when no path the sandbox shows holds them (`docs/supervision.md`, "The sandbox"):
-//! the caller chose them, the program did not.
+//! the caller chose them, the program did not. A program in an install's `bin` or `shims`
+//! folder (`/root/.pyenv/shims/python3`, `/opt/node/bin/node`) brings the whole install
+//! (`/root/.pyenv`, `/opt/node`), read-only — unless that would be `/` or a home folder
+//! (`/root`, `/home/NAME`, `$HOME`), when only the file is shown.
 
 use std::path::{Path, PathBuf};
 
@@ -63,11 +66,36 @@ pub(crate) fn plan(
             read_only.push(path);
         }
     }
+    for path in
+        [program.to_path_buf(), std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf())]
+    {
+        if let Some(prefix) = install_prefix(&path)
+            && !shown.iter().any(|root| path.starts_with(root))
+            && !read_only.contains(&prefix)
+        {
+            read_only.push(prefix);
+        }
+    }
     let writable_mib = match profile.program_dir {
         ProgramDirAccess::ReadOnly => None,
         ProgramDirAccess::Writable { disk_mib } => Some(disk_mib),
     };
     Ok(SandboxArgs { read_only, writable_mib, tmp_mib: profile.tmp_mib })
+}
+
+/// The install a program in its `bin` or `shims` folder belongs to, unless that is `/`, `/usr`
+/// or a home folder.
+fn install_prefix(program: &Path) -> Option<PathBuf> {
+    let folder = program.parent()?;
+    if !matches!(folder.file_name()?.to_str()?, "bin" | "shims") {
+        return None;
+    }
+    let prefix = folder.parent()?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let is_home = prefix == Path::new("/root")
+        || prefix.parent() == Some(Path::new("/home"))
+        || home.as_deref() == Some(prefix);
+    (prefix != Path::new("/") && prefix != Path::new("/usr") && !is_home).then(|| prefix.to_path_buf())
 }
 
 /// Whether `path`'s folder, with its links resolved, lies within `root` (`/bin/sh` is within
@@ -97,6 +125,15 @@ mod tests {
         let script = outside.display().to_string();
         let with_script = plan(&profile, Path::new("/usr/bin/env"), &[script, "/no/such".into()], dir.path());
         assert_eq!(with_script.unwrap().read_only, vec![outside.clone()], "named by an argument");
+        let tool = elsewhere.path().join("tool");
+        std::fs::create_dir_all(tool.join("shims")).unwrap();
+        std::fs::write(tool.join("shims/python3"), "").unwrap();
+        let install = plan(&profile, &tool.join("shims/python3"), &[], dir.path()).unwrap().read_only;
+        assert_eq!(install, vec![tool.join("shims/python3"), tool.clone()], "the whole install");
+        assert_eq!(install_prefix(Path::new("/root/bin/bot")), None, "never a home folder");
+        assert_eq!(install_prefix(Path::new("/home/ann/bin/bot")), None);
+        assert_eq!(install_prefix(Path::new("/bin/sh")), None);
+        assert_eq!(install_prefix(Path::new("/root/.pyenv/shims/python3")), Some("/root/.pyenv".into()));
         let error = plan(&profile, &outside, &[], Path::new("/")).unwrap_err();
         assert!(error.contains("working directory is /"), "{error}");
         let bad = SandboxProfile { read_only_paths: vec!["relative".into()], ..SandboxProfile::default() };
