@@ -19,7 +19,7 @@ pub struct CheckLimits {
 }
 
 /// Runs every check on the bot.
-pub async fn run(bot: &BuiltBot, limits: CheckLimits) -> GateReport {
+pub async fn run(bot: &BuiltBot, limits: &CheckLimits) -> GateReport {
     let spec = limits.profile.bot_spec(bot);
     let mut settings = Settings::new(spec, limits.move_time, limits.startup);
     settings.isolation = limits.profile.options.isolation;

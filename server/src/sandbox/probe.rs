@@ -99,8 +99,10 @@ mod tests {
         let text = refusal(&support, &[SandboxFeature::CgroupV2]).expect("still refused");
         assert!(!text.contains("cgroup-v2:") && text.contains("landlock-scopes"), "{text}");
         assert_eq!(refusal(&support, &[SandboxFeature::CgroupV2, SandboxFeature::LandlockScopes]), None);
-        let mut config = crate::config::SandboxConfig::default();
-        config.unsafe_sandbox = "cgroup-v2, landlock".into();
+        let mut config = crate::config::SandboxConfig {
+            unsafe_sandbox: "cgroup-v2, landlock".into(),
+            ..crate::config::SandboxConfig::default()
+        };
         assert_eq!(accepted(&config), Ok(vec![SandboxFeature::CgroupV2, SandboxFeature::Landlock]));
         config.unsafe_sandbox = "landlok".into();
         assert!(accepted(&config).expect_err("typo").contains("landlok"));
