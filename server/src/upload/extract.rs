@@ -174,7 +174,7 @@ fn safe_relative(path: &Path) -> Result<PathBuf, UploadError> {
                 }
                 if s.starts_with(['-', '@']) {
                     return Err(refused(format!(
-                        "the name {s:?} in the archive starts with {:?}: a build command would read it \
+                        "the name {s:?} in the archive starts with '{}': a build command would read it \
                          as an option or a response file; rename it",
                         &s[..1]
                     )));
