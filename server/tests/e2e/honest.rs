@@ -38,6 +38,7 @@ pub fn honest_bots_build_and_play_in_every_language() {
     let rust_build = format!("build = \"{rustc} -O --edition 2021 -o bot ./main.rs\"");
     let mut edits = FAST.to_vec();
     edits.push(("name = \"executable\"", JAVA_KIT));
+    edits.push(("queued_per_user = 4", "queued_per_user = 5"));
     edits.push(("build = \"rustc -O --edition 2021 -o bot ./main.rs\"", &rust_build));
     let arena = Arena::new_with_paths(&["admin", "kits"], &edits, &[Path::new(&sysroot)]);
     let server = crate::support::Server::start(&arena.data());
