@@ -4,7 +4,7 @@
 //! environment, a wall-clock timeout, and a bounded capture of its output
 //! (stdout and stderr together, the head and the tail kept). Every process of
 //! the build is gone when it ends, `setsid` daemons included: they live in the
-//! sandbox's PID namespace and cgroup, which end with it.
+//! sandbox's PID namespace (and cgroup, where there is one), which ends with it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -44,21 +44,15 @@ fn wrapper(path: &str) -> String {
     )
 }
 
-/// Runs `command` through `sh -c` in `dir` under `profile` with `PATH` set to
-/// `path`, stopping it after `timeout`.
-pub async fn run_build(
-    command: &str,
-    dir: &Path,
-    path: &str,
-    profile: &Profile,
-    timeout: Duration,
-) -> BuildOutcome {
+/// Runs `command` through `sh -c` in `dir` under `profile` (its `PATH` too),
+/// stopping it after `timeout`.
+pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Duration) -> BuildOutcome {
     let start = Instant::now();
     let header = format!("$ {command}\n");
     let spec = BotSpec {
         name: Some("build".into()),
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), wrapper(path), command.into()],
+        args: vec!["-c".into(), wrapper(&profile.path), command.into()],
         dir: Some(dir.to_path_buf()),
     };
     let mut process = match BotProcess::spawn_with(&spec, &profile.limits, &profile.options).await {
@@ -127,8 +121,6 @@ pub async fn run_build(
 mod tests {
     use super::*;
 
-    const PATH: &str = "/usr/bin:/bin";
-
     fn profile() -> Profile {
         let mut config = crate::config::ArenaConfig::default_config();
         config.limits.build_log_bytes = 1000;
@@ -149,7 +141,7 @@ mod tests {
         assert!(ok.success, "{}", ok.log);
         assert!(ok.log.contains("hello") && ok.log.contains("oops"), "{}", ok.log);
         assert!(d.path().join("made").exists(), "runs in its own directory");
-        let bad = run_build("echo broken; exit 3", d.path(), PATH, &profile(), Duration::from_secs(20)).await;
+        let bad = run_build("echo broken; exit 3", d.path(), &profile(), Duration::from_secs(20)).await;
         assert!(!bad.success);
         assert!(bad.log.contains("broken") && bad.log.contains("exit code 3"), "{}", bad.log);
     }
@@ -157,7 +149,7 @@ mod tests {
     #[tokio::test]
     async fn the_environment_is_the_builds_own() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("env | sort > env.txt", d.path(), PATH, &profile(), Duration::from_secs(20)).await;
+        let r = run_build("env | sort > env.txt", d.path(), &profile(), Duration::from_secs(20)).await;
         assert!(r.success, "{}", r.log);
         let env = std::fs::read_to_string(d.path().join("env.txt")).expect("env.txt");
         let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
@@ -174,8 +166,7 @@ mod tests {
     async fn timeout_stops_the_build() {
         let d = tempfile::tempdir().expect("tempdir");
         let started = Instant::now();
-        let r =
-            run_build("sleep 30 & sleep 30", d.path(), PATH, &profile(), Duration::from_millis(300)).await;
+        let r = run_build("sleep 30 & sleep 30", d.path(), &profile(), Duration::from_millis(300)).await;
         assert!(!r.success);
         assert!(r.log.contains("longer than"), "{}", r.log);
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
