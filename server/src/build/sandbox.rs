@@ -130,14 +130,9 @@ mod tests {
     #[tokio::test]
     async fn success_and_failure_with_output() {
         let d = tempfile::tempdir().expect("tempdir");
-        let ok = run_build(
-            "echo hello; echo oops >&2; touch made",
-            d.path(),
-            PATH,
-            &profile(),
-            Duration::from_secs(20),
-        )
-        .await;
+        let ok =
+            run_build("echo hello; echo oops >&2; touch made", d.path(), &profile(), Duration::from_secs(20))
+                .await;
         assert!(ok.success, "{}", ok.log);
         assert!(ok.log.contains("hello") && ok.log.contains("oops"), "{}", ok.log);
         assert!(d.path().join("made").exists(), "runs in its own directory");
@@ -175,14 +170,9 @@ mod tests {
     #[tokio::test]
     async fn output_is_bounded() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build(
-            "head -c 100000 /dev/zero | tr '\\0' x",
-            d.path(),
-            PATH,
-            &profile(),
-            Duration::from_secs(20),
-        )
-        .await;
+        let r =
+            run_build("head -c 100000 /dev/zero | tr '\\0' x", d.path(), &profile(), Duration::from_secs(20))
+                .await;
         assert!(r.success, "{}", r.log);
         assert!(r.log.len() < 1300, "{}", r.log.len());
         assert!(r.log.contains("bytes of stderr not kept"), "{}", r.log);
