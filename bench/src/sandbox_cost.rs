@@ -1,5 +1,5 @@
 //! `bao-bench bench sandbox`: what the sandbox (`--isolation full`) costs a bot against
-//! `--isolation pid`, through the library as a game starts and ends a bot: `spawn_with`, one
+//! `--isolation pid` (with and without `--no-network`), through the library as a game starts and ends a bot: `spawn_with`, one
 //! line sent and its echo received (the bot is `/bin/cat`), `shutdown`. The ways alternate
 //! within each round (drift and load hit them alike); medians and p90 of each way's start
 //! (spawn until the echo arrived) and life (spawn until `shutdown` returned). The background
@@ -28,7 +28,7 @@ pub struct SandboxArgs {
 /// One way's timings.
 #[derive(Debug, Clone, Serialize)]
 pub struct Way {
-    /// `pid` or `full`.
+    /// `pid`, `pid+no-network` or `full`.
     pub isolation: &'static str,
     /// Spawn until the echo of the first line arrived.
     pub start: Summary,
@@ -36,7 +36,10 @@ pub struct Way {
     pub life: Summary,
 }
 
-const WAYS: [IsolationLevel; 2] = [IsolationLevel::Pid, IsolationLevel::Full];
+/// `pid`, `pid` with `--no-network` (the network namespace is part of the sandbox's cost),
+/// `full`.
+const WAYS: [(IsolationLevel, bool); 3] =
+    [(IsolationLevel::Pid, false), (IsolationLevel::Pid, true), (IsolationLevel::Full, true)];
 
 /// Runs the benchmark.
 ///
@@ -56,11 +59,9 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
     let mut samples: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); WAYS.len()];
     // One warm-up lifecycle of each way (the isolation probe, the spawn server's start).
     for round in 0..=args.rounds {
-        for (way, level) in WAYS.iter().enumerate() {
-            let options = SpawnOptions {
-                isolation: Isolation { level: *level, no_network: *level == IsolationLevel::Full },
-                ..SpawnOptions::default()
-            };
+        for (way, &(level, no_network)) in WAYS.iter().enumerate() {
+            let options =
+                SpawnOptions { isolation: Isolation { level, no_network }, ..SpawnOptions::default() };
             let (start, life) = runtime.block_on(lifecycle(spec, &options))?;
             bao_supervise::wait_for_cleanups(Duration::from_secs(5));
             if round > 0 {
@@ -72,8 +73,11 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
     let ways: Vec<Way> = WAYS
         .iter()
         .zip(&samples)
-        .map(|(level, (start, life))| Way {
-            isolation: level.name(),
+        .map(|((level, no_network), (start, life))| Way {
+            isolation: match (level, no_network) {
+                (IsolationLevel::Pid, true) => "pid+no-network",
+                _ => level.name(),
+            },
             start: Summary::of(start).expect("rounds ≥ 1"),
             life: Summary::of(life).expect("rounds ≥ 1"),
         })
@@ -87,7 +91,7 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
     );
     for way in &ways {
         println!(
-            "{:<6} {:>11.0} µs {:>11.0} µs {:>11.0} µs {:>11.0} µs",
+            "{:<15} {:>11.0} µs {:>11.0} µs {:>11.0} µs {:>11.0} µs",
             way.isolation, way.start.median_us, way.start.p90_us, way.life.median_us, way.life.p90_us
         );
     }

@@ -150,3 +150,17 @@ fn the_probe_says_what_this_machine_gives() {
     assert!(none.missing().contains(&SandboxFeature::Namespaces), "{none}");
     assert!(none.to_string().contains("namespaces: MISSING (no re-exec stub"), "{none}");
 }
+
+/// The sandbox is never replaced by less: without the stub that sets it up, a start is an
+/// error naming why, not a bot run beside the caller.
+#[tokio::test]
+async fn without_a_stub_the_sandbox_is_an_error_not_less() {
+    let dir = folder();
+    let options = SpawnOptions { stub: StubChoice::Never, ..options(SandboxProfile::default()) };
+    let started = BotProcess::spawn_with(&sh("true", dir.path()), &ResourceLimits::default(), &options).await;
+    let error = started.expect_err("no sandbox, no start");
+    assert!(
+        error.to_string().contains("cannot be isolated") && error.to_string().contains("re-exec stub"),
+        "{error}"
+    );
+}

@@ -656,12 +656,18 @@ fn decide_isolation(
     spec: &BotSpec,
 ) -> Result<Decided, SpawnError> {
     let asked = options.isolation;
+    let sandboxed = asked.level == IsolationLevel::Full;
+    let refuse = |reason: String| SpawnError::Isolation { program: spec.program.clone(), reason };
     let Some(stub) = stub.filter(|_| asked.pid_namespace() || asked.no_network()) else {
+        if sandboxed {
+            return Err(refuse(
+                "the sandbox is set up by the re-exec stub, and there is none here (see StubChoice)"
+                    .to_owned(),
+            ));
+        }
         return Ok(Decided { isolation: asked, user: None, sandbox: None });
     };
-    let sandboxed = asked.level == IsolationLevel::Full;
     let separate_user = sandboxed && nix::unistd::geteuid().is_root();
-    let refuse = |reason: String| SpawnError::Isolation { program: spec.program.clone(), reason };
     let sandbox = if sandboxed {
         Some(crate::sandbox_view::plan(&options.sandbox, program, &spec.args, dir).map_err(refuse)?)
     } else {

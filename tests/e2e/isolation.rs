@@ -313,7 +313,18 @@ fn the_starter_kits_play_in_the_sandbox() {
     ] {
         let log = Scratch::new("isolation-kits", "game.jsonl");
         let out = Command::new(bin("bao-referee"))
-            .args(["match", "--json", "--isolation", "full", "--max-plies", "12", "--startup-time", "30s"])
+            .args([
+                "match",
+                "--json",
+                "--isolation",
+                "full",
+                "--max-plies",
+                "12",
+                "--startup-time",
+                "30s",
+                "--tc",
+                "120+5",
+            ])
             .args(["--south", south, "--north", north, "--log"])
             .arg(&*log)
             .current_dir(crate::support::workspace_root())

@@ -317,7 +317,13 @@ fn four_hundred_processes_are_refused_by_the_task_limit() {
             .unwrap();
         let line = wait_for_line(&mut child, "ready");
         let started: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        let running = processes_with(&format!("sleep {marker}")).len();
+        // A child just forked may not have become `sleep` yet: seen as it when it has.
+        let until = Instant::now() + Duration::from_secs(3);
+        let mut running = processes_with(&format!("sleep {marker}")).len();
+        while running < started && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+            running = processes_with(&format!("sleep {marker}")).len();
+        }
         assert!(started < 60 && started > 10, "{caller:?}: {line}");
         assert_eq!(running, started, "{caller:?}: processes seen from outside");
         let _ = child.wait();
