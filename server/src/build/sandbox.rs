@@ -121,10 +121,27 @@ pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Du
 mod tests {
     use super::*;
 
+    /// The build profile without the sandbox (which needs the re-exec stub that a
+    /// test harness does not host; the e2e tests run builds in it): the runner's own
+    /// logic, its output, timeout and environment.
     fn profile() -> Profile {
         let mut config = crate::config::ArenaConfig::default_config();
         config.limits.build_log_bytes = 1000;
-        Profile::build(&config)
+        let mut profile = Profile::build(&config);
+        profile.options.isolation = bao_supervise::Isolation::NONE;
+        profile.options.stub = bao_supervise::StubChoice::Never;
+        profile
+    }
+
+    #[tokio::test]
+    async fn a_build_the_sandbox_cannot_start_is_the_servers_failure() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let mut sandboxed = Profile::build(&crate::config::ArenaConfig::default_config());
+        sandboxed.options.stub = bao_supervise::StubChoice::Never;
+        let r = run_build("touch made", d.path(), &sandboxed, Duration::from_secs(20)).await;
+        assert!(r.not_started && !r.success, "{}", r.log);
+        assert!(r.log.contains("could not start the build"), "{}", r.log);
+        assert!(!d.path().join("made").exists(), "nothing ran outside the sandbox");
     }
 
     #[tokio::test]
