@@ -29,6 +29,7 @@ pub mod pipe;
 pub mod ply_timer;
 pub mod referee_runs;
 pub mod report;
+pub mod sandbox_cost;
 pub mod setup;
 pub mod spawn_cost;
 pub mod stats;
@@ -146,6 +147,9 @@ pub enum BenchCommand {
     /// Experiment: ways of starting and ending a bot (stub, cgroup join, migration,
     /// `clone3(CLONE_INTO_CGROUP)`) and of reading `cpu.stat`, timed by a C program.
     Spawn(spawn_cost::SpawnArgs),
+    /// What the sandbox (`--isolation full`) costs a bot's start and life against
+    /// `--isolation pid`, through the library (the bot is `/bin/cat`).
+    Sandbox(sandbox_cost::SandboxArgs),
 }
 
 /// Runs `bao-bench bench`; returns the exit code.
@@ -170,6 +174,7 @@ pub fn run(args: &BenchArgs) -> u8 {
         BenchCommand::Games(games_args) => games::run(games_args, args.runtime, &runtime),
         BenchCommand::Referee(referee_args) => referee_runs::run(referee_args),
         BenchCommand::Spawn(spawn_args) => spawn_cost::run(spawn_args),
+        BenchCommand::Sandbox(sandbox_args) => sandbox_cost::run(sandbox_args, &runtime),
     };
     report_outcome(outcome)
 }

@@ -49,7 +49,9 @@ pub struct GameOptions {
     pub no_network: bool,
     /// How far each bot is kept from the referee, its opponent and other games: none (process
     /// group only), pid (own user, PID and mount namespaces and /proc; the default) or full
-    /// (pid, no network, and a separate uid per bot when run as root). See docs/supervision.md.
+    /// (the sandbox: pid, no network, a new root with only the system folders and the bot's
+    /// folder read-only, a private /tmp, seccomp, Landlock, and a separate uid per bot when
+    /// run as root). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
     pub isolation: bao_supervise::IsolationLevel,
 }

@@ -164,8 +164,13 @@ pub fn run(args: ExecBotArgs) -> u8 {
     // Counted here, while /proc still shows every process of the user (root is exempt from
     // RLIMIT_NPROC; a bot's separate user is not).
     let uid = args.uid.unwrap_or_else(|| nix::unistd::getuid().as_raw());
-    let nproc_limit =
-        args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance));
+    // In a sandbox the program runs under a uid of its own or in a user namespace of its
+    // own, where the kernel counts its tasks from zero: the allowance is the exact limit.
+    let nproc_limit = if args.isolation == IsolationLevel::Full {
+        args.nproc_allowance
+    } else {
+        args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance))
+    };
     let mapped =
         match sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args)) {
             Ok(mapped) => mapped,
@@ -280,6 +285,9 @@ fn run_init(
     // has died.
     let outer_stat = short_text(format_args!("/proc/{outer}/stat"))
         .and_then(|path| std::fs::File::open(path.as_str()).ok());
+    if args.isolation == IsolationLevel::Full {
+        return run_sandbox_init(args, nproc_limit, outer, outer_stat, status, mapped);
+    }
     // Kept open until this process exits (see `sandbox::lock_mounts`).
     let _first_mount_namespace = match sandbox::prepare_init(bot_user(args), Some(outer), mapped) {
         Ok(held) => held,
@@ -290,16 +298,8 @@ fn run_init(
     };
     // After every change of credentials, which clears the parent-death signal.
     let _ = follow_the_referee(None);
-    if let Some(mut outer_stat) = outer_stat {
-        // One read of the start is enough: it fails once the process is gone.
-        let mut start = [0u8; 64];
-        loop {
-            match std::io::Read::read(&mut outer_stat, &mut start) {
-                Ok(_) => break,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return ISOLATION_FAILED, // The outer stub died before we could follow it.
-            }
-        }
+    if !outer_alive(outer_stat) {
+        return ISOLATION_FAILED; // The outer stub died before we could follow it.
     }
     if args.probe {
         return 0;
@@ -343,6 +343,180 @@ fn run_init(
             Err(_) => return 126,
         }
     }
+}
+
+/// Whether the outer stub (whose `/proc/PID/stat` is `outer_stat`, opened while it lived) is
+/// still alive: one read of the start is enough, it fails once the process is gone.
+fn outer_alive(outer_stat: Option<std::fs::File>) -> bool {
+    let Some(mut outer_stat) = outer_stat else { return true };
+    let mut start = [0u8; 64];
+    loop {
+        match std::io::Read::read(&mut outer_stat, &mut start) {
+            Ok(_) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// The init of a sandbox (`--isolation full`): builds the new root (`sandbox_root`), forks
+/// the program's process ([`sandbox_program`]: its own ids, rlimits, Landlock, seccomp, then
+/// the program), reaps every orphan, and when the program ends ends every process of the
+/// sandbox, copies a writable program folder back to the host, and reports the end on
+/// `status`. The init keeps its ids and is never filtered: the program cannot trace it
+/// (seccomp, and it is undumpable), nor signal it (Landlock's scope, and the PID namespace's
+/// init ignores signals it has no handler for).
+fn run_sandbox_init(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    outer: u32,
+    outer_stat: Option<std::fs::File>,
+    mut status: StatusPipe,
+    mapped: Option<MappedIds>,
+) -> u8 {
+    let program_dir = match std::env::current_dir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: no working directory: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
+    let user = bot_user(args);
+    let plan = crate::sandbox_root::RootPlan {
+        program_dir: &program_dir,
+        writable_mib: args.writable_mib,
+        read_only: &args.read_only,
+        tmp_mib: args.tmp_mib.unwrap_or(crate::SandboxProfile::DEFAULT_TMP_MIB),
+        owner: user.filter(|_| nix::unistd::geteuid().is_root()),
+    };
+    let built = match sandbox::prepare_sandbox(&plan, outer) {
+        Ok(built) => built,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
+    let _ = follow_the_referee(None);
+    if !outer_alive(outer_stat) {
+        return ISOLATION_FAILED;
+    }
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        eprintln!("{NAME}: warning: cannot make the namespace's init undumpable: {e}");
+    }
+    let paths = crate::sandbox_root::visible_paths(&plan);
+    let program = match fork_into(None) {
+        Ok(Forked::Child) => exit_forked(sandbox_program(args, nproc_limit, user, mapped, &paths)),
+        Ok(Forked::Parent(pid)) => pid,
+        Err(e) => {
+            eprintln!("{NAME}: cannot start the program's process: {e}");
+            status.send(format_args!("exit 126"));
+            return 126;
+        }
+    };
+    // Where a copy back can fail, its error goes to the program's stderr.
+    let report_to = built.host_program_dir.as_ref().and_then(|_| nix::unistd::dup(std::io::stderr()).ok());
+    // Only the program may hold its pipes: a program that closes its stdout must be seen to.
+    release_stdio();
+    let end = loop {
+        match nix::sys::wait::waitpid(None::<Pid>, None) {
+            Ok(WaitStatus::Exited(pid, code)) if pid == program => break BotEnd::Exit(code),
+            Ok(WaitStatus::Signaled(pid, signal, _)) if pid == program => {
+                break BotEnd::Signal(signal as i32);
+            }
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return 126,
+        }
+    };
+    if let Some(host) = &built.host_program_dir {
+        // Nothing of the sandbox may write while its folder is copied back.
+        let _ = nix::sys::signal::kill(Pid::from_raw(-1), Signal::SIGKILL);
+        while matches!(nix::sys::wait::waitpid(None::<Pid>, None), Ok(_) | Err(nix::errno::Errno::EINTR)) {}
+        let budget = args.writable_mib.unwrap_or(0) << 20;
+        if let Err(e) = crate::tree_copy::copy_back(host, &program_dir, budget) {
+            if let Some(stderr) = report_to {
+                let message = format!("{NAME}: cannot copy the program's folder back: {e}\n");
+                let _ = std::io::Write::write_all(&mut std::fs::File::from(stderr), message.as_bytes());
+            }
+            status.send(format_args!("exit 126"));
+            return 126;
+        }
+    }
+    match end {
+        BotEnd::Exit(code) => {
+            status.send(format_args!("exit {code}"));
+            u8::try_from(code & 0xff).unwrap_or(1)
+        }
+        BotEnd::Signal(signal) => {
+            status.send(format_args!("signal {signal} 0"));
+            u8::try_from((128 + signal) & 0xff).unwrap_or(1)
+        }
+    }
+}
+
+/// The program's process in a sandbox, forked by its init inside the new root: drops to its
+/// own ids (the sandbox's uid for a root caller, or a locking user namespace), follows the
+/// init, sets the rlimits, restricts itself with Landlock (`paths`: read-only and writable)
+/// and seccomp (`no_new_privs` with them), then becomes the program with `TMPDIR=/tmp` and
+/// `HOME=/tmp`. With
+/// `--probe` it says on stdout what it could enforce (`seccomp on`, `landlock ABI`) and exits
+/// with 0 instead.
+fn sandbox_program(
+    args: &ExecBotArgs,
+    nproc_limit: Option<u64>,
+    user: Option<BotUser>,
+    mapped: Option<MappedIds>,
+    (read_only, writable): &(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>),
+) -> u8 {
+    // The init made itself undumpable before the fork; its child must not be (its /proc/self
+    // files would belong to root, and it could not write its own id maps). The program's
+    // `exec` would make it dumpable anyway.
+    let _ = nix::sys::prctl::set_dumpable(true);
+    let identity = match user {
+        Some(user) if nix::unistd::geteuid().is_root() => sandbox::switch_user(user),
+        _ => sandbox::lock_mounts(mapped).map(drop),
+    };
+    if let Err(e) = identity {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
+    }
+    let _ = follow_the_referee(None);
+    set_rlimits(args, nproc_limit);
+    let landlock = match crate::landlock_rules::restrict(read_only, writable) {
+        Ok(abi) => abi,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
+    let seccomp = crate::seccomp_filter::install();
+    if let Err(e) = &seccomp {
+        eprintln!("{NAME}: warning: {e}");
+    }
+    if args.probe {
+        let mut report = String::new();
+        if seccomp.is_ok() {
+            report.push_str("seccomp on\n");
+        }
+        if let Some(abi) = landlock {
+            report.push_str(&format!("landlock {abi}\n"));
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = std::io::Write::write_all(&mut stdout, report.as_bytes());
+        let _ = std::io::Write::flush(&mut stdout);
+        return 0;
+    }
+    let Some((program, program_args)) = args.command.split_first() else {
+        eprintln!("{NAME}: no program given");
+        return 126;
+    };
+    // The caller's home is not in the sandbox: `/tmp` is a home that exists and is writable.
+    let error = std::process::Command::new(program)
+        .args(program_args)
+        .env("TMPDIR", "/tmp")
+        .env("HOME", "/tmp")
+        .exec();
+    eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
+    if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
 }
 
 /// The init's end of the status pipe.

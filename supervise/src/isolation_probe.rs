@@ -24,8 +24,11 @@ pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> R
     if let Some(outcome) = outcomes.get_or_insert_with(HashMap::new).get(&key) {
         return outcome.clone();
     }
-    let outcome = run(stub, isolation, separate_user);
-    if let Err(reason) = &outcome {
+    let outcome = run(stub, isolation, separate_user).map(drop);
+    // The sandbox falls back to nothing: its caller says why (see `decide_isolation`).
+    if let Err(reason) = &outcome
+        && isolation.level != crate::IsolationLevel::Full
+    {
         tracing::warn!(
             "bots cannot be isolated here ({reason}); they run with process-group isolation only \
              (`--isolation none`): a bot can signal, trace and read the processes of the same user, \
@@ -36,7 +39,9 @@ pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> R
     outcome
 }
 
-fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), String> {
+/// Runs the stub's probe of `isolation` (from the system's temporary directory); its stdout
+/// (what the sandbox's probe reports, see `SandboxSupport`), or why it failed.
+pub(crate) fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<String, String> {
     let mut command = std::process::Command::new(stub);
     command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--probe");
     command.arg("--isolation").arg(isolation.level.name());
@@ -48,11 +53,12 @@ fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), Str
         command.arg("--uid").arg(uid.to_string()).arg("--gid").arg(gid.to_string());
     }
     let output = command
+        .current_dir(std::env::temp_dir())
         .stdin(std::process::Stdio::null())
         .output()
         .map_err(|e| format!("cannot run {} {}: {e}", stub.display(), crate::EXEC_STUB_SUBCOMMAND))?;
     if output.status.success() {
-        return Ok(());
+        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     let reason = stderr.lines().last().unwrap_or("").trim();

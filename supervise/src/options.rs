@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::sandbox_profile::SandboxProfile;
+
 /// Where to find the re-exec stub (`EXE __exec-bot`), which applies rlimits, joins
 /// the bot's cgroup and creates namespaces in a fresh single-threaded process before it
 /// `exec`s the bot.
@@ -36,8 +38,11 @@ pub enum IsolationLevel {
     /// bot can address no process outside its own tree; everything it started dies with it.
     #[default]
     Pid,
-    /// [`IsolationLevel::Pid`], no network, and, when the referee runs as root, a separate
-    /// unprivileged uid and gid for every bot (so the bots cannot touch each other's files).
+    /// The sandbox: [`IsolationLevel::Pid`], no network, a new root holding only the system
+    /// folders (read-only, secrets masked), the program's folder, a private size-limited
+    /// `/tmp`, a minimal `/dev`; a seccomp filter, Landlock where the kernel has it,
+    /// `no_new_privs`; and, when the caller runs as root, a separate unprivileged uid and
+    /// gid for every sandbox. Configured by [`SpawnOptions::sandbox`].
     Full,
 }
 
@@ -103,6 +108,11 @@ pub struct SpawnOptions {
     pub cgroup: bool,
     /// Namespaces.
     pub isolation: Isolation,
+    /// What the sandbox shows and allows, under [`IsolationLevel::Full`] (ignored at the
+    /// other levels): the program's folder read-only or writable, extra read-only paths,
+    /// the size of `/tmp`, the process limit, the uid range (see `docs/supervision.md`,
+    /// "The sandbox").
+    pub sandbox: SandboxProfile,
 }
 
 impl Default for SpawnOptions {
@@ -113,6 +123,7 @@ impl Default for SpawnOptions {
             stub: StubChoice::Auto,
             cgroup: true,
             isolation: Isolation::default(),
+            sandbox: SandboxProfile::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ use super::options::{Isolation, IsolationLevel, SpawnOptions};
 use super::private_tmp::PrivateTmp;
 use super::pump::{Pump, Shared, Watch, lock};
 use super::sandbox::BotUser;
+use super::sandbox_view::SandboxArgs;
 use super::spawn_client::ServerSpawn;
 use super::spawn_wire::SpawnRequest;
 use super::stderr::StderrCapture;
@@ -142,8 +143,17 @@ impl BotProcess {
         let program = resolve_program(&spec.program, &dir)?;
         tree::become_subreaper();
 
+        let stub_path = options.stub.resolve();
+        let decided = decide_isolation(options, stub_path.as_deref(), &program, &dir, spec)?;
+        let (isolation, user) = (decided.isolation, decided.user);
+        let sandboxed = isolation.level == IsolationLevel::Full;
+        // In the sandbox the profile's task limit, if it has one, is the kernel's exact limit.
+        let tasks = match options.sandbox.max_tasks {
+            Some(tasks) if sandboxed => Some(tasks),
+            _ => limits.max_processes.map(task_backstop),
+        };
         let cgroup = if options.cgroup {
-            BotCgroup::create(limits, limits.max_processes.map(task_backstop))
+            BotCgroup::create(limits, tasks)
                 .inspect_err(|reason| tracing::debug!("no cgroup for the bot: {reason}"))
                 .ok()
         } else {
@@ -151,19 +161,21 @@ impl BotProcess {
         };
         let kernel_memory_limit = cgroup.as_ref().is_some_and(BotCgroup::memory_limited);
         let kernel_task_limit = cgroup.as_ref().is_some_and(BotCgroup::pids_limited);
-        let stub_path = options.stub.resolve();
-        let (isolation, user) =
-            decide_isolation(options.isolation, stub_path.as_deref(), &program, &dir, spec)?;
-        let tmp = PrivateTmp::create(user).map_err(|source| SpawnError::Spawn {
-            program: spec.program.clone(),
-            source: std::io::Error::new(
-                source.kind(),
-                format!(
-                    "cannot create its private temporary directory in {}: {source}",
-                    std::env::temp_dir().display()
+        // The sandbox has its own /tmp (a tmpfs in its namespace), nothing on the host's disk.
+        let tmp = if sandboxed {
+            None
+        } else {
+            Some(PrivateTmp::create(user).map_err(|source| SpawnError::Spawn {
+                program: spec.program.clone(),
+                source: std::io::Error::new(
+                    source.kind(),
+                    format!(
+                        "cannot create its private temporary directory in {}: {source}",
+                        std::env::temp_dir().display()
+                    ),
                 ),
-            ),
-        })?;
+            })?)
+        };
         let stub_args = StubArgs {
             rlimit_data: if kernel_memory_limit {
                 None
@@ -172,10 +184,11 @@ impl BotProcess {
             },
             // A backstop one second later than the tree-wide check, which decides.
             rlimit_cpu: limits.max_cpu_secs.map(|secs| secs.saturating_add(1)),
-            nproc_allowance: limits.max_processes.map(task_backstop),
+            nproc_allowance: tasks,
             cgroups: cgroup.as_ref().map(BotCgroup::join_paths).unwrap_or_default(),
             isolation,
             user,
+            sandbox: decided.sandbox,
         };
         let stub = if stub_args.is_needed() { stub_path } else { None };
         if stub.is_none() && stub_args.wants_stub_only_features() {
@@ -190,8 +203,13 @@ impl BotProcess {
         // holds the tree: a bot under isolation never sees it.
         let marker =
             (cgroup.is_none() && !(stub.is_some() && isolation.pid_namespace())).then(tree::new_marker_value);
-        let start =
-            Start { program: &program, spec, dir: &dir, marker: marker.as_deref(), tmpdir: tmp.path() };
+        let start = Start {
+            program: &program,
+            spec,
+            dir: &dir,
+            marker: marker.as_deref(),
+            tmpdir: tmp_path(tmp.as_ref()),
+        };
         let spawn_error = |source| SpawnError::Spawn { program: spec.program.clone(), source };
         let (mut child, spawn_server) = match &stub {
             Some(stub) => match server_spawn(stub, &start.server_request(&stub_args)) {
@@ -222,7 +240,7 @@ impl BotProcess {
             spawn_server,
             isolation: if stub.is_some() { isolation } else { Isolation::NONE },
             uid: user.map(|u| u.uid),
-            tmpdir: Some(tmp.path().to_path_buf()),
+            tmpdir: Some(tmp_path(tmp.as_ref()).to_path_buf()),
         };
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
@@ -265,7 +283,7 @@ impl BotProcess {
             shared,
             pump: Some(pump),
             supervision,
-            tmp: Some(tmp),
+            tmp,
             shut_down: false,
         })
     }
@@ -281,8 +299,8 @@ impl BotProcess {
         let dir = working_dir(spec)?;
         let program = resolve_program(&spec.program, &dir)?;
         let stub = options.stub.resolve();
-        decide_isolation(options.isolation, stub.as_deref(), &program, &dir, spec)
-            .map(|(isolation, _)| if stub.is_some() { isolation } else { Isolation::NONE })
+        decide_isolation(options, stub.as_deref(), &program, &dir, spec)
+            .map(|decided| if stub.is_some() { decided.isolation } else { Isolation::NONE })
     }
 
     /// The process id of the bot's main process (the stub's, in PID-namespace mode); it is
@@ -573,6 +591,13 @@ struct StubArgs {
     cgroups: Vec<PathBuf>,
     isolation: Isolation,
     user: Option<BotUser>,
+    /// The sandbox's settings, under `--isolation full`.
+    sandbox: Option<SandboxArgs>,
+}
+
+/// The `TMPDIR` of a bot: its private directory on the host, or the sandbox's own `/tmp`.
+fn tmp_path(tmp: Option<&PrivateTmp>) -> &Path {
+    tmp.map_or(Path::new("/tmp"), PrivateTmp::path)
 }
 
 impl StubArgs {
@@ -600,42 +625,73 @@ impl StubArgs {
             no_network: self.isolation.no_network(),
             uid: self.user.map(|user| user.uid),
             gid: self.user.map(|user| user.gid),
+            read_only: self.sandbox.as_ref().map(|s| s.read_only.clone()).unwrap_or_default(),
+            writable_mib: self.sandbox.as_ref().and_then(|s| s.writable_mib),
+            tmp_mib: self.sandbox.as_ref().map(|s| s.tmp_mib),
             ..crate::stub_args::ExecBotArgs::default()
         }
         .to_args()
     }
 }
 
-/// The isolation a bot gets, and its separate user if it has one: what was asked for if the
-/// stub can set it up here (checked once, see [`crate::isolation_probe`]), otherwise none. A
-/// bot that its separate user could not run is an error naming why.
+/// What [`decide_isolation`] decided.
+struct Decided {
+    isolation: Isolation,
+    /// The separate user (a root caller under `--isolation full`).
+    user: Option<BotUser>,
+    /// The sandbox's settings (`--isolation full`).
+    sandbox: Option<SandboxArgs>,
+}
+
+/// The isolation a bot gets, its separate user and its sandbox if it has them: what was
+/// asked for if the stub can set it up here (checked once, see [`crate::isolation_probe`]),
+/// otherwise none — except the sandbox (`full`), which is never replaced by less: a machine
+/// that cannot set it up is an error naming why. A bot that its sandbox or separate user
+/// could not run is an error naming why.
 fn decide_isolation(
-    asked: Isolation,
+    options: &SpawnOptions,
     stub: Option<&Path>,
     program: &Path,
     dir: &Path,
     spec: &BotSpec,
-) -> Result<(Isolation, Option<BotUser>), SpawnError> {
+) -> Result<Decided, SpawnError> {
+    let asked = options.isolation;
+    let sandboxed = asked.level == IsolationLevel::Full;
+    let refuse = |reason: String| SpawnError::Isolation { program: spec.program.clone(), reason };
     let Some(stub) = stub.filter(|_| asked.pid_namespace() || asked.no_network()) else {
-        return Ok((asked, None));
+        if sandboxed {
+            return Err(refuse(
+                "the sandbox is set up by the re-exec stub, and there is none here (see StubChoice)"
+                    .to_owned(),
+            ));
+        }
+        return Ok(Decided { isolation: asked, user: None, sandbox: None });
     };
-    let separate_user = asked.level == IsolationLevel::Full && nix::unistd::geteuid().is_root();
-    if crate::isolation_probe::check(stub, asked, separate_user).is_err() {
-        return Ok((Isolation::NONE, None));
+    let separate_user = sandboxed && nix::unistd::geteuid().is_root();
+    let sandbox = if sandboxed {
+        Some(crate::sandbox_view::plan(&options.sandbox, program, &spec.args, dir).map_err(refuse)?)
+    } else {
+        None
+    };
+    if separate_user {
+        options.sandbox.ids.validate().map_err(refuse)?;
+    }
+    match crate::isolation_probe::check(stub, asked, separate_user) {
+        Ok(()) => {}
+        // The sandbox was asked for by name: never a silent fallback to less.
+        Err(why) if sandboxed => return Err(refuse(format!("the sandbox cannot be set up here: {why}"))),
+        Err(_) => return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None }),
     }
     if !separate_user {
-        return Ok((asked, None));
+        return Ok(Decided { isolation: asked, user: None, sandbox });
     }
-    if let Some(reason) = crate::bot_user::unreachable(program, dir) {
-        return Err(SpawnError::Isolation {
-            program: spec.program.clone(),
-            reason: format!(
-                "under --isolation full it runs as a separate unprivileged user, and {reason}; \
-                 install it where every user may run it, or use --isolation pid"
-            ),
-        });
+    let writable = matches!(options.sandbox.program_dir, crate::ProgramDirAccess::Writable { .. });
+    if let Some(reason) = crate::bot_user::unreachable_in_sandbox(program, dir, writable) {
+        return Err(refuse(format!(
+            "under --isolation full as root it runs as a separate unprivileged user, and {reason}"
+        )));
     }
-    Ok((asked, Some(crate::bot_user::next())))
+    Ok(Decided { isolation: asked, user: Some(crate::bot_user::next(options.sandbox.ids)), sandbox })
 }
 
 /// The program's path as `exec` will find it: a name without a slash is looked up on `PATH`

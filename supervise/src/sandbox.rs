@@ -124,6 +124,24 @@ pub(crate) fn prepare_init(
     }
 }
 
+/// Step 2 of the sandbox (`--isolation full`), in the namespace's init: its own mount
+/// namespace with private mounts, the new root (`sandbox_root`), the program's pid moved past
+/// `pid_base`. The init keeps its ids and capabilities in the namespaces (for the copy back of
+/// a writable folder); the program's process, forked next, drops them
+/// ([`switch_user`] or [`lock_mounts`]).
+pub(crate) fn prepare_sandbox(
+    plan: &crate::sandbox_root::RootPlan<'_>,
+    pid_base: u32,
+) -> Result<crate::sandbox_root::BuiltRoot, String> {
+    unshare(CloneFlags::CLONE_NEWNS).map_err(|e| format!("cannot create the mount namespace: {e}"))?;
+    let none: Option<&str> = None;
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+        .map_err(|e| format!("cannot make the mounts private: {e}"))?;
+    let built = crate::sandbox_root::build(plan)?;
+    spread_pids(pid_base);
+    Ok(built)
+}
+
 /// Makes the namespace's next process get the pid after `base` (the outer stub's host pid,
 /// which no other running bot's stub has) instead of 2.
 ///
@@ -141,7 +159,7 @@ fn spread_pids(base: u32) {
 
 /// Becomes the separate unprivileged user (no supplementary groups; every capability is
 /// lost with the uid).
-fn switch_user(user: BotUser) -> Result<(), String> {
+pub(crate) fn switch_user(user: BotUser) -> Result<(), String> {
     let (uid, gid) = (Uid::from_raw(user.uid), Gid::from_raw(user.gid));
     nix::unistd::setgroups(&[]).map_err(|e| format!("cannot drop the supplementary groups: {e}"))?;
     nix::unistd::setresgid(gid, gid, gid).map_err(|e| format!("cannot switch to gid {gid}: {e}"))?;
@@ -164,7 +182,7 @@ fn switch_user(user: BotUser) -> Result<(), String> {
 /// exits, it is freed then, when nobody waits for it; until then each bot holds two mount
 /// namespaces (two copies of the host's mount table, counted against
 /// `user.max_mnt_namespaces`).
-fn lock_mounts(mapped: Option<MappedIds>) -> Result<Option<std::fs::File>, String> {
+pub(crate) fn lock_mounts(mapped: Option<MappedIds>) -> Result<Option<std::fs::File>, String> {
     let (host_uid, host_gid) = match mapped {
         Some(ids) => (ids.uid, ids.gid),
         None => (outside_id("/proc/self/uid_map")?, outside_id("/proc/self/gid_map")?),

@@ -11,7 +11,7 @@ use crate::options::IsolationLevel;
 /// to the running executable is used only if it prints the same (`__exec-bot
 /// --stub-protocol`), and a spawn server only if it greets with it; change it whenever the
 /// stub's options, its spawn server's messages or its behaviour change.
-pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 4");
+pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 5");
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,6 +36,14 @@ pub struct ExecBotArgs {
     pub uid: Option<u32>,
     /// Run the bot under this gid (with `uid`).
     pub gid: Option<u32>,
+    /// Under `--isolation full` (the sandbox): more host paths shown read-only (`--ro`).
+    pub read_only: Vec<PathBuf>,
+    /// Under `--isolation full`: the program's folder (the working directory) writable in a
+    /// tmpfs of this many MiB, copied back when the program ends (`--rw-mib`); without it the
+    /// folder is read-only.
+    pub writable_mib: Option<u64>,
+    /// Under `--isolation full`: the size of `/tmp` in MiB (`--tmp-mib`; default 64).
+    pub tmp_mib: Option<u64>,
     /// Check that the isolation can be set up, then exit with 0 instead of running a program.
     pub probe: bool,
     /// Print [`STUB_PROTOCOL`] and exit.
@@ -93,6 +101,11 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
             Long("no-network") => args.no_network = true,
             Long("uid") => args.uid = Some(parser.value().map_err(error)?.parse().map_err(error)?),
             Long("gid") => args.gid = Some(parser.value().map_err(error)?.parse().map_err(error)?),
+            Long("ro") => args.read_only.push(parser.value().map_err(error)?.into()),
+            Long("rw-mib") => {
+                args.writable_mib = Some(parser.value().map_err(error)?.parse().map_err(error)?);
+            }
+            Long("tmp-mib") => args.tmp_mib = Some(parser.value().map_err(error)?.parse().map_err(error)?),
             Long("probe") => args.probe = true,
             Long("stub-protocol") => args.stub_protocol = true,
             Value(first) => {
@@ -127,12 +140,17 @@ impl ExecBotArgs {
         number("--rlimit-cpu", self.rlimit_cpu);
         number("--nproc-allowance", self.nproc_allowance);
         number("--uid", self.uid.map(u64::from));
+        number("--rw-mib", self.writable_mib);
+        number("--tmp-mib", self.tmp_mib);
         number("--gid", self.gid.map(u64::from));
         if let Some(pid) = self.parent_pid {
             out.extend(["--parent-pid".into(), pid.to_string().into()]);
         }
         for cgroup in &self.cgroup {
             out.extend(["--cgroup".into(), cgroup.into()]);
+        }
+        for path in &self.read_only {
+            out.extend(["--ro".into(), path.into()]);
         }
         if self.isolation != IsolationLevel::None {
             out.extend(["--isolation".into(), self.isolation.name().into()]);
@@ -167,6 +185,9 @@ mod tests {
             no_network: true,
             uid: Some(1001),
             gid: Some(1002),
+            read_only: vec!["/opt/jdk".into(), "/root/.pyenv".into()],
+            writable_mib: Some(100),
+            tmp_mib: Some(32),
             probe: false,
             stub_protocol: false,
             command: words("bot --mode x -- y"),

@@ -213,8 +213,9 @@ fn under_full_isolation_a_root_referee_runs_each_bot_as_its_own_user() {
     assert_ne!(south, north, "each bot its own user");
 }
 
-/// A program in a directory only root may enter cannot run as a separate user: the match
-/// ends before it starts, with exit 2 and a message naming the directory (not a forfeit).
+/// A program folder only root may enter cannot be the folder of a separate user's sandbox:
+/// the match ends before it starts, with exit 2 and a message naming the folder (not a
+/// forfeit).
 #[test]
 fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
     let test = "a_bot_its_separate_user_cannot_run_is_a_clear_error";
@@ -233,13 +234,16 @@ fn a_bot_its_separate_user_cannot_run_is_a_clear_error() {
     let out = Command::new(bin("bao-referee"))
         .args(["match", "--isolation", "full", "--south"])
         .arg(&program)
+        .arg("--south-dir")
+        .arg(&*dir)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("cannot be isolated") && stderr.contains("may not be searched by other users"),
+        stderr.contains("cannot be isolated")
+            && stderr.contains("may not be read and searched by other users"),
         "{stderr}"
     );
 }
@@ -280,4 +284,60 @@ fn an_unprivileged_referee_isolates_its_bots() {
     let report = report.lines().find(|l| l.starts_with("report ")).unwrap_or_else(|| panic!("{report}"));
     let me = field(report, "me");
     assert!(report.contains(&format!("pids=[1, {me}]")) && report.contains("uid=65534"), "{report}");
+}
+
+/// The honest starter kits — Python (the `python3` on PATH, a pyenv shim here: its install is
+/// shown read-only), Node, Java (`java Bot.java`, compiled at start) and C++ (a compiled
+/// binary) — play under the sandbox, as root (each bot its own uid); the Rust sample bots do
+/// in `the_sample_bots_play_under_full_isolation`.
+#[test]
+fn the_starter_kits_play_in_the_sandbox() {
+    let test = "the_starter_kits_play_in_the_sandbox";
+    if !isolation_available(test) || !["python3", "node", "java", "g++"].iter().all(|p| have(p, test)) {
+        return;
+    }
+    let build = Scratch::dir("isolation-kits");
+    std::fs::set_permissions(&*build, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cpp = build.join("bot-cpp");
+    let compiled = Command::new("g++")
+        .args(["-O2", "-std=c++17", "-o"])
+        .arg(&cpp)
+        .arg(crate::support::workspace_root().join("sample-bots/cpp/bot.cpp"))
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    let cpp = cpp.display().to_string();
+    for (south, north) in [
+        ("python3 -B sample-bots/python/random_bot.py", "node sample-bots/js/bot.js"),
+        ("java sample-bots/java/Bot.java", cpp.as_str()),
+    ] {
+        let log = Scratch::new("isolation-kits", "game.jsonl");
+        let out = Command::new(bin("bao-referee"))
+            .args([
+                "match",
+                "--json",
+                "--isolation",
+                "full",
+                "--max-plies",
+                "12",
+                "--startup-time",
+                "30s",
+                "--tc",
+                "120+5",
+            ])
+            .args(["--south", south, "--north", north, "--log"])
+            .arg(&*log)
+            .current_dir(crate::support::workspace_root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{south} vs {north}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(result["reason"], "max_plies", "{south} vs {north}: {result}");
+    }
 }

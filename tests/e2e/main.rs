@@ -14,6 +14,7 @@ mod option_ranges;
 mod owned_nyumba_match;
 mod protocol_doc;
 mod rules_cli;
+mod sandbox;
 mod serve_hostile;
 mod serve_support;
 mod serve_wrapper;

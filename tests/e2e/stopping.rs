@@ -284,3 +284,16 @@ fn sigint_while_the_tournament_starts_its_bots_ends_them_and_exits_130() {
 fn random_bot_cmd() -> String {
     format!("cmd={}", random_bot())
 }
+
+/// The same in the sandbox (`--isolation full`): the forked child dies with the sandbox's PID
+/// namespace when the referee is SIGKILLed.
+#[test]
+fn after_sigkill_of_a_sandboxed_match_no_bot_process_survives() {
+    if !isolation_available("after_sigkill_of_a_sandboxed_match_no_bot_process_survives") {
+        return;
+    }
+    let tag = tag("match-kill-full");
+    let log = Scratch::new("stopping", "game.jsonl");
+    let referee = start_match(&tag, &log, &["--isolation", "full"]);
+    assert_eq!(stop(referee, Signal::SIGKILL, &tag), None);
+}

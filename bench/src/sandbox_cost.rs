@@ -1,0 +1,115 @@
+//! `bao-bench bench sandbox`: what the sandbox (`--isolation full`) costs a bot against
+//! `--isolation pid` (with and without `--no-network`), through the library as a game starts and ends a bot: `spawn_with`, one
+//! line sent and its echo received (the bot is `/bin/cat`), `shutdown`. The ways alternate
+//! within each round (drift and load hit them alike); medians and p90 of each way's start
+//! (spawn until the echo arrived) and life (spawn until `shutdown` returned). The background
+//! cleanup (cgroup removal, reaping) is waited for between lifecycles, untimed.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use bao_supervise::{BotProcess, BotSpec, Isolation, IsolationLevel, ResourceLimits, SpawnOptions};
+use serde::Serialize;
+
+use super::report::print_json;
+use super::stats::Summary;
+
+/// The arguments of `bao-bench bench sandbox`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Lifecycles of each way.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One way's timings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Way {
+    /// `pid`, `pid+no-network` or `full`.
+    pub isolation: &'static str,
+    /// Spawn until the echo of the first line arrived.
+    pub start: Summary,
+    /// Spawn until `shutdown` returned.
+    pub life: Summary,
+}
+
+/// `pid`, `pid` with `--no-network` (the network namespace is part of the sandbox's cost),
+/// `full`.
+const WAYS: [(IsolationLevel, bool); 3] =
+    [(IsolationLevel::Pid, false), (IsolationLevel::Pid, true), (IsolationLevel::Full, true)];
+
+/// Runs the benchmark.
+///
+/// # Errors
+/// A bot that cannot be started or does not echo.
+pub fn run(args: &SandboxArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Result<()> {
+    let folder = std::env::temp_dir().join(format!("bao-bench-sandbox-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    let spec =
+        BotSpec { name: None, program: "/bin/cat".into(), args: Vec::new(), dir: Some(folder.clone()) };
+    let outcome = measure(args, runtime, &spec);
+    let _ = std::fs::remove_dir(&folder);
+    outcome
+}
+
+fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec) -> anyhow::Result<()> {
+    let mut samples: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); WAYS.len()];
+    // One warm-up lifecycle of each way (the isolation probe, the spawn server's start).
+    for round in 0..=args.rounds {
+        for (way, &(level, no_network)) in WAYS.iter().enumerate() {
+            let options =
+                SpawnOptions { isolation: Isolation { level, no_network }, ..SpawnOptions::default() };
+            let (start, life) = runtime.block_on(lifecycle(spec, &options))?;
+            bao_supervise::wait_for_cleanups(Duration::from_secs(5));
+            if round > 0 {
+                samples[way].0.push(start);
+                samples[way].1.push(life);
+            }
+        }
+    }
+    let ways: Vec<Way> = WAYS
+        .iter()
+        .zip(&samples)
+        .map(|((level, no_network), (start, life))| Way {
+            isolation: match (level, no_network) {
+                (IsolationLevel::Pid, true) => "pid+no-network",
+                _ => level.name(),
+            },
+            start: Summary::of(start).expect("rounds ≥ 1"),
+            life: Summary::of(life).expect("rounds ≥ 1"),
+        })
+        .collect();
+    if args.json {
+        return print_json(&ways);
+    }
+    println!(
+        "{:<6} {:>14} {:>14} {:>14} {:>14}",
+        "way", "start median", "start p90", "life median", "life p90"
+    );
+    for way in &ways {
+        println!(
+            "{:<15} {:>11.0} µs {:>11.0} µs {:>11.0} µs {:>11.0} µs",
+            way.isolation, way.start.median_us, way.start.p90_us, way.life.median_us, way.life.p90_us
+        );
+    }
+    Ok(())
+}
+
+/// One bot's life: its start until its echo, and until `shutdown` returned.
+async fn lifecycle(spec: &BotSpec, options: &SpawnOptions) -> anyhow::Result<(Duration, Duration)> {
+    let began = Instant::now();
+    let mut bot =
+        BotProcess::spawn_with(spec, &ResourceLimits::default(), options).await.with_context(|| {
+            format!("cannot start /bin/cat under --isolation {}", options.isolation.level.name())
+        })?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    bot.send_line("hello", deadline).await.map_err(|e| anyhow::anyhow!("cannot write to the bot: {e}"))?;
+    let line = bot.recv_line(deadline).await.map_err(|e| anyhow::anyhow!("no echo: {e}"))?;
+    anyhow::ensure!(line == "hello", "the bot echoed {line:?}");
+    let start = began.elapsed();
+    bot.shutdown(Duration::from_secs(1)).await;
+    Ok((start, began.elapsed()))
+}
