@@ -73,6 +73,9 @@ pub struct GameConfig {
     pub quit_grace: Duration,
     /// Optional isolation of each bot (Linux namespaces; see docs/supervision.md).
     pub isolation: bao_supervise::Isolation,
+    /// What the sandbox of each bot shows and allows under `--isolation full` (ignored
+    /// otherwise): the competition server's `arena.toml` settings.
+    pub sandbox: bao_supervise::SandboxProfile,
 }
 
 impl GameConfig {
@@ -91,6 +94,7 @@ impl GameConfig {
             stderr_cap: defaults::STDERR_CAP_BYTES,
             quit_grace: defaults::QUIT_GRACE,
             isolation: bao_supervise::Isolation::default(),
+            sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
 }

@@ -368,6 +368,7 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     let options = SpawnOptions {
         stderr_cap: config.stderr_cap,
         isolation: config.isolation,
+        sandbox: config.sandbox.clone(),
         ..SpawnOptions::default()
     };
     let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {

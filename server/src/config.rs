@@ -37,6 +37,9 @@ pub struct ArenaConfig {
     pub candidate: CandidateConfig,
     /// The conformance gate.
     pub gate: GateConfig,
+    /// The sandbox of builds, checks and games.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
 }
@@ -86,10 +89,78 @@ pub struct LimitsConfig {
     pub build_memory_mib: u64,
     /// CPU-time limit of a build, in seconds.
     pub build_cpu_secs: u64,
+    /// Processes a build may run at once (the compiler's children included).
+    #[serde(default = "default_build_processes")]
+    pub build_processes: u64,
+    /// Disk a build may write (its folder and its `TMPDIR`), in MiB.
+    #[serde(default = "default_build_disk_mib")]
+    pub build_disk_mib: u64,
     /// Bytes of build output kept (the rest is cut).
     pub build_log_bytes: usize,
     /// Builds run at the same time.
     pub build_concurrency: usize,
+}
+
+fn default_build_processes() -> u64 {
+    64
+}
+
+fn default_build_disk_mib() -> u64 {
+    512
+}
+
+/// The sandbox every untrusted program runs in (docs/server.md, "Security model").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// The first uid (and gid) of the sandboxes when the server runs as root.
+    #[serde(default = "default_uid_base")]
+    pub uid_base: u32,
+    /// How many uids from `uid_base` the sandboxes may use.
+    #[serde(default = "default_uid_count")]
+    pub uid_count: u32,
+    /// More host paths a sandbox sees, read-only (a toolchain outside `/usr`).
+    #[serde(default)]
+    pub read_only_paths: Vec<std::path::PathBuf>,
+    /// The `PATH` of builds and bots (they get no other variable of the server's environment).
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// The protections missing on this machine that the operator accepts, by the names
+    /// `serve` prints at start (comma-separated); empty: none may be missing.
+    #[serde(default)]
+    pub unsafe_sandbox: String,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> SandboxConfig {
+        SandboxConfig {
+            uid_base: default_uid_base(),
+            uid_count: default_uid_count(),
+            read_only_paths: Vec::new(),
+            path: default_path(),
+            unsafe_sandbox: String::new(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// The names listed in `unsafe_sandbox`.
+    #[must_use]
+    pub fn accepted(&self) -> Vec<&str> {
+        self.unsafe_sandbox.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()).collect()
+    }
+}
+
+fn default_uid_base() -> u32 {
+    1_500_000_000
+}
+
+fn default_uid_count() -> u32 {
+    65_536
+}
+
+fn default_path() -> String {
+    "/usr/local/bin:/usr/bin:/bin".into()
 }
 
 fn default_queued_per_user() -> u32 {
@@ -195,6 +266,17 @@ impl ArenaConfig {
         }
         if self.limits.build_concurrency == 0 {
             return Err("limits.build_concurrency must be at least 1".into());
+        }
+        if self.limits.build_processes == 0 || self.limits.build_disk_mib == 0 {
+            return Err("limits.build_processes and limits.build_disk_mib must be at least 1".into());
+        }
+        let sandbox = &self.sandbox;
+        crate::sandbox::probe::accepted(sandbox)?;
+        crate::sandbox::Profile::id_range(sandbox)
+            .validate()
+            .map_err(|e| format!("sandbox.uid_base, uid_count: {e}"))?;
+        if let Some(p) = sandbox.read_only_paths.iter().find(|p| !p.is_absolute()) {
+            return Err(format!("sandbox.read_only_paths: {} is not an absolute path", p.display()));
         }
         if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
             return Err("gate.move_ms and gate.startup_ms must be positive".into());

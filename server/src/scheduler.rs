@@ -225,9 +225,11 @@ fn game_config(
     seed: u64,
 ) -> Result<GameConfig, ServerError> {
     let g = &arena.config.games;
+    // Every entrant's bot in the sandbox, with the limits of arena.toml.
+    let profile = crate::sandbox::Profile::bot(&arena.config);
     let mut config = GameConfig::new(
-        crate::engine::game_spec(&built(arena, south)?),
-        crate::engine::game_spec(&built(arena, north)?),
+        profile.bot_spec(&built(arena, south)?),
+        profile.bot_spec(&built(arena, north)?),
         arena.config.variant(),
     );
     config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed)
@@ -241,15 +243,9 @@ fn game_config(
     };
     config.max_plies = Some(g.max_plies);
     config.seed = seed;
-    config.limits = bao_supervise::ResourceLimits {
-        max_memory_bytes: Some(g.bot_memory_mib << 20),
-        max_cpu_secs: Some(g.bot_cpu_secs),
-        max_processes: Some(64),
-        max_output_bytes: Some(64 << 20),
-    };
-    // Every entrant's bot in its own user, PID and mount namespaces, with no network.
-    config.isolation =
-        bao_supervise::Isolation { level: bao_supervise::IsolationLevel::Pid, no_network: true };
+    config.limits = profile.limits;
+    config.isolation = profile.options.isolation;
+    config.sandbox = profile.options.sandbox;
     Ok(config)
 }
 

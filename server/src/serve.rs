@@ -29,6 +29,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     if aborted + requeued > 0 {
         tracing::warn!(aborted, requeued, "recovered from a stop: running games aborted, builds requeued");
     }
+    crate::sandbox::probe::require(&arena.config, &arena.dir.join("arena.toml")).await?;
     let arena: SharedArena = Arc::new(arena);
     let addr = opts.listen.unwrap_or(arena.config.listen);
     let listener =
@@ -41,6 +42,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     let check_limits = CheckLimits {
         move_time: std::time::Duration::from_millis(arena.config.gate.move_ms),
         startup: std::time::Duration::from_millis(arena.config.gate.startup_ms),
+        profile: crate::sandbox::Profile::bot(&arena.config),
     };
     let engine = Arc::new(Engine::start(arena.live.clone(), arena.shutdown.clone(), check_limits)?);
     let gate: Arc<dyn ConformanceGate> = engine.clone();

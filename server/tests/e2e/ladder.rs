@@ -150,7 +150,7 @@ pub fn ladder_survives_kill_9_and_exports() {
 
     // The export: every finished game's log (verifiable) and the standings.
     let out = arena.dir.path().join("export");
-    let run = std::process::Command::new(crate::support::server_exe())
+    let run = crate::support::server_command()
         .args(["export", "--data"])
         .arg(&data)
         .arg(&out)

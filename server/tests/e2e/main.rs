@@ -5,9 +5,12 @@
 //! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
+mod attack;
 mod browser;
 mod candidate;
+mod honest;
 mod hostile;
+mod kill9;
 mod ladder;
 mod sessions;
 mod state;
@@ -19,6 +22,9 @@ use std::process::ExitCode;
 type Test = (&'static str, fn());
 
 const TESTS: &[Test] = &[
+    ("entrant_attacks_fail", attack::entrant_attacks_fail),
+    ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
+    ("kill_9_leaves_no_sandbox_process", kill9::kill_9_leaves_no_sandbox_process),
     ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
     ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
     ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),
@@ -56,6 +62,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    support::remove_bin_dir();
     println!("{passed} passed, {failed} failed");
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -103,7 +103,7 @@ pub fn builds_take_turns_between_users() {
     edits.push(("submissions_per_hour = 12", "submissions_per_hour = 30"));
     edits.push(("queued_per_user = 4", "queued_per_user = 10"));
     edits.push(("checked).\nconcurrency = 1", "checked).\nconcurrency = 0"));
-    edits.push(("build = \"chmod 755 bot\"", "build = \"sleep 1 && chmod 755 bot\""));
+    edits.push(("build = \"chmod 755 ./bot\"", "build = \"sleep 1 && chmod 755 ./bot\""));
     let arena = Arena::new(&["admin", "hana", "ivo"], &edits);
     let server = Server::start(&arena.data());
     let (hana, ivo) = (&arena.tokens[1], &arena.tokens[2]);

@@ -78,8 +78,90 @@ pub fn run_bot(kind: &str) -> ExitCode {
 
 /// A shell script that runs this binary as a bot (submitted as `executable`).
 pub fn bot_script(kind: &str) -> Vec<u8> {
-    let exe = std::env::current_exe().expect("current exe");
-    format!("#!/bin/sh\nexec '{}' --bot {kind}\n", exe.display()).into_bytes()
+    format!("#!/bin/sh\nexec '{}' --bot {kind}\n", test_exe().display()).into_bytes()
+}
+
+/// The user the server runs as (`BAO_E2E_SERVER_USER`, e.g. `bao-ci`), if not this
+/// process's: `.ci/run` runs the tests a second time with an unprivileged system user.
+pub fn server_user() -> Option<String> {
+    std::env::var("BAO_E2E_SERVER_USER").ok().filter(|u| !u.is_empty())
+}
+
+/// The missing protections of the sandbox the test arenas accept: the kernel's
+/// process limit (no pids controller is delegated on the CI machine; a root
+/// server's sandboxes have their own uid's `RLIMIT_NPROC`, and the attack tests
+/// check the limit's effect), a server's own cgroup (an unprivileged server gets
+/// none delegated there), and what `BAO_E2E_UNSAFE_SANDBOX` adds.
+pub fn accepted_gaps() -> String {
+    let mut gaps = String::from("process-limit");
+    if server_user().is_some() || !nix::unistd::geteuid().is_root() {
+        gaps.push_str(",cgroup-v2,memory-limit");
+    }
+    if let Ok(more) = std::env::var("BAO_E2E_UNSAFE_SANDBOX")
+        && !more.is_empty()
+    {
+        gaps.push(',');
+        gaps.push_str(&more);
+    }
+    gaps
+}
+
+/// A folder every user may read holding the server binary and this test binary
+/// (hard links, or copies across file systems), so that a server run as another
+/// user and the sandboxed bots (which see it read-only) can run them wherever the
+/// build put them (under `/root` on CI).
+pub fn bin_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("bao-e2e-bin-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).expect("bin dir");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod bin dir");
+        let exe = std::env::current_exe().expect("current exe");
+        for (from, name) in
+            [(Path::new(env!("CARGO_BIN_EXE_bao-server")), "bao-server"), (exe.as_path(), "e2e")]
+        {
+            let to = dir.join(name);
+            if std::fs::hard_link(from, &to).is_err() {
+                std::fs::copy(from, &to).expect("copy a binary into the bin dir");
+            }
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod binary");
+        }
+        dir
+    })
+}
+
+/// Removes [`bin_dir`] (at the end of the run).
+pub fn remove_bin_dir() {
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("bao-e2e-bin-{}", std::process::id())));
+}
+
+/// This test binary, as the bots run it.
+pub fn test_exe() -> PathBuf {
+    bin_dir().join("e2e")
+}
+
+/// A command running `bao-server` as [`server_user`] (through `setpriv`) or as this process.
+pub fn server_command() -> Command {
+    let exe = bin_dir().join("bao-server");
+    match server_user() {
+        Some(user) => {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid", &user, "--regid", &user, "--clear-groups", "--"]).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    }
+}
+
+/// Gives `path` (recursively) to [`server_user`], if there is one.
+pub fn give_to_server_user(path: &Path) {
+    if let Some(user) = server_user() {
+        let out =
+            Command::new("chown").args(["-R", &format!("{user}:{user}")]).arg(path).output().expect("chown");
+        assert!(out.status.success(), "chown {user}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 /// An arena directory with users, created with `bao-server user-add`; `edits`
@@ -89,17 +171,19 @@ pub struct Arena {
     pub tokens: Vec<String>,
 }
 
-pub fn server_exe() -> &'static str {
-    env!("CARGO_BIN_EXE_bao-server")
-}
-
 impl Arena {
     pub fn new(users: &[&str], edits: &[(&str, &str)]) -> Arena {
+        Arena::new_with_paths(users, edits, &[])
+    }
+
+    /// An arena whose sandboxes also see `paths` read-only (a toolchain).
+    pub fn new_with_paths(users: &[&str], edits: &[(&str, &str)], paths: &[&Path]) -> Arena {
         let dir = tempfile::tempdir().expect("tempdir");
+        give_to_server_user(dir.path());
         let data = dir.path().join("arena");
         let mut tokens = Vec::new();
         for (i, user) in users.iter().enumerate() {
-            let mut cmd = Command::new(server_exe());
+            let mut cmd = server_command();
             cmd.args(["user-add", "--data"]).arg(&data).arg(user);
             if i == 0 {
                 cmd.arg("--admin");
@@ -112,7 +196,15 @@ impl Arena {
         }
         let toml = data.join("arena.toml");
         let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
-        for (from, to) in edits {
+        let shown: Vec<String> = std::iter::once(bin_dir())
+            .chain(paths.iter().copied())
+            .map(|p| p.display().to_string())
+            .collect();
+        let sandbox: [(&str, &str); 2] = [
+            ("read_only_paths = []", &format!("read_only_paths = {:?}", shown)),
+            ("unsafe_sandbox = \"\"", &format!("unsafe_sandbox = {:?}", accepted_gaps())),
+        ];
+        for (from, to) in sandbox.iter().copied().chain(edits.iter().copied()) {
             assert!(text.contains(from), "arena.toml has no {from:?}");
             text = text.replace(from, to);
         }
@@ -166,7 +258,7 @@ impl Server {
             .append(true)
             .open(data.with_extension("log"))
             .expect("server log");
-        let mut child = Command::new(server_exe())
+        let mut child = server_command()
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
@@ -190,6 +282,11 @@ impl Server {
             panic!("the server did not say where it listens (got {line:?}); its log:\n{log}");
         };
         Server { child: Some(child), url }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
     }
 
     /// SIGKILL, as a crash would.
