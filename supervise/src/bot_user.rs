@@ -24,40 +24,57 @@ const LEASE_TRIES: u32 = 4096;
 pub(crate) struct IdLease {
     /// The user leased.
     pub(crate) user: BotUser,
-    /// The locked file of the id (`None` when no lock could be taken: see [`lease`]).
-    _lock: Option<nix::fcntl::Flock<std::fs::File>>,
+    /// The locked file of the id and its path (`None` when no lock could be taken: see
+    /// [`lease`]); removed when the lease is dropped, while still locked.
+    lock: Option<(nix::fcntl::Flock<std::fs::File>, std::path::PathBuf)>,
+}
+
+impl Drop for IdLease {
+    fn drop(&mut self) {
+        if let Some((_, path)) = &self.lock {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// A fresh user for one bot from `range` (checked with [`IdRange::validate`]), leased: the
-/// first id from this process's starting point (its pid spreads them) whose lock file in
+/// first id from this bot's starting point (the process's pid and its count of bots spread
+/// them, so an id just released, whose processes the kernel may still be tearing down, is
+/// not taken again at once) whose lock file in
 /// [`LEASE_DIR`] no other lease holds, so that concurrent referees and servers, sharing a
 /// range or overlapping ones, never run two sandboxes as one uid. Where no lock can be taken
 /// (no `/run`, not root) it falls back to an unlocked id, distinct within this process.
 pub(crate) fn lease(range: IdRange) -> IdLease {
     static SEQUENCE: AtomicU32 = AtomicU32::new(0);
     let count = range.count.max(1);
-    let start = std::process::id().wrapping_mul(4096) % count;
+    let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+    let start = std::process::id().wrapping_mul(4096).wrapping_add(n) % count;
     let dir_ready = std::fs::create_dir_all(LEASE_DIR).is_ok();
     for attempt in (0..LEASE_TRIES.min(count)).take_while(|_| dir_ready) {
         let id = range.first.saturating_add(start.wrapping_add(attempt) % count);
-        let Ok(file) = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(Path::new(LEASE_DIR).join(id.to_string()))
+        let path = Path::new(LEASE_DIR).join(id.to_string());
+        let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
         else {
             break;
         };
         match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            Ok(lock) => return IdLease { user: BotUser { uid: id, gid: id }, _lock: Some(lock) },
+            // Locked, and still the file at `path` (not one a releasing lease just removed).
+            Ok(lock)
+                if std::fs::metadata(&path)
+                    .ok()
+                    .zip(lock.metadata().ok())
+                    .is_some_and(|(named, held)| named.ino() == held.ino()) =>
+            {
+                return IdLease { user: BotUser { uid: id, gid: id }, lock: Some((lock, path)) };
+            }
+            Ok(_) => {}
             Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
             Err(_) => break,
         }
     }
     tracing::debug!("no lock on a sandbox id in {LEASE_DIR}: an unlocked id");
-    let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    let id = range.first.saturating_add(start.wrapping_add(n) % count);
-    IdLease { user: BotUser { uid: id, gid: id }, _lock: None }
+    let id = range.first.saturating_add(start);
+    IdLease { user: BotUser { uid: id, gid: id }, lock: None }
 }
 
 /// The user the isolation probe runs as: the one just past the default range.
@@ -130,8 +147,12 @@ mod tests {
         let second = lease(range);
         assert_ne!(first.user.uid, second.user.uid, "both ids of the range, once each");
         let taken = first.user.uid;
+        let file = Path::new(LEASE_DIR).join(taken.to_string());
+        assert!(file.exists());
         drop(first);
-        assert_eq!(lease(range).user.uid, taken, "a dropped lease's id is free again");
+        assert!(!file.exists(), "a dropped lease leaves no file");
+        let (third, fourth) = (lease(range), lease(range));
+        assert!([third.user.uid, fourth.user.uid].contains(&taken), "a dropped lease's id is free again");
     }
 
     #[test]
