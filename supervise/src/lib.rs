@@ -31,7 +31,10 @@ mod arrival;
 mod bot_child;
 mod bot_user;
 mod cgroup;
+mod cgroup_v1;
 mod cleanup;
+mod cpu_lease;
+mod cpu_probe;
 mod clone_into_cgroup;
 pub mod exec_stub;
 mod fault;
@@ -57,13 +60,17 @@ mod tree;
 #[cfg(test)]
 mod test_executable;
 #[cfg(test)]
+mod cpu_tests;
+#[cfg(test)]
 mod tests;
 
 pub use cleanup::wait_for_cleanups;
+pub use cpu_probe::{CpuConfinement, cpu_confinement};
+pub use cpu_lease::allowed_cpus;
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sibling_stub::STUB_EXECUTABLE;
-pub use spec::{BotSpec, ResourceLimits};
+pub use spec::{BotSpec, CpuShare, ResourceLimits};
 pub use stderr::StderrCapture;
