@@ -47,7 +47,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts the bot (default resource limits: none).
+    /// Starts the bot (resource limits: none but the CPU share of [`Settings::cpus`]).
     ///
     /// # Errors
     /// Why the program could not be started.
@@ -57,7 +57,8 @@ impl Session {
             isolation: settings.isolation,
             ..bao_supervise::SpawnOptions::default()
         };
-        let process = BotProcess::spawn_with(&settings.spec, &ResourceLimits::default(), &options).await?;
+        let limits = ResourceLimits { cpus: settings.cpus, ..ResourceLimits::default() };
+        let process = BotProcess::spawn_with(&settings.spec, &limits, &options).await?;
         Ok(Session {
             process: Some(process),
             transcript: Transcript::default(),

@@ -35,6 +35,9 @@ pub struct Settings {
     pub time: TimeControl,
     /// How the bot is isolated (default: [`bao_supervise::IsolationLevel::Pid`]).
     pub isolation: bao_supervise::Isolation,
+    /// The CPUs the bot's whole tree may use at once (default one, as in a game: see
+    /// [`bao_supervise::ResourceLimits::cpus`]).
+    pub cpus: Option<bao_supervise::CpuShare>,
 }
 
 impl Settings {
@@ -46,6 +49,7 @@ impl Settings {
             spec,
             time: move_time_control(move_time, startup),
             isolation: bao_supervise::Isolation::default(),
+            cpus: Some(bao_supervise::CpuShare::ONE),
         }
     }
 
@@ -57,6 +61,7 @@ impl Settings {
             spec,
             time: fischer_control(base, increment, startup),
             isolation: bao_supervise::Isolation::default(),
+            cpus: Some(bao_supervise::CpuShare::ONE),
         }
     }
 
@@ -74,7 +79,7 @@ impl Settings {
             }
             _ => self.time,
         };
-        Settings { spec: self.spec.clone(), time, isolation: self.isolation }
+        Settings { spec: self.spec.clone(), time, isolation: self.isolation, cpus: self.cpus }
     }
 
     /// The time a move may take before it is late: the time on the clock plus the margin.

@@ -9,7 +9,7 @@ use crate::GameError;
 
 use crate::lag::micros;
 use crate::log::{
-    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
+    BotRecord, CpuRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
     ResultRecord, StderrRecord,
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
@@ -133,6 +133,12 @@ pub async fn play_game(
         () = cancel.cancelled() => Ending::Aborted,
         ending = run(config, &mut seats, &mut position, &mut plies, log, observer) => ending?,
     };
+    if config.no_ponder {
+        // Both run again to read the end and quit by themselves.
+        for seat in &seats {
+            set_frozen(seat, false);
+        }
+    }
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
@@ -277,6 +283,11 @@ async fn run(
         }
     }
     match (s, n) {
+        (Ok(()), Ok(())) if config.no_ponder => {
+            // Neither thinks before its first request.
+            set_frozen(south, true);
+            set_frozen(north, true);
+        }
         (Ok(()), Ok(())) => {}
         (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
         (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
@@ -318,10 +329,18 @@ async fn run(
         };
         let turn = Turn { position, successors: &successors, ply: *plies, last_move };
         let mut lines = SeatLines { side, observer: &mut *observer };
+        // Thawed before its request is written, frozen once its move has arrived: neither
+        // is inside the time the move is charged.
+        if config.no_ponder {
+            set_frozen(mover, false);
+        }
         let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
+        if config.no_ponder {
+            set_frozen(mover, true);
+        }
         *plies += 1;
         *position = played.next;
         if let LogRecord::Ply(ply) = &mut record {
@@ -358,7 +377,29 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         seed: config.seed,
         limits: config.limits,
         started_at: started_at.to_owned(),
+        cpu: Some(cpu_record(config)),
     })
+}
+
+/// How the bots' CPU is held in this game, for the header.
+fn cpu_record(config: &GameConfig) -> CpuRecord {
+    let machine = bao_supervise::cpu_confinement();
+    let (confined, detail) = match (config.limits.cpus, &machine.limit) {
+        (None, _) => (false, "no CPU limit was asked for".to_owned()),
+        (Some(cpus), Ok(by)) => (true, format!("{cpus} CPU per bot by {by}")),
+        (Some(_), Err(why)) => (false, why.clone()),
+    };
+    CpuRecord { confined, detail, no_ponder: config.no_ponder }
+}
+
+/// Freezes or thaws the seat's bot (`--no-ponder`). A failure is the referee's, never the
+/// bot's: it is logged and the game goes on.
+fn set_frozen(seat: &Seat, frozen: bool) {
+    let Some(process) = &seat.process else { return };
+    let result = if frozen { process.freeze() } else { process.thaw() };
+    if let Err(e) = result {
+        tracing::warn!(side = %seat.side, "cannot {} the bot: {e}", if frozen { "freeze" } else { "thaw" });
+    }
 }
 
 /// Spawns one bot and runs its handshake.

@@ -45,7 +45,9 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             return;
         }
     };
-    let slots = arena.config.games.concurrency;
+    let (slots, why) = arena.config.games.slots();
+    tracing::info!("game slots: {slots} ({why})");
+    eprintln!("game slots: {slots} ({why})");
     let mut running: JoinSet<[i64; 2]> = JoinSet::new();
     let mut busy: HashSet<i64> = HashSet::new();
     loop {
@@ -257,7 +259,9 @@ fn game_config(
         max_cpu_secs: Some(g.bot_cpu_secs),
         max_processes: Some(64),
         max_output_bytes: Some(64 << 20),
+        cpus: Some(bao_supervise::CpuShare::ONE),
     };
+    config.no_ponder = g.no_ponder;
     // Every entrant's bot in its own user, PID and mount namespaces, with no network.
     config.isolation =
         bao_supervise::Isolation { level: bao_supervise::IsolationLevel::Pid, no_network: true };

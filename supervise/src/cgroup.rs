@@ -164,7 +164,8 @@ impl BotCgroup {
         if self.write("cpu.max", &format!("{quota} {CPU_PERIOD_US}")).is_ok() {
             self.cpu_limit_by = Some("cgroup v2 cpu.max");
         } else {
-            let settings = [("cpu.cfs_period_us", CPU_PERIOD_US.to_string()), ("cpu.cfs_quota_us", quota.to_string())];
+            let settings =
+                [("cpu.cfs_period_us", CPU_PERIOD_US.to_string()), ("cpu.cfs_quota_us", quota.to_string())];
             match V1Group::create(Controller::Cpu, &name, &settings) {
                 Ok(group) => {
                     self.cpu_v1.push(group);
@@ -215,7 +216,8 @@ impl BotCgroup {
     /// been told to stop (a running one is interrupted at once), not once all have;
     /// [`BotCgroup::wait_frozen`] waits for that.
     pub(crate) fn freeze(&self, frozen: bool) -> io::Result<()> {
-        let file = self.freeze.as_ref().ok_or_else(|| io::Error::other("the bot's cgroup cannot be frozen"))?;
+        let file =
+            self.freeze.as_ref().ok_or_else(|| io::Error::other("the bot's cgroup cannot be frozen"))?;
         file.write_at(if frozen { b"1" } else { b"0" }, 0).map(drop)
     }
 

@@ -47,7 +47,11 @@ pub(crate) struct V1Group {
 impl V1Group {
     /// Creates the cgroup `name` under this process's own cgroup of `controller`, and writes
     /// `settings` (file, value) in order; or says why not.
-    pub(crate) fn create(controller: Controller, name: &str, settings: &[(&str, String)]) -> Result<Self, String> {
+    pub(crate) fn create(
+        controller: Controller,
+        name: &str,
+        settings: &[(&str, String)],
+    ) -> Result<Self, String> {
         let parent = own_dir(controller)
             .ok_or_else(|| format!("no cgroup v1 {} controller for this process", controller.name()))?;
         let dir = parent.join(name);

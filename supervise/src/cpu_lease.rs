@@ -24,7 +24,8 @@ impl CpuLease {
         let mut guard = CPUS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let table = guard.get_or_insert_with(|| allowed_cpus().into_iter().map(|cpu| (cpu, false)).collect());
         let count = usize::try_from(count).ok()?;
-        let free: Vec<usize> = table.iter().filter(|(_, leased)| !leased).map(|(cpu, _)| *cpu).take(count).collect();
+        let free: Vec<usize> =
+            table.iter().filter(|(_, leased)| !leased).map(|(cpu, _)| *cpu).take(count).collect();
         if free.len() < count || count == 0 {
             return None;
         }

@@ -54,7 +54,10 @@ async fn a_cpu_limit_holds_the_whole_tree_to_it() {
     // The kernel's quota is per 100 ms period: at most one period's quota over.
     let most = wall.mul_f64(0.5) + Duration::from_millis(60);
     assert!(cpu <= most, "four spinners used {cpu:?} of CPU in {wall:?} under a limit of half a CPU");
-    assert!(cpu >= Duration::from_millis(100), "the spinners hardly ran ({cpu:?}): the test measured nothing");
+    assert!(
+        cpu >= Duration::from_millis(100),
+        "the spinners hardly ran ({cpu:?}): the test measured nothing"
+    );
 }
 
 #[tokio::test]

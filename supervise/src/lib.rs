@@ -33,9 +33,9 @@ mod bot_user;
 mod cgroup;
 mod cgroup_v1;
 mod cleanup;
+mod clone_into_cgroup;
 mod cpu_lease;
 mod cpu_probe;
-mod clone_into_cgroup;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;
@@ -58,15 +58,15 @@ mod stub_args;
 mod tree;
 
 #[cfg(test)]
-mod test_executable;
-#[cfg(test)]
 mod cpu_tests;
+#[cfg(test)]
+mod test_executable;
 #[cfg(test)]
 mod tests;
 
 pub use cleanup::wait_for_cleanups;
-pub use cpu_probe::{CpuConfinement, cpu_confinement};
 pub use cpu_lease::allowed_cpus;
+pub use cpu_probe::{CpuConfinement, cpu_confinement};
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use private_tmp::PrivateTmpReuse;

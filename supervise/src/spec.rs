@@ -111,7 +111,8 @@ impl std::str::FromStr for CpuShare {
 
     /// A decimal number of CPUs, `0.01` to `1024`.
     fn from_str(s: &str) -> Result<Self, String> {
-        let cpus: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of CPUs (e.g. 1, 0.5, 2)"))?;
+        let cpus: f64 =
+            s.trim().parse().map_err(|_| format!("{s:?} is not a number of CPUs (e.g. 1, 0.5, 2)"))?;
         Self::try_from(cpus).map_err(|e| format!("{s:?}: {e}"))
     }
 }
@@ -130,7 +131,11 @@ impl TryFrom<f64> for CpuShare {
         if !millis.is_finite() || millis < f64::from(Self::MIN.0) || millis > f64::from(Self::MAX.0) {
             return Err("a number of CPUs must be from 0.01 to 1024".to_owned());
         }
-        #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "checked to be in range above")]
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "checked to be in range above"
+        )]
         Ok(Self(millis as u32))
     }
 }
@@ -152,7 +157,10 @@ mod tests {
         assert!("0".parse::<CpuShare>().unwrap_err().contains("0.01 to 1024"));
         assert!("lots".parse::<CpuShare>().unwrap_err().contains("lots"));
         assert!("NaN".parse::<CpuShare>().is_err());
-        let limits: ResourceLimits = serde_json::from_str(r#"{"max_memory_bytes":null,"max_cpu_secs":null,"max_processes":null,"max_output_bytes":null}"#).unwrap();
+        let limits: ResourceLimits = serde_json::from_str(
+            r#"{"max_memory_bytes":null,"max_cpu_secs":null,"max_processes":null,"max_output_bytes":null}"#,
+        )
+        .unwrap();
         assert_eq!(limits.cpus, None);
         let with = ResourceLimits { cpus: Some(CpuShare::ONE), ..ResourceLimits::default() };
         let text = serde_json::to_string(&with).unwrap();

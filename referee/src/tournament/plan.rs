@@ -58,6 +58,9 @@ pub struct Plan {
     /// Namespaces for every bot (absent in plans written before this field existed).
     #[serde(default)]
     pub isolation: bao_supervise::Isolation,
+    /// Whether the bot not to move is frozen (`--no-ponder`; absent: pondering on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ponder: bool,
     /// The number of games of the schedule (all shards): derived from the bots, the mode, the
     /// rounds and the games per round, stored so that a reader need not derive it.
     pub games: u32,
@@ -155,6 +158,7 @@ impl Plan {
         config.seed = self.seed;
         config.limits = self.limits;
         config.isolation = self.isolation;
+        config.no_ponder = self.no_ponder;
         Ok(config)
     }
 
