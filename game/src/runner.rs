@@ -136,7 +136,7 @@ pub async fn play_game(
     if config.no_ponder {
         // Both run again to read the end and quit by themselves.
         for seat in &seats {
-            set_frozen(seat, false);
+            thaw(seat);
         }
     }
 
@@ -285,8 +285,8 @@ async fn run(
     match (s, n) {
         (Ok(()), Ok(())) if config.no_ponder => {
             // Neither thinks before its first request.
-            set_frozen(south, true);
-            set_frozen(north, true);
+            freeze_until_next_line(south);
+            freeze_until_next_line(north);
         }
         (Ok(()), Ok(())) => {}
         (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
@@ -329,17 +329,14 @@ async fn run(
         };
         let turn = Turn { position, successors: &successors, ply: *plies, last_move };
         let mut lines = SeatLines { side, observer: &mut *observer };
-        // Thawed before its request is written, frozen once its move has arrived: neither
-        // is inside the time the move is charged.
-        if config.no_ponder {
-            set_frozen(mover, false);
-        }
         let played = match play_one(mover, other.clock.left(), config, &turn, &mut lines).await {
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
         if config.no_ponder {
-            set_frozen(mover, true);
+            // From the arrival of its move until its next request is in its pipe (thawed by
+            // that write, inside the time of its next move: a bot runs only in its own time).
+            freeze_until_next_line(mover);
         }
         *plies += 1;
         *position = played.next;
@@ -392,13 +389,21 @@ fn cpu_record(config: &GameConfig) -> CpuRecord {
     CpuRecord { confined, detail, no_ponder: config.no_ponder }
 }
 
-/// Freezes or thaws the seat's bot (`--no-ponder`). A failure is the referee's, never the
-/// bot's: it is logged and the game goes on.
-fn set_frozen(seat: &Seat, frozen: bool) {
-    let Some(process) = &seat.process else { return };
-    let result = if frozen { process.freeze() } else { process.thaw() };
-    if let Err(e) = result {
-        tracing::warn!(side = %seat.side, "cannot {} the bot: {e}", if frozen { "freeze" } else { "thaw" });
+/// Freezes the seat's bot until its next line is written (`--no-ponder`). A failure is the
+/// referee's, never the bot's: it is logged and the game goes on.
+fn freeze_until_next_line(seat: &mut Seat) {
+    let Some(process) = &mut seat.process else { return };
+    if let Err(e) = process.freeze_until_next_line() {
+        tracing::warn!(side = %seat.side, "cannot freeze the bot: {e}");
+    }
+}
+
+/// Thaws the seat's bot (a failure is logged).
+fn thaw(seat: &Seat) {
+    if let Some(process) = &seat.process
+        && let Err(e) = process.thaw()
+    {
+        tracing::warn!(side = %seat.side, "cannot thaw the bot: {e}");
     }
 }
 

@@ -130,6 +130,9 @@ pub struct BotProcess {
     supervision: Supervision,
     tmp: Option<PrivateTmp>,
     shut_down: bool,
+    /// Set by [`BotProcess::freeze_until_next_line`]: the next [`BotProcess::send_line`]
+    /// thaws the bot once its line is in the pipe.
+    thaw_after_send: bool,
 }
 
 impl BotProcess {
@@ -283,6 +286,7 @@ impl BotProcess {
             supervision,
             tmp: Some(tmp),
             shut_down: false,
+            thaw_after_send: false,
         })
     }
 
@@ -332,7 +336,13 @@ impl BotProcess {
             stdin.write_all(bytes).await?;
             stdin.flush().await
         };
-        match tokio::time::timeout_at(deadline, write).await {
+        let written = tokio::time::timeout_at(deadline, write).await;
+        if std::mem::take(&mut self.thaw_after_send)
+            && let Err(e) = self.thaw()
+        {
+            tracing::warn!("bot {}: cannot thaw it after writing to it: {e}", self.pid);
+        }
+        match written {
             Ok(Ok(())) => Ok(()),
             Err(_) => Err(BotFault::Timeout),
             Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -404,6 +414,20 @@ impl BotProcess {
     /// kernel refused.
     pub fn freeze(&self) -> std::io::Result<()> {
         self.set_frozen(true)
+    }
+
+    /// Freezes the bot (as [`BotProcess::freeze`]) until the next line written to it is in
+    /// its stdin pipe: [`BotProcess::send_line`] thaws it then, so that the bot runs again
+    /// only once there is something for it to read (the line of a frozen bot waits in the
+    /// pipe's buffer, 64 KiB on Linux). A bot woken before the line is written would run
+    /// in the time between, which may be long on a busy machine.
+    ///
+    /// # Errors
+    /// As [`BotProcess::freeze`] (the bot is then not frozen, and not thawed by the next line).
+    pub fn freeze_until_next_line(&mut self) -> std::io::Result<()> {
+        self.set_frozen(true)?;
+        self.thaw_after_send = true;
+        Ok(())
     }
 
     /// Lets a frozen bot run again (see [`BotProcess::freeze`]).
