@@ -7,6 +7,7 @@
 
 mod browser;
 mod candidate;
+mod cpu_hog;
 mod hostile;
 mod ladder;
 mod sessions;
@@ -25,12 +26,17 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    (
+        "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
+        cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
+    ),
 ];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bot") {
-        return support::run_bot(args.get(1).map_or("random", String::as_str));
+        let kind = args.get(1).map_or("random", String::as_str);
+        return cpu_hog::run_bot(kind).unwrap_or_else(|| support::run_bot(kind));
     }
     // `cargo test` passes libtest flags (e.g. --quiet); the first other argument filters by name.
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
