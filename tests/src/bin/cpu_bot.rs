@@ -30,7 +30,11 @@ fn main() {
         }
     }
     match mode.as_str() {
-        "spinner" => spin_for_ever(),
+        "spinner" => {
+            // Stopped until the hog's first move: its start is not slowed by its own spinners.
+            let _ = nix::sys::signal::raise(Signal::SIGSTOP);
+            spin_for_ever()
+        }
         "think" | "sleep" | "hog" | "ponder-count" => {}
         other => fail(&format!("unknown mode {other:?}")),
     }
@@ -129,7 +133,8 @@ fn ponder_until_input() -> Duration {
     own_cpu().saturating_sub(start)
 }
 
-/// `count` copies of this program spinning, stopped until the first move is played.
+/// `count` copies of this program spinning, stopped (each stops itself, and is stopped
+/// again here) until the first move is played.
 fn start_spinners(count: u32) -> Vec<Pid> {
     let exe = std::env::current_exe().unwrap_or_else(|e| fail(&format!("cannot find myself: {e}")));
     let pids: Vec<Pid> = (0..count)
