@@ -12,6 +12,7 @@ mod isolation;
 mod ladder;
 mod matches;
 mod option_ranges;
+mod owned_nyumba_match;
 mod protocol_doc;
 mod rules_cli;
 mod serve_hostile;
