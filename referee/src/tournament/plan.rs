@@ -481,6 +481,7 @@ pub(crate) mod tests {
             max_plies: Some(40),
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            no_ponder: false,
             games: 12,
             opening_source: "start".into(),
             start,
