@@ -444,42 +444,48 @@ fn enable_controller(parent: &Path, controller: &str) {
 /// SIGKILLs every process still in their bots' cgroups (`cgroup.kill`), waits for them to
 /// die, and removes the cgroups.
 fn remove_stale(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
-        let Some(owner) =
-            rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        if Path::new("/proc").join(owner).exists() {
-            continue;
-        }
-        let dir = entry.path();
-        let populated = |dir: &Path| {
-            std::fs::read_to_string(dir.join("cgroup.events"))
-                .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
-        };
-        if populated(&dir) {
-            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
-            let until = std::time::Instant::now() + STALE_KILL_WAIT;
-            while populated(&dir) && std::time::Instant::now() < until {
-                std::thread::sleep(Duration::from_millis(10));
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(owner) = name.to_str().and_then(dead_owner) else { continue };
+            remove_stale_cgroup(&entry.path(), owner);
+            if let Some(v1) = crate::memory_v1::own_memory_dir() {
+                let _ = std::fs::remove_dir(v1.join(&name));
             }
-            tracing::warn!(
-                "killed the processes left in {} by referee process {owner}, which no longer exists",
-                dir.display()
-            );
         }
-        let _ = std::fs::remove_dir(dir.join(LEAF));
-        if let Err(e) = std::fs::remove_dir(&dir) {
-            tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
+    }
+    crate::cgroup_v1::remove_stale(|name| dead_owner(name).is_some());
+}
+
+/// The referee process id in a bot cgroup's name (`bao-bot-PID-N`), if that process no longer
+/// exists.
+fn dead_owner(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let owner = rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))?;
+    (!Path::new("/proc").join(owner).exists()).then_some(owner)
+}
+
+/// SIGKILLs what is left in the stale cgroup `dir` of the dead referee `owner`, waits for it
+/// to die, and removes the cgroup.
+fn remove_stale_cgroup(dir: &Path, owner: &str) {
+    let populated = |dir: &Path| {
+        std::fs::read_to_string(dir.join("cgroup.events"))
+            .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+    };
+    if populated(dir) {
+        let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+        let until = std::time::Instant::now() + STALE_KILL_WAIT;
+        while populated(dir) && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
         }
-        if let Some(v1) = crate::memory_v1::own_memory_dir() {
-            let _ = std::fs::remove_dir(v1.join(&name));
-        }
-        crate::cgroup_v1::remove_stale(&name);
+        tracing::warn!(
+            "killed the processes left in {} by referee process {owner}, which no longer exists",
+            dir.display()
+        );
+    }
+    let _ = std::fs::remove_dir(dir.join(LEAF));
+    if let Err(e) = std::fs::remove_dir(dir) {
+        tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
     }
 }
 
@@ -493,6 +499,15 @@ mod tests {
         assert_eq!(cgroup2_mount(line), Some(("/".to_owned(), "/sys/fs/cgroup".to_owned())));
         let v1 = "36 24 0:31 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory";
         assert_eq!(cgroup2_mount(v1), None);
+    }
+
+    #[test]
+    fn stale_cgroups_are_those_of_dead_referees() {
+        assert_eq!(dead_owner("bao-bot-1-3"), None, "pid 1 always exists");
+        assert_eq!(dead_owner(&format!("bao-bot-{}-0", std::process::id())), None);
+        assert_eq!(dead_owner("bao-bot-4194305-7"), Some("4194305"), "beyond the largest pid");
+        assert_eq!(dead_owner("bao-bot--1"), None);
+        assert_eq!(dead_owner("user.slice"), None);
     }
 
     #[test]

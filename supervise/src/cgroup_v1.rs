@@ -77,12 +77,22 @@ impl V1Group {
         std::fs::write(self.dir.join("cgroup.procs"), pid.to_string())
     }
 
-    /// Removes the (empty) directory; a failure is only logged.
+    /// Removes the (empty) directory; a failure is only logged. A v1 cgroup stays busy until
+    /// its killed tasks are released, which may come a moment after the v2 cgroup is empty:
+    /// up to 10 tries 5 ms apart (what is left is removed by the next referee's stale sweep).
     pub(crate) fn remove(&self) {
-        if let Err(e) = std::fs::remove_dir(&self.dir)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            tracing::debug!("could not remove cgroup {}: {e}", self.dir.display());
+        for attempt in 0..10 {
+            match std::fs::remove_dir(&self.dir) {
+                Ok(()) => return,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) && attempt < 9 => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => {
+                    tracing::debug!("could not remove cgroup {}: {e}", self.dir.display());
+                    return;
+                }
+            }
         }
     }
 }
@@ -117,12 +127,18 @@ pub(crate) fn own_dir(controller: Controller) -> Option<&'static Path> {
     .as_deref()
 }
 
-/// Removes what a referee that no longer exists left in the v1 hierarchies: the empty
-/// cgroup `name` of each controller (its processes were killed through the v2 cgroup).
-pub(crate) fn remove_stale(name: &std::ffi::OsStr) {
+/// Removes what referees that no longer exist left in the v1 hierarchies: every empty cgroup
+/// of this process's cgroups of each controller whose name `is_stale` says so (their
+/// processes were killed through the v2 cgroup; one whose killed tasks were not yet released
+/// when the v2 cgroup went is found here the next time).
+pub(crate) fn remove_stale(is_stale: impl Fn(&str) -> bool) {
     for controller in [Controller::Cpu, Controller::Cpuset] {
-        if let Some(parent) = own_dir(controller) {
-            let _ = std::fs::remove_dir(parent.join(name));
+        let Some(parent) = own_dir(controller) else { continue };
+        let Ok(entries) = std::fs::read_dir(parent) else { continue };
+        for entry in entries.flatten() {
+            if entry.file_name().to_str().is_some_and(&is_stale) {
+                let _ = std::fs::remove_dir(entry.path());
+            }
         }
     }
 }
