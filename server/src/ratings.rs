@@ -252,10 +252,7 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
                     .get(&r.version_id)
                     .is_none_or(|&(elo, games)| (elo - r.elo).abs() > 0.5 || games != i64::from(r.games));
                 if changed && r.games > 0 {
-                    tx.execute(
-                        "INSERT INTO rating_history (version_id, at, elo, games) VALUES (?1, ?2, ?3, ?4)",
-                        params![r.version_id, now, r.elo, r.games],
-                    )?;
+                    crate::rating_history::add(&tx, r.version_id, now, r.elo, i64::from(r.games))?;
                 }
             }
             tx.commit()?;

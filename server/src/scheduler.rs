@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use bao_game::{GameConfig, TimeControl};
 use bao_rules::Side;
-use tokio::task::JoinSet;
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
@@ -19,8 +18,9 @@ use crate::db::now_ms;
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::games::{self, NewGame};
-use crate::live::LiveEvent;
+use crate::live::GameStart;
 use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
+use crate::pair_tasks::PairTasks;
 use crate::versions::{self, Version};
 
 /// A pair of games to play.
@@ -48,21 +48,17 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
     let (slots, why) = arena.config.games.slots();
     tracing::info!("game slots: {slots} ({why})");
     eprintln!("game slots: {slots} ({why})");
-    let mut running: JoinSet<[i64; 2]> = JoinSet::new();
-    let mut busy: HashSet<i64> = HashSet::new();
+    let mut running: PairTasks<()> = PairTasks::default();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
-            match next_pair(&arena, &stats, &busy).await {
+            match next_pair(&arena, &stats, running.busy()).await {
                 Ok(Some(plan)) => {
-                    busy.insert(plan.first);
-                    busy.insert(plan.second);
+                    let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
-                    running.spawn(async move {
-                        let ids = [plan.first, plan.second];
+                    running.spawn(ids, async move {
                         if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
                             tracing::error!(error = %e, "a pair of games failed");
                         }
-                        ids
                     });
                 }
                 Ok(None) => break,
@@ -74,12 +70,7 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
-            Some(done) = running.join_next(), if !running.is_empty() => {
-                if let Ok(ids) = done {
-                    for id in ids {
-                        busy.remove(&id);
-                    }
-                }
+            Some(_) = running.join_next(), if !running.is_empty() => {
                 arena.rating_wake.notify_one();
             }
             () = arena.game_wake.notified() => {}
@@ -149,23 +140,20 @@ fn entrants(
 ) -> Result<Vec<Entrant>, ServerError> {
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
-        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at
+        "SELECT v.id, coalesce(r.elo, 1500.0), v.state_at
          FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
     )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
-    })?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
     let mut list = Vec::new();
     for row in rows {
-        let (id, rating, sd, active_since) = row?;
+        let (id, rating, active_since) = row?;
         let since = stats.last_start.get(&id).copied().unwrap_or(0).max(active_since);
         let games = stats.games.get(&id).copied().unwrap_or(0);
         list.push(Entrant {
             id,
             rating,
-            sd,
             placement_left: placement_games.saturating_sub(games),
-            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
+            waited_ms: u64::try_from(now - since).unwrap_or(0),
         });
     }
     Ok(list)
@@ -332,13 +320,17 @@ async fn play_one(
         .await?;
     arena.metrics.games_running.inc();
     arena.leaderboard.changed();
-    arena.live.publish(LiveEvent {
-        game_id: id,
-        kind: "start",
-        ply: 0,
-        text: format!("{} v{} - {} v{}", south.bot, south.number, north.bot, north.number),
-    });
+    arena.live.start(
+        id,
+        &GameStart {
+            south: format!("{} v{}", south.bot, south.number),
+            north: format!("{} v{}", north.bot, north.number),
+            purpose: purpose.to_owned(),
+        },
+    );
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
+    // Ends the live feed if the log did not (a game the server could not play has no result).
+    arena.live.finish(id, "the game was stopped");
     arena.metrics.games_running.dec();
     let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
     match outcome {

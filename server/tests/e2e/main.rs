@@ -2,7 +2,7 @@
 //! a free port, a real SQLite file, bots submitted through the API.
 //!
 //! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The binary is
-//! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
+//! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
 mod browser;
@@ -11,6 +11,7 @@ mod cpu_hog;
 mod hostile;
 mod ladder;
 mod sessions;
+mod state;
 mod support;
 
 use std::panic::AssertUnwindSafe;
@@ -26,6 +27,10 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
+    ("builds_take_turns_between_users", state::builds_take_turns_between_users),
+    ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
+    ("five_bots_spread_their_games", state::five_bots_spread_their_games),
     (
         "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
         cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
