@@ -4,8 +4,6 @@
 //! the candidate is promoted (automatically if the owner asked), or rejected
 //! with the reason.
 
-use std::collections::HashMap;
-
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
 use rusqlite::{Connection, TransactionBehavior, params};
 
@@ -24,7 +22,7 @@ pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<Pentan
     let rows = stmt.query_map([candidate], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
     })?;
-    let mut pairs: HashMap<String, Vec<GameOutcome>> = HashMap::new();
+    let mut games = Vec::new();
     for row in rows {
         let (key, south, result) = row?;
         let candidate_south = south == candidate;
@@ -33,9 +31,9 @@ pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<Pentan
             ("south", true) | ("north", false) => GameOutcome::Win,
             _ => GameOutcome::Loss,
         };
-        pairs.entry(key).or_default().push(outcome);
+        games.push((key, outcome));
     }
-    Ok(PentanomialCounts::from_pairs(pairs.into_values().filter(|g| g.len() == 2).map(|g| (g[0], g[1]))))
+    Ok(PentanomialCounts::from_keyed_games(games))
 }
 
 /// The SPRT of the arena's candidate settings.

@@ -232,7 +232,8 @@ fn game_config(
         crate::engine::game_spec(&built(arena, north)?),
         arena.config.variant(),
     );
-    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed);
+    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed)
+        .map_err(|e| ServerError::Invalid(format!("games.opening_plies = {}: {e}", g.opening_plies)))?;
     config.time = TimeControl {
         base: Some(Duration::from_millis(g.base_ms)),
         increment: Duration::from_millis(g.increment_ms),
