@@ -9,7 +9,7 @@ use crate::GameError;
 
 use crate::lag::micros;
 use crate::log::{
-    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
+    BotRecord, CpuRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
     ResultRecord, StderrRecord,
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
@@ -133,6 +133,12 @@ pub async fn play_game(
         () = cancel.cancelled() => Ending::Aborted,
         ending = run(config, &mut seats, &mut position, &mut plies, log, observer) => ending?,
     };
+    if config.no_ponder {
+        // Both run again to read the end and quit by themselves.
+        for seat in &seats {
+            thaw(seat);
+        }
+    }
 
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
@@ -277,6 +283,11 @@ async fn run(
         }
     }
     match (s, n) {
+        (Ok(()), Ok(())) if config.no_ponder => {
+            // Neither thinks before its first request.
+            freeze_until_next_line(south);
+            freeze_until_next_line(north);
+        }
         (Ok(()), Ok(())) => {}
         (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
         (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
@@ -322,6 +333,11 @@ async fn run(
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
+        if config.no_ponder {
+            // From the arrival of its move until its next request is in its pipe (thawed by
+            // that write, inside the time of its next move: a bot runs only in its own time).
+            freeze_until_next_line(mover);
+        }
         *plies += 1;
         *position = played.next;
         if let LogRecord::Ply(ply) = &mut record {
@@ -359,7 +375,37 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         seed: config.seed,
         limits: config.limits,
         started_at: started_at.to_owned(),
+        cpu: Some(cpu_record(config)),
     })
+}
+
+/// How the bots' CPU is held in this game, for the header.
+fn cpu_record(config: &GameConfig) -> CpuRecord {
+    let machine = bao_supervise::cpu_confinement();
+    let (confined, detail) = match (config.limits.cpus, &machine.limit) {
+        (None, _) => (false, "no CPU limit was asked for".to_owned()),
+        (Some(cpus), Ok(by)) => (true, format!("{cpus} CPU per bot by {by}")),
+        (Some(_), Err(why)) => (false, why.clone()),
+    };
+    CpuRecord { confined, detail, no_ponder: config.no_ponder }
+}
+
+/// Freezes the seat's bot until its next line is written (`--no-ponder`). A failure is the
+/// referee's, never the bot's: it is logged and the game goes on.
+fn freeze_until_next_line(seat: &mut Seat) {
+    let Some(process) = &mut seat.process else { return };
+    if let Err(e) = process.freeze_until_next_line() {
+        tracing::warn!(side = %seat.side, "cannot freeze the bot: {e}");
+    }
+}
+
+/// Thaws the seat's bot (a failure is logged).
+fn thaw(seat: &Seat) {
+    if let Some(process) = &seat.process
+        && let Err(e) = process.thaw()
+    {
+        tracing::warn!(side = %seat.side, "cannot thaw the bot: {e}");
+    }
 }
 
 /// Spawns one bot and runs its handshake.

@@ -45,7 +45,9 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             return;
         }
     };
-    let slots = arena.config.games.concurrency;
+    let (slots, why) = arena.config.games.slots();
+    tracing::info!("game slots: {slots} ({why})");
+    eprintln!("game slots: {slots} ({why})");
     let mut running: PairTasks<()> = PairTasks::default();
     loop {
         while running.len() < slots && !arena.shutdown.is_cancelled() {
@@ -246,6 +248,7 @@ fn game_config(
     config.limits = profile.limits;
     config.isolation = profile.options.isolation;
     config.sandbox = profile.options.sandbox;
+    config.no_ponder = g.no_ponder;
     Ok(config)
 }
 

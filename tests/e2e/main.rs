@@ -4,6 +4,7 @@
 
 mod check;
 mod closed_pipe;
+mod cpu_hog;
 mod doc_examples;
 mod first_hour;
 mod hostile;

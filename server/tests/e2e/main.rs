@@ -9,6 +9,7 @@ mod attack;
 mod browser;
 mod candidate;
 mod honest;
+mod cpu_hog;
 mod hostile;
 mod kill9;
 mod ladder;
@@ -36,12 +37,17 @@ const TESTS: &[Test] = &[
     ("builds_take_turns_between_users", state::builds_take_turns_between_users),
     ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
     ("five_bots_spread_their_games", state::five_bots_spread_their_games),
+    (
+        "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
+        cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
+    ),
 ];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bot") {
-        return support::run_bot(args.get(1).map_or("random", String::as_str));
+        let kind = args.get(1).map_or("random", String::as_str);
+        return cpu_hog::run_bot(kind).unwrap_or_else(|| support::run_bot(kind));
     }
     // `cargo test` passes libtest flags (e.g. --quiet); the first other argument filters by name.
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
