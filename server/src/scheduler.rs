@@ -46,10 +46,17 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
     };
     let slots = arena.config.games.concurrency;
-    let mut running: JoinSet<[i64; 2]> = JoinSet::new();
+    let mut running: JoinSet<([i64; 2], bool)> = JoinSet::new();
     let mut busy: HashSet<i64> = HashSet::new();
+    // After a pair fails by the server's own fault (no descriptors, memory, disk, a database
+    // error), no new pair starts for a while, doubling up to a minute: no tight loop of aborts.
+    let mut backoff = Duration::ZERO;
+    let mut resume_at = tokio::time::Instant::now();
     loop {
-        while running.len() < slots && !arena.shutdown.is_cancelled() {
+        while running.len() < slots
+            && !arena.shutdown.is_cancelled()
+            && tokio::time::Instant::now() >= resume_at
+        {
             match next_pair(&arena, &stats, &busy).await {
                 Ok(Some(plan)) => {
                     busy.insert(plan.first);
@@ -57,10 +64,14 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
                     running.spawn(async move {
                         let ids = [plan.first, plan.second];
-                        if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
-                            tracing::error!(error = %e, "a pair of games failed");
-                        }
-                        ids
+                        let failed = match play_pair(&arena, &engine, &stats, &plan).await {
+                            Ok(()) => false,
+                            Err(e) => {
+                                tracing::error!(error = %e, "a pair of games failed");
+                                true
+                            }
+                        };
+                        (ids, failed)
                     });
                 }
                 Ok(None) => break,
@@ -73,20 +84,39 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
             Some(done) = running.join_next(), if !running.is_empty() => {
-                if let Ok(ids) = done {
+                if let Ok((ids, failed)) = done {
                     for id in ids {
                         busy.remove(&id);
+                    }
+                    if failed {
+                        backoff = (backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
+                        resume_at = tokio::time::Instant::now() + backoff;
+                        tracing::warn!(secs = backoff.as_secs(), "no new game for a while after a failure of the server's own");
+                    } else {
+                        backoff = Duration::ZERO;
                     }
                 }
                 arena.rating_wake.notify_one();
             }
             () = arena.game_wake.notified() => {}
-            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+            () = tokio::time::sleep_until(next_look(resume_at)) => {}
         }
     }
     // The engine aborts running games on shutdown; wait for them to be recorded.
     while running.join_next().await.is_some() {}
 }
+
+/// When the loop looks again without being woken: every 2 s, or at the end of a pause.
+fn next_look(resume_at: tokio::time::Instant) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    let look = now + Duration::from_secs(2);
+    if resume_at > now { resume_at.min(look) } else { look }
+}
+
+/// The first pause after a failure of the server's own.
+const MIN_BACKOFF: Duration = Duration::from_secs(1);
+/// The longest pause.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// What the game loop knows of past games, read once at start and then kept
 /// up to date by the loop itself (the only writer of games), so that choosing
@@ -342,6 +372,13 @@ async fn play_one(
             arena.metrics.games_aborted.inc();
             let why = r.detail.clone();
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
+            if let Some(bao_game::AbortCause::RefereeFault(why)) = r.aborted {
+                // Never a result: played again later, after the loop's pause.
+                arena.leaderboard.changed();
+                return Err(ServerError::Internal(format!(
+                    "game {id} aborted by the server's own failure: {why}"
+                )));
+            }
         }
         Ok(r) => {
             let result = match r.winner {
