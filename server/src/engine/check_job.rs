@@ -16,8 +16,16 @@ pub struct CheckLimits {
     pub startup: Duration,
 }
 
-/// Runs every check on the bot.
+/// Runs every check on the bot. The report names the bot's folder `.` (it is shown on the
+/// version's page, where the server's folders are nobody's business).
 pub async fn run(bot: &BuiltBot, limits: CheckLimits) -> GateReport {
+    let mut report = run_checks(bot, limits).await;
+    let dir = bot.dir.display().to_string();
+    report.report = report.report.replace(&format!("{dir}/"), "").replace(&dir, ".");
+    report
+}
+
+async fn run_checks(bot: &BuiltBot, limits: CheckLimits) -> GateReport {
     let spec = crate::engine::game_spec(bot);
     let settings = Settings::new(spec, limits.move_time, limits.startup);
     let checks: Vec<CheckKind> = CheckKind::ALL.to_vec();
