@@ -7,6 +7,7 @@
 
 mod browser;
 mod candidate;
+mod connections;
 mod hostile;
 mod ladder;
 mod sessions;
@@ -25,6 +26,12 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
+    (
+        "descriptor_flood_during_games_and_private_logs",
+        connections::descriptor_flood_during_games_and_private_logs,
+    ),
+    ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
 ];
 
 fn main() -> ExitCode {

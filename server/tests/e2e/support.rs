@@ -107,12 +107,25 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path) -> Server {
+        Server::start_with(data, &[])
+    }
+
+    /// Starts the server through a wrapper command (`prlimit --nofile=... --`).
+    pub fn start_with(data: &Path, wrapper: &[&str]) -> Server {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(data.with_extension("log"))
             .expect("server log");
-        let mut child = Command::new(server_exe())
+        let mut command = match wrapper.split_first() {
+            None => Command::new(server_exe()),
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(server_exe());
+                c
+            }
+        };
+        let mut child = command
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
@@ -146,10 +159,15 @@ impl Server {
     }
 
     /// SIGTERM, and the exit status.
-    pub fn terminate(mut self) -> std::process::ExitStatus {
+    pub fn terminate(self) -> std::process::ExitStatus {
+        self.signal(nix::sys::signal::Signal::SIGTERM)
+    }
+
+    /// Sends `signal`, and waits for the exit status.
+    pub fn signal(mut self, signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
         let mut c = self.child.take().expect("running");
         let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        nix::sys::signal::kill(pid, signal).expect("signal");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(status) = c.try_wait().expect("wait") {
@@ -157,7 +175,7 @@ impl Server {
             }
             if Instant::now() > deadline {
                 let _ = c.kill();
-                panic!("the server did not stop within 30 s of SIGTERM");
+                panic!("the server did not stop within 30 s of {signal}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
