@@ -113,6 +113,11 @@ fn next_look(resume_at: tokio::time::Instant) -> tokio::time::Instant {
     if resume_at > now { resume_at.min(look) } else { look }
 }
 
+/// A game's reason as shown to anyone: the arena's folder left out of it.
+fn public_text(arena: &Arena, text: &str) -> String {
+    crate::http::log_privacy::scrub_text(text, &crate::http::log_privacy::arena_prefixes(&arena.dir))
+}
+
 /// The first pause after a failure of the server's own.
 const MIN_BACKOFF: Duration = Duration::from_secs(1);
 /// The longest pause.
@@ -370,7 +375,7 @@ async fn play_one(
     match outcome {
         Ok(r) if r.reason == bao_game::Reason::Aborted => {
             arena.metrics.games_aborted.inc();
-            let why = r.detail.clone();
+            let why = public_text(arena, &r.detail);
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
             if let Some(bao_game::AbortCause::RefereeFault(why)) = r.aborted {
                 // Never a result: played again later, after the loop's pause.
@@ -389,7 +394,7 @@ async fn play_one(
             let reason = if r.detail.is_empty() {
                 r.reason.to_string()
             } else {
-                format!("{}: {}", r.reason, r.detail)
+                format!("{}: {}", r.reason, public_text(arena, &r.detail))
             };
             let plies = r.plies;
             arena.db.write(move |c| games::finish(c, id, result, &reason, plies)).await?;
@@ -398,7 +403,7 @@ async fn play_one(
         }
         Err(e) => {
             arena.metrics.games_aborted.inc();
-            let why = format!("the server failed to play the game: {e}");
+            let why = public_text(arena, &format!("the server failed to play the game: {e}"));
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
             arena.leaderboard.changed();
             return Err(e);

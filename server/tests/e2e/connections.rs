@@ -207,12 +207,14 @@ pub fn descriptor_flood_during_games_and_private_logs() {
     for g in games(&server, "aborted") {
         eprintln!("aborted (not rated): {}", g["reason"]);
     }
+    let folder = data.canonicalize().expect("arena folder").display().to_string();
+    let listed = get(&format!("{}/api/games?limit=1000", server.url), None, None).body;
+    assert!(!listed.contains(&folder), "the arena's folder in the public game list");
 
     // The public log: no stderr, no server folder, and it verifies; the owner's and an
     // admin's have both.
     let id = finished[0]["id"].as_i64().expect("id");
     let url = format!("{}/api/games/{id}/log", server.url);
-    let folder = data.canonicalize().expect("arena folder").display().to_string();
     let public = get(&url, None, None);
     assert_eq!(public.status, 200, "{}", public.body);
     assert!(!public.body.contains("\"stderr\"") && !public.body.contains("stderr-marker"), "{}", public.body);
