@@ -196,6 +196,13 @@ pub fn run(args: MatchArgs) -> u8 {
         );
         return crate::exit::INTERRUPTED;
     };
+    if unstartable.iter().any(|bot| bot.referee_fault) {
+        for bot in &unstartable {
+            eprintln!("error: {bot}");
+        }
+        eprintln!("No game was played: the referee itself could not start a bot (not the bot's fault).");
+        return crate::exit::INTERNAL;
+    }
     if !unstartable.is_empty() {
         let level = if args.forfeit_unstartable { "warning" } else { "error" };
         for bot in &unstartable {

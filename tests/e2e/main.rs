@@ -12,6 +12,7 @@ mod ladder;
 mod matches;
 mod option_ranges;
 mod protocol_doc;
+mod referee_fault;
 mod rules_cli;
 mod serve_hostile;
 mod serve_support;
