@@ -41,6 +41,7 @@ pub fn slow_and_many_clients_are_cut() {
         ("header_timeout_secs = 10", "header_timeout_secs = 2"),
         ("body_timeout_secs = 30", "body_timeout_secs = 2"),
         ("max_connections_per_address = 64", "max_connections_per_address = 8"),
+        ("max_event_streams = 256", "max_event_streams = 2"),
     ]);
     let arena = Arena::new(&["admin"], &edits);
     let server = Server::start(&arena.data());
@@ -75,6 +76,24 @@ pub fn slow_and_many_clients_are_cut() {
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 200") && answer.ends_with("ok\n"), "{answer}");
     assert!(t.is_some(), "an idle kept-alive connection was still open after {limit:?}");
+
+    // Two event streams at most: a third is told to come back later.
+    let stream = || {
+        let mut s = connect();
+        s.write_all(b"GET /live/events HTTP/1.1\r\nHost: x\r\n\r\n").expect("write");
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).expect("a status line");
+        (s, String::from_utf8_lossy(&head).into_owned())
+    };
+    let (first, a) = stream();
+    let (second, b) = stream();
+    let (third, c) = stream();
+    assert_eq!((a.as_str(), b.as_str()), ("HTTP/1.1 200", "HTTP/1.1 200"));
+    assert_eq!(c, "HTTP/1.1 503", "a third event stream over the cap of 2");
+    drop((first, third));
+    let (fourth, d) = stream();
+    assert_eq!(d, "HTTP/1.1 200", "a place came free when a viewer left");
+    drop((second, fourth));
 
     // One address holds at most 8 connections: the 9th is closed at once, the 8 stay until
     // their timeout, and then the address is served again.
