@@ -112,6 +112,37 @@ mod tests {
     }
 
     #[test]
+    fn https_urls_are_spoken_over_tls() {
+        // A plain-HTTP listener: the client's TLS handshake meets an HTTP answer, which
+        // rustls reports as such (a client without TLS would not have tried).
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let server = std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                use std::io::{Read, Write};
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+            }
+        });
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("bot.py");
+        std::fs::write(&file, "x = 1\n").expect("write");
+        let opts = SubmitOptions {
+            server: format!("https://127.0.0.1:{port}"),
+            token: "t".into(),
+            file,
+            bot: "b".into(),
+            language: "python".into(),
+            candidate: false,
+            auto_promote: false,
+        };
+        let e = submit_client(&opts).expect_err("not a TLS server").to_string();
+        server.join().expect("server thread");
+        assert!(e.contains("corrupt message") || e.contains("InvalidContentType"), "{e}");
+    }
+
+    #[test]
     fn an_answer_that_is_not_json_is_quoted_short() {
         assert_eq!(excerpt("  <h1>502\nBad   gateway</h1> "), "<h1>502 Bad gateway</h1>");
         assert_eq!(excerpt(""), "no message");
