@@ -271,8 +271,13 @@ pub fn descriptor_flood_during_games_and_private_logs() {
 }
 
 pub fn operators_and_clients_get_clear_answers() {
+    // A free port for /metrics on its own address.
+    let metrics_port =
+        std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let metrics_listen = format!("metrics_listen = \"127.0.0.1:{metrics_port}\"");
     let mut edits = FAST.to_vec();
     edits.push(("# public_url = \"https://bao.example.org\"", "public_url = \"https://bao.example.org\""));
+    edits.push(("# metrics_listen = \"127.0.0.1:9100\"", &metrics_listen));
     let arena = Arena::new(&["admin", "alice"], &edits);
     let data = arena.data();
     let alice = &arena.tokens[1];
@@ -288,6 +293,10 @@ pub fn operators_and_clients_get_clear_answers() {
     }
     let server = Server::start(&data);
     let u = &server.url;
+    // /metrics only on its own address, there to anyone.
+    assert_eq!(get(&format!("{u}/metrics"), Some(&arena.tokens[0]), None).status, 404);
+    let metrics = get(&format!("http://127.0.0.1:{metrics_port}/metrics"), None, None);
+    assert!(metrics.status == 200 && metrics.body.contains("bao_games_finished_total"), "{}", metrics.body);
 
     // `submit`: the token from BAO_TOKEN; a name the URL parser would refuse reaches the
     // server, whose message is quoted.
