@@ -89,6 +89,7 @@ mod tests {
         let bot = BotRecord { name: "b".into(), command: vec!["b".into()], dir: None, reported: None };
         LogRecord::Header(Header {
             log_version: bao_game::log::LOG_VERSION,
+            rules_revision: Some(bao_rules::RULES_REVISION),
             referee: "bao-referee".into(),
             variant: "kiswahili".into(),
             start: start.into(),

@@ -23,7 +23,12 @@ use bao_supervise::ResourceLimits;
 /// The version of the log format written in every header. Version 2: the header comes before
 /// the bots are started (their `ready` records follow it), each move is charged to its reply's
 /// arrival in exact microseconds (no lag is excused), so `verify` can replay the clocks.
-pub const LOG_VERSION: u32 = 2;
+/// Version 3: the header records the rules revision the game was played under
+/// ([`Header::rules_revision`]); a version 2 log was played under rules revision 1.
+pub const LOG_VERSION: u32 = 3;
+
+/// The rules revision of every log of format version 2, which did not record it.
+pub const LOG_VERSION_2_RULES_REVISION: u32 = 1;
 
 /// One line of a game log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +52,11 @@ pub enum LogRecord {
 pub struct Header {
     /// [`LOG_VERSION`].
     pub log_version: u32,
+    /// The revision of the rules the game was played under ([`bao_rules::RULES_REVISION`] of
+    /// the referee that wrote it). Absent (`None`) only in logs of version 2, which were
+    /// played under revision [`LOG_VERSION_2_RULES_REVISION`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules_revision: Option<u32>,
     /// `bao-referee 0.1.0`.
     pub referee: String,
     /// `kiswahili` or `kujifunza`.

@@ -388,6 +388,7 @@ async fn run(
 fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &str) -> LogRecord {
     LogRecord::Header(Header {
         log_version: LOG_VERSION,
+        rules_revision: Some(bao_rules::RULES_REVISION),
         referee: format!("bao-referee {}", env!("CARGO_PKG_VERSION")),
         variant: config.start.variant().to_string(),
         start: wire::notation(&config.start),

@@ -7,10 +7,10 @@
 //! wrote. No move may be slower than its time plus margin; a `timeout` verdict must name a time
 //! no shorter than the bot's.
 
-use bao_rules::{IllegalMove, MoveText, Outcome, Position, Side, WinReason};
+use bao_rules::{IllegalMove, MoveText, Outcome, Position, RULES_REVISION, Side, WinReason};
 
 use crate::Reason;
-use crate::log::{Header, LOG_VERSION, LogRecord, PlyRecord, ResultRecord};
+use crate::log::{Header, LOG_VERSION, LOG_VERSION_2_RULES_REVISION, LogRecord, PlyRecord, ResultRecord};
 
 /// Why a log does not verify: the 1-based line and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,6 +117,39 @@ impl Clocks {
     }
 }
 
+/// Refuses a log of another format version or rules revision, naming both: a game is judged
+/// only by the rules it was played under (docs/game-log.md, "Versions").
+fn check_versions(header: &Header) -> Result<(), VerifyError> {
+    let revision = match (header.log_version, header.rules_revision) {
+        (LOG_VERSION, Some(revision)) => revision,
+        (LOG_VERSION, None) => {
+            return Err(wrong(1, format!("log_version {LOG_VERSION}, but the header has no rules_revision")));
+        }
+        (2, _) => LOG_VERSION_2_RULES_REVISION,
+        (version, _) => {
+            return Err(wrong(
+                1,
+                format!(
+                    "log_version {version} is not {LOG_VERSION}, the version this referee writes and verifies"
+                ),
+            ));
+        }
+    };
+    if revision != RULES_REVISION || header.log_version != LOG_VERSION {
+        return Err(wrong(
+            1,
+            format!(
+                "the game was played under rules revision {revision} (log_version {}), but this \
+                 referee judges by rules revision {RULES_REVISION} (log_version {LOG_VERSION}), and \
+                 it does not judge a game by rules it was not played under; verify the log with a \
+                 referee of rules revision {revision} (docs/game-log.md, \"Versions\")",
+                header.log_version
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Verifies the text of a game log.
 ///
 /// # Errors
@@ -133,15 +166,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
         LogRecord::Header(h) => h,
         _ => return Err(wrong(1, "the first line is not a header record")),
     };
-    if header.log_version != LOG_VERSION {
-        return Err(wrong(
-            1,
-            format!(
-                "log_version {} is not {LOG_VERSION}, the version this referee writes and verifies",
-                header.log_version
-            ),
-        ));
-    }
+    check_versions(&header)?;
     let mut position = start_of(&header)?;
     let mut clocks = Clocks::new(&header);
     let mut ready = [false; 2];

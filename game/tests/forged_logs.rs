@@ -55,11 +55,11 @@ fn a_timeout_verdict_against_a_bot_that_still_had_time_is_rejected() {
 
 #[test]
 fn an_excused_lag_is_rejected() {
-    // Version 2 charges every move to its reply's arrival: there is nothing to excuse.
+    // Since version 2 every move is charged to its reply's arrival: there is nothing to excuse.
     assert_rejected(
         include_str!("data/forged-excuse.jsonl"),
         4,
-        "lag_excused_us 100000, but a version 2 referee excuses no lag",
+        "lag_excused_us 100000, but a version 3 referee excuses no lag",
     );
 }
 
@@ -194,4 +194,43 @@ fn the_typed_sides_write_the_log_as_it_was_read() {
         let read: serde_json::Value = serde_json::from_str(line).expect("JSON");
         assert_eq!(written, read, "{line}");
     }
+}
+
+/// A log is judged only by the rules it was played under: a log of another rules revision is
+/// refused on its header line, with both revisions named, never replayed under these rules.
+#[test]
+fn a_log_of_another_rules_revision_is_refused_naming_the_revisions() {
+    // The genuine game as a version 2 referee wrote it (rules revision 1, not recorded). Its
+    // moves are legal under both revisions, so only the header's versions can refuse it.
+    let old = include_str!("data/played-under-rules-revision-1.jsonl");
+    assert!(old.starts_with(r#"{"type":"header","log_version":2,"referee""#));
+    assert_rejected(
+        old,
+        1,
+        "the game was played under rules revision 1 (log_version 2), but this referee judges by \
+         rules revision 2 (log_version 3)",
+    );
+    let genuine = include_str!("data/genuine.jsonl");
+    let (recorded_one, line) =
+        edited(genuine, r#""type":"header""#, r#""rules_revision":2"#, r#""rules_revision":1"#);
+    assert_eq!(line, 1);
+    assert_rejected(&recorded_one, 1, "played under rules revision 1 (log_version 3)");
+    let (newer, _) = edited(genuine, r#""type":"header""#, r#""rules_revision":2"#, r#""rules_revision":3"#);
+    assert_rejected(&newer, 1, "played under rules revision 3 (log_version 3)");
+    let (unrecorded, _) = edited(genuine, r#""type":"header""#, r#""rules_revision":2,"#, "");
+    assert_rejected(&unrecorded, 1, "log_version 3, but the header has no rules_revision");
+    let (version_one, _) = edited(genuine, r#""type":"header""#, r#""log_version":3"#, r#""log_version":1"#);
+    assert_rejected(&version_one, 1, "log_version 1 is not 3");
+}
+
+#[test]
+fn a_log_records_the_rules_revision_of_the_engine() {
+    let header = include_str!("data/genuine.jsonl").lines().next().unwrap();
+    let bao_game::log::LogRecord::Header(h) = serde_json::from_str(header).expect("a header") else {
+        panic!("not a header: {header}");
+    };
+    assert_eq!(
+        (h.log_version, h.rules_revision),
+        (bao_game::log::LOG_VERSION, Some(bao_rules::RULES_REVISION))
+    );
 }

@@ -26,8 +26,9 @@ pub enum IllegalMove {
     /// A namua takasa from the functional nyumba while other front pits hold seeds.
     #[error("{0}: the functional nyumba may be sown (taxed) only when it is the only non-empty front pit")]
     NyumbaProtected(Move),
-    /// A takasa from a singleton while a pit of 2 or more exists.
-    #[error("{0}: pit {p} holds 1 seed; a takasa starts from a pit of 2 or more while one exists", p = .0.pit())]
+    /// A namua takasa from a singleton while the nyumba is not owned and a
+    /// front pit of 2 or more exists.
+    #[error("{0}: pit {p} holds 1 seed; without a nyumba, a takasa starts from a pit of 2 or more while one exists", p = .0.pit())]
     Singleton(Move),
     /// A lone kichwa sown outwards.
     #[error("{0}: {p} is the only non-empty front pit, so it must be sown towards the centre", p = .0.pit())]
@@ -114,7 +115,7 @@ impl Position {
                 if functional && m.pit() == Pit::NYUMBA {
                     return IllegalMove::NyumbaProtected(m);
                 }
-                if !functional && count == 1 && front.iter().any(|&c| c >= 2) {
+                if !self.owns_nyumba(me) && count == 1 && front.iter().any(|&c| c >= 2) {
                     return IllegalMove::Singleton(m);
                 }
                 if lone_kichwa {

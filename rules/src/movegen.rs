@@ -125,10 +125,14 @@ impl Position {
                         return out;
                     }
                 }
+                // 5.2 (Donkers' rule 2.4c): while the nyumba is owned, whatever
+                // its seeds, singletons may start; only a functional nyumba is
+                // itself kept back (an owned nyumba below 6 is an ordinary pit).
+                let owned = self.nyumba[me];
                 let all_singletons = ring[..8].iter().all(|&c| c <= 1);
                 for (p, &count) in ring[..8].iter().enumerate() {
-                    let allowed = if functional {
-                        p != 4 && count > 0
+                    let allowed = if owned {
+                        count > 0 && !(functional && p == 4)
                     } else {
                         count >= 2 || (count == 1 && all_singletons)
                     };

@@ -275,9 +275,32 @@ fn s5_2_tax_when_the_nyumba_is_the_only_front_pit() {
 
 #[test]
 fn s5_2_owned_nyumba_below_six_is_an_ordinary_pit() {
-    // A5=3 is owned but holds fewer than 6: not functional. The singleton A2 may not
-    // be sown while A5 holds 2 or more; A5 is lifted whole, which ends ownership.
+    // A5=3 is owned but holds fewer than 6: not functional. While the nyumba is
+    // owned (whatever its seeds; Donkers' rule 2.4c) any non-empty front pit may
+    // start, the singleton A2 included, and A5 itself, lifted whole, which ends
+    // ownership. No capture: A2 and A5 face a7 and a4, both empty.
     let p = "kiswahili S 0,1,0,0,3,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 SN -";
+    check(
+        p,
+        &["A2<", "A2>", "A5<", "A5>"],
+        &[
+            // A2 becomes 2, lifted: A1, B1 (was empty): ends. The nyumba stays owned.
+            ("A2<", "kiswahili N 1,0,0,0,3,0,0,0/1,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 4,5 SN -"),
+            // A2 becomes 2, lifted: A3, A4 (was empty): ends.
+            ("A2>", "kiswahili N 0,0,1,1,3,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 4,5 SN -"),
+            // A5 becomes 4, lifted: A4, A3, A2 (2), A1 (was empty): ends.
+            ("A5<", "kiswahili N 1,2,1,1,0,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 4,5 -N -"),
+            // A5 becomes 4, lifted: A6, A7, A8, B8.
+            ("A5>", "kiswahili N 0,1,0,0,0,1,1,1/0,0,0,0,0,0,0,1/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 4,5 -N -"),
+        ],
+    );
+}
+
+#[test]
+fn s5_2_no_nyumba_singleton_refused_while_a_pit_holds_two() {
+    // The same board with South's nyumba not owned: the singleton A2 may not be
+    // sown while A5 holds 2 or more; A5 (3, an ordinary pit) may.
+    let p = "kiswahili S 0,1,0,0,3,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 -N -";
     check(
         p,
         &["A5<", "A5>"],
@@ -879,9 +902,9 @@ fn s11_illegal_move_messages() {
             "A5>: the functional nyumba may be sown (taxed) only when it is the only non-empty front pit",
         ),
         (
-            "kiswahili S 0,1,0,0,3,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 SN -",
+            "kiswahili S 0,1,0,0,3,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 -N -",
             "A2<",
-            "A2<: pit A2 holds 1 seed; a takasa starts from a pit of 2 or more while one exists",
+            "A2<: pit A2 holds 1 seed; without a nyumba, a takasa starts from a pit of 2 or more while one exists",
         ),
         (
             "kiswahili S 2,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0/1,0,0,0,0,0,0,0/0,0,0,0,0,0,0,0 5,5 -- -",

@@ -1,6 +1,6 @@
 //! The searching bots play only legal moves: from every position of the rules cases
-//! (rules/tests/data: namua, mtaji, takasia, tax, safari, infinite-move and Kujifunza
-//! positions), called directly through the typed SDK's `Bot` trait.
+//! (rules/tests/data: namua, mtaji, takasia, tax, safari, infinite-move, owned-nyumba and
+//! Kujifunza positions), called directly through the typed SDK's `Bot` trait.
 
 use bao_rules::{Position, Stage, Variant};
 use bao_sample_bots::{AlphaBetaBot, GameSeed, Level, MctsBot};
@@ -11,6 +11,7 @@ fn case_positions() -> Vec<Position> {
     let mut positions: Vec<Position> = Vec::new();
     for data in [
         include_str!("../../rules/tests/data/special.jsonl"),
+        include_str!("../../rules/tests/data/owned-nyumba.jsonl"),
         include_str!("../../rules/tests/data/random-kiswahili.jsonl"),
         include_str!("../../rules/tests/data/random-kujifunza.jsonl"),
     ] {

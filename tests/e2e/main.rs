@@ -11,6 +11,7 @@ mod isolation;
 mod ladder;
 mod matches;
 mod option_ranges;
+mod owned_nyumba_match;
 mod protocol_doc;
 mod referee_fault;
 mod rules_cli;

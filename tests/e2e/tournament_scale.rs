@@ -170,3 +170,34 @@ fn a_plan_of_version_1_is_refused_naming_its_version() {
     assert!(stderr.contains("plan_version 1 (written by an earlier referee"), "{stderr}");
     assert!(stderr.contains("this referee reads plan_version 2"), "{stderr}");
 }
+
+/// A tournament started under another rules revision is not resumed under this one (its plan
+/// written before revisions were recorded counts as revision 1), so that one table never mixes
+/// games judged by two sets of rules.
+#[test]
+fn a_plan_of_another_rules_revision_is_refused_naming_it() {
+    for (revision, named) in [(None, 1), (Some(3), 3)] {
+        let dir = Scratch::dir("tournament-rules-revision");
+        folder(&dir, "2", "");
+        let mut plan: Value = serde_json::from_slice(&dry_run("2")).unwrap();
+        assert_eq!(plan["rules_revision"], bao_rules::RULES_REVISION);
+        match revision {
+            None => {
+                plan.as_object_mut().unwrap().remove("rules_revision");
+            }
+            Some(r) => plan["rules_revision"] = Value::from(r),
+        }
+        std::fs::write(dir.join("plan.json"), plan.to_string()).unwrap();
+        let out = resume(&dir);
+        assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "the tournament was started under rules revision {named}, and this referee plays rules revision {}",
+                bao_rules::RULES_REVISION
+            )),
+            "{stderr}"
+        );
+        assert!(!dir.join("games").read_dir().unwrap().any(|_| true), "a game was played");
+    }
+}

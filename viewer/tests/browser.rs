@@ -109,7 +109,7 @@ fn standing(name: &str, data: &[&ReplayData]) -> StandingRow {
 fn log_of(game: &common::Game, south: &str, comment: &str) -> String {
     let data = &game.data;
     let mut lines = vec![json!({
-        "type": "header", "log_version": 2, "referee": "bao-referee 0.1.0", "variant": data.variant,
+        "type": "header", "log_version": 3, "rules_revision": 2, "referee": "bao-referee 0.1.0", "variant": data.variant,
         "start": game.positions[0].to_string(),
         "south": {"name": south, "command": ["s"], "dir": null, "reported": null},
         "north": {"name": data.north_name, "command": ["n"], "dir": null, "reported": null},

@@ -422,6 +422,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         bots.iter().map(|b| b.clock.map(|c| c.time_control(time.startup, time.margin))).collect();
     Ok(Plan {
         plan_version: PLAN_VERSION,
+        rules_revision: bao_rules::RULES_REVISION,
         seed: args.seed,
         mode: args.mode,
         rounds: args.rounds,

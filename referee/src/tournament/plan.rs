@@ -26,6 +26,11 @@ use bao_supervise::{BotSpec, ResourceLimits};
 /// parameters (version 1 listed every game and opening).
 pub const PLAN_VERSION: u32 = 2;
 
+/// The rules revision of a plan that does not record one (written before rules revision 2).
+const fn unrecorded_rules_revision() -> u32 {
+    1
+}
+
 /// The longest duration of a time control read from a plan (a week): longer values would
 /// overflow the clock's arithmetic.
 pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
@@ -36,6 +41,11 @@ pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(7 *
 pub struct Plan {
     /// [`PLAN_VERSION`].
     pub plan_version: u32,
+    /// The revision of the rules the tournament's games are played under
+    /// ([`bao_rules::RULES_REVISION`] of the referee that started it). Absent in plans written
+    /// before it was recorded, whose games were played under rules revision 1.
+    #[serde(default = "unrecorded_rules_revision")]
+    pub rules_revision: u32,
     /// The seed of the openings (and recorded in every log).
     pub seed: u64,
     /// Round-robin or gauntlet.
@@ -269,6 +279,16 @@ impl Plan {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
         }
+        if self.rules_revision != bao_rules::RULES_REVISION {
+            return Err(format!(
+                "rules_revision {revision}: the tournament was started under rules revision {revision}, \
+                 and this referee plays rules revision {}; a table never mixes games judged by two \
+                 revisions of the rules. Finish it with the referee that started it, or start a new \
+                 folder (docs/game-log.md, \"Versions\")",
+                bao_rules::RULES_REVISION,
+                revision = self.rules_revision
+            ));
+        }
         let schedule = self.schedule().map_err(|e| e.to_string())?;
         if schedule.len() != self.games {
             return Err(format!(
@@ -446,6 +466,7 @@ pub(crate) mod tests {
         let start = Position::start(bao_rules::Variant::Kiswahili).to_string();
         Plan {
             plan_version: PLAN_VERSION,
+            rules_revision: bao_rules::RULES_REVISION,
             seed: 7,
             mode: Mode::RoundRobin,
             rounds: 1,

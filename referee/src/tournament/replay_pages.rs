@@ -92,7 +92,7 @@ mod tests {
     use super::*;
 
     const LOG: &str = concat!(
-        r#"{"type":"header","log_version":2,"referee":"bao-referee 0.1.0","variant":"kiswahili","#,
+        r#"{"type":"header","log_version":3,"rules_revision":2,"referee":"bao-referee 0.1.0","variant":"kiswahili","#,
         r#""start":"kiswahili S 0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0/0,0,0,0,6,2,2,0/0,0,0,0,0,0,0,0 22,22 SN -","#,
         r#""south":{"name":"a<b>","command":["x"],"dir":null,"reported":null},"#,
         r#""north":{"name":"b","command":["x"],"dir":null,"reported":null},"#,
