@@ -1,5 +1,6 @@
 //! One game of Bao between two supervised bot processes: the configuration, the clocks, the
-//! one judge of a bot's reply, the verdicts, the game log and its verifier.
+//! one judge of a bot's reply, the verdicts, the game log and its verifier, and where a game
+//! starts ([`opening`]: the one random-opening generator of tournaments and the server).
 //!
 //! This crate owns what a game *is*: `match`, `tournament`, `check` and the server all play
 //! through [`play_game`] and judge replies with the same code. It uses `bao-supervise` to run
@@ -13,6 +14,7 @@ mod error;
 pub mod judge;
 pub mod lag;
 pub mod log;
+pub mod opening;
 mod ply_line;
 pub mod reason;
 pub mod runner;

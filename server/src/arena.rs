@@ -77,25 +77,21 @@ impl Arena {
         })
     }
 
-    /// Puts the database back in a consistent state after a stop at any moment:
-    /// games that were running are recorded as aborted (never counted), and
-    /// versions that were being built or checked are queued again. Returns
-    /// (games aborted, versions requeued).
+    /// Puts the arena back in a consistent state after a stop at any moment
+    /// (see [`crate::recovery`]). Returns (games aborted, versions requeued);
+    /// the rest of what it did is logged.
     pub fn recover(&self) -> Result<(usize, usize), ServerError> {
-        self.db.write_blocking(|conn| {
-            let tx = conn.transaction()?;
-            let aborted = tx.execute(
-                "UPDATE games SET state = 'aborted', reason = 'the server stopped during the game',
-                 finished_at = ?1 WHERE state = 'running'",
-                [crate::db::now_ms()],
-            )?;
-            let requeued = tx.execute(
-                "UPDATE versions SET state = 'queued', state_at = ?1 WHERE state IN ('building', 'checking')",
-                [crate::db::now_ms()],
-            )?;
-            tx.commit()?;
-            Ok((aborted, requeued))
-        })
+        let candidate = self.config.candidate.clone();
+        let done = self.db.write_blocking(|conn| crate::recovery::recover(conn, &self.dir, &candidate))?;
+        if done.verdicts + done.retired + done.files_removed > 0 {
+            tracing::warn!(
+                verdicts = done.verdicts,
+                retired = done.retired,
+                files_removed = done.files_removed,
+                "recovered from a stop: candidate verdicts completed, duplicate active versions retired, leftover files removed"
+            );
+        }
+        Ok((done.games_aborted, done.requeued))
     }
 
     /// The directory of a bot version's files.

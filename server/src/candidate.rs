@@ -4,12 +4,11 @@
 //! the candidate is promoted (automatically if the owner asked), or rejected
 //! with the reason.
 
-use std::collections::HashMap;
-
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
-use rusqlite::params;
+use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::arena::Arena;
+use crate::config::CandidateConfig;
 use crate::error::ServerError;
 use crate::lifecycle::VersionState;
 use crate::versions;
@@ -23,7 +22,7 @@ pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<Pentan
     let rows = stmt.query_map([candidate], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
     })?;
-    let mut pairs: HashMap<String, Vec<GameOutcome>> = HashMap::new();
+    let mut games = Vec::new();
     for row in rows {
         let (key, south, result) = row?;
         let candidate_south = south == candidate;
@@ -32,93 +31,136 @@ pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<Pentan
             ("south", true) | ("north", false) => GameOutcome::Win,
             _ => GameOutcome::Loss,
         };
-        pairs.entry(key).or_default().push(outcome);
+        games.push((key, outcome));
     }
-    Ok(PentanomialCounts::from_pairs(pairs.into_values().filter(|g| g.len() == 2).map(|g| (g[0], g[1]))))
+    Ok(PentanomialCounts::from_keyed_games(games))
 }
 
-/// Updates the SPRT of a candidate and acts on its decision. Returns the decision.
+/// The SPRT of the arena's candidate settings.
+pub fn sprt_parameters(c: &CandidateConfig) -> Result<SprtParameters, ServerError> {
+    SprtParameters::new(c.alpha, c.beta, c.elo0, c.elo1, EloModel::Logistic)
+        .map_err(|e| ServerError::Invalid(format!("candidate SPRT settings: {e}")))
+}
+
+/// Updates the SPRT of a candidate and acts on its decision, in one
+/// transaction: the LLR, the verdict and the state change are written
+/// together or not at all. Returns the decision.
 pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, ServerError> {
     let c = arena.config.candidate.clone();
-    let params = SprtParameters::new(c.alpha, c.beta, c.elo0, c.elo1, EloModel::Logistic)
-        .map_err(|e| ServerError::Invalid(format!("candidate SPRT settings: {e}")))?;
     arena
         .db
         .write(move |conn| {
-            let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
-            if v.state != VersionState::Evaluating {
-                return Ok(SprtDecision::Continue);
-            }
-            let baseline_active = match v.baseline_id {
-                Some(b) => versions::version(conn, b)?.is_some_and(|b| b.state == VersionState::Active),
-                None => false,
-            };
-            if !baseline_active {
-                versions::set_state(
-                    conn,
-                    candidate,
-                    VersionState::Evaluating,
-                    VersionState::Rejected,
-                    "the version it was tested against is no longer active",
-                )?;
-                return Ok(SprtDecision::AcceptH0);
-            }
-            let counts = pair_counts(conn, candidate)?;
-            let status = params.evaluate_pentanomial(&counts);
-            let llr = status.llr.unwrap_or(0.0);
-            conn.execute("UPDATE versions SET sprt_llr = ?2 WHERE id = ?1", params![candidate, llr])?;
-            let games = counts.games();
-            let bounds = format!("LLR {llr:.2}, bounds {:.2} and {:.2}, {games} games", status.lower_bound, status.upper_bound);
-            match status.decision {
-                SprtDecision::AcceptH1 if v.auto_promote => {
-                    let why = format!("better: the SPRT accepted H1 (elo >= {}) ({bounds}); promoted", c.elo1);
-                    conn.execute("UPDATE versions SET sprt_result = 'h1' WHERE id = ?1", [candidate])?;
-                    versions::activate(conn, candidate, VersionState::Evaluating, &why)?;
-                }
-                SprtDecision::AcceptH1 => {
-                    let why = format!(
-                        "better: the SPRT accepted H1 (elo >= {}) ({bounds}); promote it to replace the active version",
-                        c.elo1
-                    );
-                    conn.execute("UPDATE versions SET sprt_result = 'h1', reason = ?2 WHERE id = ?1", params![candidate, why])?;
-                }
-                SprtDecision::AcceptH0 => {
-                    let why = format!("not better: the SPRT accepted H0 (elo <= {}) ({bounds})", c.elo0);
-                    conn.execute("UPDATE versions SET sprt_result = 'h0' WHERE id = ?1", [candidate])?;
-                    versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
-                }
-                SprtDecision::Continue if games >= u64::from(c.max_games) => {
-                    let why = format!("undecided after {games} games ({bounds}): not promoted");
-                    versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
-                }
-                SprtDecision::Continue => {
-                    conn.execute(
-                        "UPDATE versions SET reason = ?2 WHERE id = ?1",
-                        params![candidate, format!("testing against the active version: {bounds}")],
-                    )?;
-                }
-            }
-            Ok(status.decision)
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let decision = decide(&tx, candidate, &c)?;
+            tx.commit()?;
+            Ok(decision)
         })
         .await
 }
 
-/// Promotes a candidate whose SPRT accepted H1 (its owner asked).
+/// The SPRT update of one candidate inside the caller's transaction (see
+/// [`update`]); also run at start for every candidate under evaluation, which
+/// completes a verdict a stop interrupted.
+pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<SprtDecision, ServerError> {
+    let params = sprt_parameters(c)?;
+    let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
+    if v.state != VersionState::Evaluating {
+        return Ok(SprtDecision::Continue);
+    }
+    let baseline_active = match v.baseline_id {
+        Some(b) => versions::version(conn, b)?.is_some_and(|b| b.state == VersionState::Active),
+        None => false,
+    };
+    if !baseline_active {
+        versions::set_state(
+            conn,
+            candidate,
+            VersionState::Evaluating,
+            VersionState::Rejected,
+            "the version it was tested against is no longer active",
+        )?;
+        return Ok(SprtDecision::AcceptH0);
+    }
+    // A verdict already reached stands (its state change completes if a stop cut it).
+    match v.sprt_result.as_deref() {
+        Some("h0") => {
+            let why = format!("not better: the SPRT accepted H0 (elo <= {})", c.elo0);
+            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+            return Ok(SprtDecision::AcceptH0);
+        }
+        Some("h1") if v.auto_promote => {
+            let why = format!("better: the SPRT accepted H1 (elo >= {}); promoted", c.elo1);
+            versions::activate_in(conn, candidate, VersionState::Evaluating, &why)?;
+            return Ok(SprtDecision::AcceptH1);
+        }
+        Some("h1") => return Ok(SprtDecision::AcceptH1),
+        _ => {}
+    }
+    let counts = pair_counts(conn, candidate)?;
+    let status = params.evaluate_pentanomial(&counts);
+    let llr = status.llr.unwrap_or(0.0);
+    conn.execute("UPDATE versions SET sprt_llr = ?2 WHERE id = ?1", params![candidate, llr])?;
+    crate::failpoint::hit("verdict.after_llr");
+    let games = counts.games();
+    let bounds = format!(
+        "LLR {llr:.2}, bounds {:.2} and {:.2}, {games} games",
+        status.lower_bound, status.upper_bound
+    );
+    match status.decision {
+        SprtDecision::AcceptH1 if v.auto_promote => {
+            let why = format!("better: the SPRT accepted H1 (elo >= {}) ({bounds}); promoted", c.elo1);
+            conn.execute("UPDATE versions SET sprt_result = 'h1' WHERE id = ?1", [candidate])?;
+            crate::failpoint::hit("verdict.after_result");
+            versions::activate_in(conn, candidate, VersionState::Evaluating, &why)?;
+        }
+        SprtDecision::AcceptH1 => {
+            let why = format!(
+                "better: the SPRT accepted H1 (elo >= {}) ({bounds}); promote it to replace the active version",
+                c.elo1
+            );
+            conn.execute(
+                "UPDATE versions SET sprt_result = 'h1', reason = ?2 WHERE id = ?1",
+                params![candidate, why],
+            )?;
+        }
+        SprtDecision::AcceptH0 => {
+            let why = format!("not better: the SPRT accepted H0 (elo <= {}) ({bounds})", c.elo0);
+            conn.execute("UPDATE versions SET sprt_result = 'h0' WHERE id = ?1", [candidate])?;
+            crate::failpoint::hit("verdict.after_result");
+            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+        }
+        SprtDecision::Continue if games >= u64::from(c.max_games) => {
+            let why = format!("undecided after {games} games ({bounds}): not promoted");
+            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+        }
+        SprtDecision::Continue => {
+            conn.execute(
+                "UPDATE versions SET reason = ?2 WHERE id = ?1",
+                params![candidate, format!("testing against the active version: {bounds}")],
+            )?;
+        }
+    }
+    Ok(status.decision)
+}
+
+/// Promotes a candidate whose SPRT accepted H1 (its owner asked), in one transaction.
 pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), ServerError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let result: Option<String> =
-        conn.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
+        tx.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
     if result.as_deref() != Some("h1") {
         return Err(ServerError::Invalid(format!(
             "version {candidate} cannot be promoted: only a candidate whose test found it better can"
         )));
     }
-    if !versions::activate(
-        conn,
+    if !versions::activate_in(
+        &tx,
         candidate,
         VersionState::Evaluating,
         "promoted by its owner after passing its SPRT",
     )? {
         return Err(ServerError::Invalid(format!("version {candidate} is no longer under evaluation")));
     }
+    tx.commit()?;
     Ok(())
 }

@@ -81,6 +81,9 @@ pub struct LimitsConfig {
     pub unpacked_bytes: u64,
     /// Submissions per user per hour (admins are not limited).
     pub submissions_per_hour: u32,
+    /// Versions a user may have waiting for the builder (queued, building or checking).
+    #[serde(default = "default_queued_per_user")]
+    pub queued_per_user: u32,
     /// Wall-clock limit of a build, in seconds.
     pub build_timeout_secs: u64,
     /// Address-space limit of a build, in MiB.
@@ -91,6 +94,10 @@ pub struct LimitsConfig {
     pub build_log_bytes: usize,
     /// Builds run at the same time.
     pub build_concurrency: usize,
+}
+
+fn default_queued_per_user() -> u32 {
+    4
 }
 
 /// Matchmaking settings (see docs/server.md for the reasoning).

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use bao_game::{GameConfig, TimeControl};
 use bao_rules::Side;
-use tokio::task::JoinSet;
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
@@ -19,8 +18,9 @@ use crate::db::now_ms;
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::games::{self, NewGame};
-use crate::live::LiveEvent;
+use crate::live::GameStart;
 use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
+use crate::pair_tasks::PairTasks;
 use crate::versions::{self, Version};
 
 /// A pair of games to play.
@@ -46,10 +46,10 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
     };
     let slots = arena.config.games.concurrency;
-    let mut running: JoinSet<([i64; 2], bool)> = JoinSet::new();
-    let mut busy: HashSet<i64> = HashSet::new();
+    let mut running: PairTasks<bool> = PairTasks::default();
     // After a pair fails by the server's own fault (no descriptors, memory, disk, a database
-    // error), no new pair starts for a while, doubling up to a minute: no tight loop of aborts.
+    // error, a panic), no new pair starts for a while, doubling up to a minute: no tight
+    // loop of aborts.
     let mut backoff = Duration::ZERO;
     let mut resume_at = tokio::time::Instant::now();
     loop {
@@ -57,21 +57,18 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             && !arena.shutdown.is_cancelled()
             && tokio::time::Instant::now() >= resume_at
         {
-            match next_pair(&arena, &stats, &busy).await {
+            match next_pair(&arena, &stats, running.busy()).await {
                 Ok(Some(plan)) => {
-                    busy.insert(plan.first);
-                    busy.insert(plan.second);
+                    let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
-                    running.spawn(async move {
-                        let ids = [plan.first, plan.second];
-                        let failed = match play_pair(&arena, &engine, &stats, &plan).await {
+                    running.spawn(ids, async move {
+                        match play_pair(&arena, &engine, &stats, &plan).await {
                             Ok(()) => false,
                             Err(e) => {
                                 tracing::error!(error = %e, "a pair of games failed");
                                 true
                             }
-                        };
-                        (ids, failed)
+                        }
                     });
                 }
                 Ok(None) => break,
@@ -83,18 +80,14 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
-            Some(done) = running.join_next(), if !running.is_empty() => {
-                if let Ok((ids, failed)) = done {
-                    for id in ids {
-                        busy.remove(&id);
-                    }
-                    if failed {
-                        backoff = (backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
-                        resume_at = tokio::time::Instant::now() + backoff;
-                        tracing::warn!(secs = backoff.as_secs(), "no new game for a while after a failure of the server's own");
-                    } else {
-                        backoff = Duration::ZERO;
-                    }
+            Some((_, done)) = running.join_next(), if !running.is_empty() => {
+                // `None`: the task panicked, a failure of the server's own as well.
+                if done.unwrap_or(true) {
+                    backoff = (backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
+                    resume_at = tokio::time::Instant::now() + backoff;
+                    tracing::warn!(secs = backoff.as_secs(), "no new game for a while after a failure of the server's own");
+                } else {
+                    backoff = Duration::ZERO;
                 }
                 arena.rating_wake.notify_one();
             }
@@ -182,23 +175,20 @@ fn entrants(
 ) -> Result<Vec<Entrant>, ServerError> {
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
-        "SELECT v.id, coalesce(r.elo, 1500.0), coalesce((r.elo_high - r.elo_low) / 3.92, 350.0), v.state_at
+        "SELECT v.id, coalesce(r.elo, 1500.0), v.state_at
          FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
     )?;
-    let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, i64>(3)?))
-    })?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
     let mut list = Vec::new();
     for row in rows {
-        let (id, rating, sd, active_since) = row?;
+        let (id, rating, active_since) = row?;
         let since = stats.last_start.get(&id).copied().unwrap_or(0).max(active_since);
         let games = stats.games.get(&id).copied().unwrap_or(0);
         list.push(Entrant {
             id,
             rating,
-            sd,
             placement_left: placement_games.saturating_sub(games),
-            waited_secs: u64::try_from((now - since) / 1000).unwrap_or(0),
+            waited_ms: u64::try_from(now - since).unwrap_or(0),
         });
     }
     Ok(list)
@@ -277,7 +267,8 @@ fn game_config(
         crate::engine::game_spec(&built(arena, north)?),
         arena.config.variant(),
     );
-    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed);
+    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed)
+        .map_err(|e| ServerError::Invalid(format!("games.opening_plies = {}: {e}", g.opening_plies)))?;
     config.time = TimeControl {
         base: Some(Duration::from_millis(g.base_ms)),
         increment: Duration::from_millis(g.increment_ms),
@@ -363,13 +354,17 @@ async fn play_one(
         .await?;
     arena.metrics.games_running.inc();
     arena.leaderboard.changed();
-    arena.live.publish(LiveEvent {
-        game_id: id,
-        kind: "start",
-        ply: 0,
-        text: format!("{} v{} - {} v{}", south.bot, south.number, north.bot, north.number),
-    });
+    arena.live.start(
+        id,
+        &GameStart {
+            south: format!("{} v{}", south.bot, south.number),
+            north: format!("{} v{}", north.bot, north.number),
+            purpose: purpose.to_owned(),
+        },
+    );
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
+    // Ends the live feed if the log did not (a game the server could not play has no result).
+    arena.live.finish(id, "the game was stopped");
     arena.metrics.games_running.dec();
     let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
     match outcome {

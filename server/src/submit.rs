@@ -1,8 +1,11 @@
-//! Taking a submission: validation, the per-user rate limit, unpacking into a
-//! staging directory, then one transaction that records the version (creating
-//! the bot on its first submission), then moving the files into place.
+//! Taking a submission: validation, unpacking into a staging directory
+//! (`tmp/upload-*`), then one transaction that counts the user's limits,
+//! records the version (creating the bot on its first submission) and, before
+//! it commits, moves the files into the version's directory.
 
-use rusqlite::{OptionalExtension, params};
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::Deserialize;
 
 use crate::arena::Arena;
@@ -69,6 +72,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             "auto_promote applies to candidates only (set candidate=true)".into(),
         ));
     }
+    // Early answers before unpacking; the limits are enforced again in the insert's transaction.
     check_rate(arena, user).await?;
     check_owner(arena, user, &sub).await?;
 
@@ -90,13 +94,24 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             UploadError::Io(io) => ServerError::io("cannot unpack the upload", io),
             other => ServerError::Invalid(other.to_string()),
         })?;
+    crate::failpoint::hit("submit.after_unpack");
     let (user_id, bot_name, lang, candidate, auto) =
         (user.id, sub.bot.clone(), sub.language.clone(), sub.candidate, sub.auto_promote);
+    let (is_admin, limits) = (user.is_admin, SubmitLimits::of(arena));
+    let stage = staging.path().to_path_buf();
+    let bots_dir = arena.dir.join("bots");
+    let version_dir =
+        move |bot_id: i64, number: i64| bots_dir.join(bot_id.to_string()).join(format!("v{number}"));
     let fname = file_name.clone();
-    let (version_id, bot_id, number) = arena
+    let (version_id, number) = arena
         .db
         .write(move |conn| {
-            let tx = conn.transaction()?;
+            // IMMEDIATE: the write lock is taken before the limits are counted, so that
+            // parallel submissions are counted one after the other.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            if !is_admin {
+                limits.check(&tx, user_id)?;
+            }
             let bot: Option<(i64, i64)> = tx
                 .query_row("SELECT id, owner_id FROM bots WHERE name = ?1", [&bot_name], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
@@ -143,23 +158,22 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                 ],
             )?;
             let id = tx.last_insert_rowid();
-            tx.commit()?;
-            Ok((id, bot_id, number))
+            crate::failpoint::hit("submit.after_insert");
+            // The files move into place before the row commits: a version row always has
+            // its files. A stop between the two leaves a directory without a row, which
+            // the next start removes (crate::recovery); a failed commit moves them back.
+            let dest = version_dir(bot_id, number);
+            move_into_place(&stage, &dest)?;
+            crate::failpoint::hit("submit.after_move");
+            if let Err(e) = tx.commit() {
+                let _ = std::fs::rename(&dest, &stage);
+                return Err(e.into());
+            }
+            Ok((id, number))
         })
         .await?;
-
-    let dest = arena.version_dir(bot_id, number);
-    let moved = dest
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::rename(staging.path(), &dest));
-    if let Err(e) = moved {
-        // The build worker rejects a version whose directory is missing.
-        tracing::error!(version = version_id, error = %e, "cannot move the upload into place");
-    } else {
-        // The directory now belongs to the version: the TempDir must not delete it.
-        let _ = staging.keep();
-    }
+    // The directory now belongs to the version: the TempDir must not delete it.
+    let _ = staging.keep();
     arena.build_wake.notify_one();
     tracing::info!(version = version_id, bot = %sub.bot, number, "submission queued");
     arena
@@ -169,29 +183,69 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
         .ok_or_else(|| ServerError::Internal("the new version disappeared".into()))
 }
 
-/// Refuses a submission past the user's hourly limit (admins have none).
+/// The per-user limits of submissions (admins have none).
+#[derive(Debug, Clone, Copy)]
+struct SubmitLimits {
+    per_hour: u32,
+    pending: u32,
+}
+
+impl SubmitLimits {
+    fn of(arena: &Arena) -> SubmitLimits {
+        SubmitLimits {
+            per_hour: arena.config.limits.submissions_per_hour,
+            pending: arena.config.limits.queued_per_user,
+        }
+    }
+
+    /// Refuses a submission past the hourly limit or past the versions a user may
+    /// have waiting for the builder.
+    fn check(self, conn: &Connection, user_id: i64) -> Result<(), ServerError> {
+        let recent: i64 = conn.query_row(
+            "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
+             WHERE b.owner_id = ?1 AND v.submitted_at > ?2",
+            params![user_id, now_ms() - 3_600_000],
+            |r| r.get(0),
+        )?;
+        if recent >= i64::from(self.per_hour) {
+            return Err(ServerError::RateLimited(format!(
+                "you have submitted {recent} versions in the last hour; the limit is {}: try again later",
+                self.per_hour
+            )));
+        }
+        let pending = versions::pending_of_user(conn, user_id)?;
+        if pending >= i64::from(self.pending) {
+            return Err(ServerError::RateLimited(format!(
+                "you have {pending} versions waiting to be built or checked; the limit is {}: \
+                 submit again when one of them is done",
+                self.pending
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a submission past the user's limits (admins have none), before unpacking.
 async fn check_rate(arena: &Arena, user: &User) -> Result<(), ServerError> {
     if user.is_admin {
         return Ok(());
     }
-    let (uid, limit) = (user.id, arena.config.limits.submissions_per_hour);
-    let recent: i64 = arena
-        .db
-        .read(move |conn| {
-            Ok(conn.query_row(
-                "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
-                 WHERE b.owner_id = ?1 AND v.submitted_at > ?2",
-                params![uid, now_ms() - 3_600_000],
-                |r| r.get(0),
-            )?)
-        })
-        .await?;
-    if recent >= i64::from(limit) {
-        return Err(ServerError::RateLimited(format!(
-            "you have submitted {recent} versions in the last hour; the limit is {limit}: try again later"
-        )));
+    let (uid, limits) = (user.id, SubmitLimits::of(arena));
+    arena.db.read(move |conn| limits.check(conn, uid)).await
+}
+
+/// Moves the staging directory `stage` to the version directory `dest`,
+/// replacing a directory a stop left there without its row.
+fn move_into_place(stage: &Path, dest: &Path) -> Result<(), ServerError> {
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| ServerError::io(format!("cannot create {}", parent.display()), e))?;
     }
-    Ok(())
+    if dest.exists() {
+        std::fs::remove_dir_all(dest)
+            .map_err(|e| ServerError::io(format!("cannot remove the leftover {}", dest.display()), e))?;
+    }
+    std::fs::rename(stage, dest).map_err(|e| ServerError::io("cannot move the upload into place", e))
 }
 
 /// Refuses early (before unpacking) a bot name another user owns.

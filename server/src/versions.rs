@@ -1,7 +1,7 @@
 //! Bots and their versions in the database: records, lookups and the
 //! state changes of the lifecycle (each checked by [`VersionState::may_become`]).
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
@@ -186,22 +186,41 @@ pub fn set_state(
     Ok(n == 1)
 }
 
-/// Makes a version active and retires the bot's previously active one, in one transaction.
+/// Makes a version active and retires the bot's previously active one, inside
+/// the caller's transaction: nothing is changed (and false returned) when the
+/// version is no longer in state `from`.
+pub fn activate_in(
+    conn: &Connection,
+    id: i64,
+    from: VersionState,
+    reason: &str,
+) -> Result<bool, ServerError> {
+    let bot_id: i64 = conn.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+    if !set_state(conn, id, from, VersionState::Active, reason)? {
+        return Ok(false);
+    }
+    crate::failpoint::hit("activate.between_writes");
+    conn.execute(
+        "UPDATE versions SET state = 'retired', state_at = ?3, reason = ?4
+         WHERE bot_id = ?1 AND state = 'active' AND id != ?2",
+        params![bot_id, id, now_ms(), format!("replaced by a newer version (id {id})")],
+    )?;
+    Ok(true)
+}
+
+/// Makes a version active and retires the bot's previously active one, in one
+/// transaction that commits only when the version was still in state `from`.
 pub fn activate(
     conn: &mut Connection,
     id: i64,
     from: VersionState,
     reason: &str,
 ) -> Result<bool, ServerError> {
-    let tx = conn.transaction()?;
-    let bot_id: i64 = tx.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
-    tx.execute(
-        "UPDATE versions SET state = 'retired', state_at = ?3, reason = ?4
-         WHERE bot_id = ?1 AND state = 'active' AND id != ?2",
-        params![bot_id, id, now_ms(), format!("replaced by a newer version (id {id})")],
-    )?;
-    let ok = set_state(&tx, id, from, VersionState::Active, reason)?;
-    tx.commit()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let ok = activate_in(&tx, id, from, reason)?;
+    if ok {
+        tx.commit()?;
+    }
     Ok(ok)
 }
 
@@ -217,15 +236,36 @@ pub fn set_check_report(conn: &Connection, id: i64, report: &str) -> Result<(), 
     Ok(())
 }
 
-/// Takes the oldest queued version for building (moves it to `building`).
+/// The queued version to build next, in fair order: users take turns. The
+/// user served least recently goes first (a user's last service is the latest
+/// state change of any of their versions that left the queue; a user never
+/// served comes first), and each user's versions are built oldest first. So
+/// one user's backlog delays another user's next build by at most the build
+/// under way.
+const NEXT_QUEUED: &str = "WHERE v.state = 'queued'
+     ORDER BY coalesce((SELECT max(w.state_at) FROM versions w JOIN bots wb ON wb.id = w.bot_id
+                        WHERE wb.owner_id = b.owner_id AND w.state != 'queued'), 0), v.id
+     LIMIT 1";
+
+/// Takes the next queued version for building (moves it to `building`), in the
+/// fair order of users described at `NEXT_QUEUED`.
 pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
     loop {
-        let Some(v) = select_versions(conn, "WHERE v.state = 'queued' ORDER BY v.id LIMIT 1", [])?.pop()
-        else {
+        let Some(v) = select_versions(conn, NEXT_QUEUED, [])?.pop() else {
             return Ok(None);
         };
         if set_state(conn, v.id, VersionState::Queued, VersionState::Building, "")? {
             return Ok(Some(Version { state: VersionState::Building, ..v }));
         }
     }
+}
+
+/// The versions a user has waiting to be built or checked (queued, building, checking).
+pub fn pending_of_user(conn: &Connection, user_id: i64) -> Result<i64, ServerError> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
+         WHERE b.owner_id = ?1 AND v.state IN ('queued', 'building', 'checking')",
+        [user_id],
+        |r| r.get(0),
+    )?)
 }

@@ -23,6 +23,7 @@ fn paths() -> Vec<String> {
             "/versions/{id}",
             "/live",
             "/live/{id}",
+            "/leaderboard/body",
             "/login",
             "/submit",
             "/logout",

@@ -33,6 +33,18 @@ impl GameOutcome {
         }
     }
 
+    /// The outcome of a game in which the first player scored `score` (1, ½ or 0; a score above
+    /// ¾ is a win, below ¼ a loss, anything else a draw).
+    pub fn from_score(score: f64) -> GameOutcome {
+        if score > 0.75 {
+            GameOutcome::Win
+        } else if score < 0.25 {
+            GameOutcome::Loss
+        } else {
+            GameOutcome::Draw
+        }
+    }
+
     /// The same game from the other player's perspective.
     pub fn reversed(self) -> GameOutcome {
         match self {
@@ -205,6 +217,16 @@ mod tests {
         assert_eq!(counts.by_score(), [1, 2, 3]);
         assert_eq!(counts.reversed(), WdlCounts::new(1, 3, 2));
         assert_eq!(counts.reversed().score(), Some(2.0 / 6.0));
+    }
+
+    #[test]
+    fn a_score_gives_the_outcome_and_back() {
+        for outcome in [Win, Draw, Loss] {
+            assert_eq!(GameOutcome::from_score(outcome.points()), outcome);
+        }
+        assert_eq!(GameOutcome::from_score(0.8), Win);
+        assert_eq!(GameOutcome::from_score(0.2), Loss);
+        assert_eq!(GameOutcome::from_score(0.75), Draw);
     }
 
     #[test]

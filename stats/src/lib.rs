@@ -9,6 +9,10 @@
 //! - [`SprtParameters`]: the generalized sequential probability ratio test of fishtest and
 //!   fastchess, for logistic or normalized Elo, on trinomial or pentanomial counts.
 //! - [`PairingSummary`]: all of it for one pairing, serialisable for `--json`.
+//! - [`OpenPairs`]: game pairs completed as their games arrive one at a time, into
+//!   [`PentanomialCounts`].
+//! - [`rating`]: ratings of many players from their games against one another, one model per file
+//!   behind [`rating::RatingModel`] (Bradley–Terry is [`rating::BradleyTerry`]).
 //!
 //! Undefined figures are `None` and out-of-range Elo bounds are infinite, never NaN; the user-facing
 //! description of every formula is in `docs/statistics.md`. This crate does no I/O and knows nothing
@@ -19,6 +23,8 @@ mod elo;
 mod estimate;
 mod mle;
 mod normal;
+mod pairing;
+pub mod rating;
 mod sprt;
 mod summary;
 
@@ -26,6 +32,7 @@ pub use counts::{GameOutcome, PentanomialCounts, WdlCounts};
 pub use elo::{EloInterval, NORMALIZED_ELO_PER_T, elo_to_score, score_to_elo};
 pub use estimate::{SampleKind, ScoreEstimate};
 pub use normal::{Z_95, erf, erfc, normal_cdf};
+pub use pairing::OpenPairs;
 pub use sprt::{
     EloModel, MAX_LOGISTIC_ELO, MAX_NORMALIZED_ELO, SprtDecision, SprtParameterError, SprtParameters,
     SprtStatus,

@@ -88,8 +88,9 @@ fn start(header: &Header) -> Result<ReplayData, String> {
     })
 }
 
-/// One ply of the log, played from `before`: its data and the position after it.
-fn ply_data(before: &Position, ply: &PlyRecord) -> Result<(PlyData, Position), String> {
+/// One ply of the log, played from `before`: its data (with the sowing steps) and the
+/// position after it. For a server that follows a game record by record.
+pub fn ply_data(before: &Position, ply: &PlyRecord) -> Result<(PlyData, Position), String> {
     let text: MoveText = ply.mv.parse().map_err(|e| format!("move {:?}: {e}", ply.mv))?;
     let mv = text.to_move(before).map_err(|e| format!("move {:?}: {e}", ply.mv))?;
     let after: Position = ply.position.parse().map_err(|e| format!("position after ply {}: {e}", ply.ply))?;
@@ -130,7 +131,8 @@ impl From<SowStep> for Step {
 }
 
 /// The result record as the page shows it.
-fn result_data(result: &ResultRecord) -> ResultData {
+#[must_use]
+pub fn result_data(result: &ResultRecord) -> ResultData {
     ResultData {
         winner: result.winner,
         reason: result.reason.name().to_owned(),

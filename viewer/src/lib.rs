@@ -22,7 +22,7 @@ mod replay_data;
 mod replay_html;
 mod terminal;
 
-pub use from_log::{FromLogError, replay_from_log};
+pub use from_log::{FromLogError, ply_data, replay_from_log, result_data};
 pub use from_rules::{absolute_pit_name, record_form};
 pub use html_text::{escape_html, relative_href, script_json, script_text};
 pub use index_data::{

@@ -1,21 +1,18 @@
 //! Where the games of a tournament start: the standard start, a number of
 //! random legal plies from it (seeded), or a file of positions.
 //!
-//! Opening `j` of a random source depends only on the seed, `j` and the ply
-//! count (its generator is ChaCha8 seeded with the seed, on stream `j`), so
-//! the same `--seed` always gives the same openings, however many are drawn.
+//! Opening `j` of a random source is `bao_game::opening::random_opening` of the seed and `j`
+//! (ChaCha8 seeded with the seed, on stream `j`): the generator the competition server draws
+//! its pairs' openings from too, so the same `--seed` always gives the same openings, however
+//! many are drawn.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use bao_game::opening::NoRandomOpening;
+pub use bao_game::opening::random_opening;
 use bao_rules::{Position, Variant};
-use rand::SeedableRng;
-use rand::seq::IndexedRandom;
-use rand_chacha::ChaCha8Rng;
-
-/// How many times a random opening is redrawn when the plies end the game.
-const RANDOM_ATTEMPTS: u32 = 1000;
 
 /// The most plies `--openings random:PLIES` accepts. Random play from the start ends most
 /// games within 150 to 200 plies, and an opening is a few plies (4 to 12 is usual).
@@ -95,13 +92,8 @@ pub enum OpeningError {
     #[error("the openings file {0} holds no positions")]
     Empty(PathBuf),
     /// No random opening of that many plies could be found.
-    #[error(
-        "no sequence of {plies} random plies from the start leaves a game to play (tried {RANDOM_ATTEMPTS} times)"
-    )]
-    NoRandomOpening {
-        /// The ply count asked for.
-        plies: u32,
-    },
+    #[error(transparent)]
+    NoRandomOpening(#[from] NoRandomOpening),
 }
 
 /// The `count` openings of `source`, from `start` (for start and random openings).
@@ -117,36 +109,13 @@ pub fn make(
     match source {
         OpeningSource::Start => Ok(vec![*start; count as usize]),
         OpeningSource::Random { plies } => {
-            (0..count).map(|j| random_opening(start, *plies, seed, j)).collect()
+            (0..count).map(|j| Ok(random_opening(start, *plies, seed, j)?)).collect()
         }
         OpeningSource::File(path) => {
             let positions = read_file(path, start.variant())?;
             Ok((0..count as usize).map(|j| positions[j % positions.len()]).collect())
         }
     }
-}
-
-/// Opening `index`: `plies` uniformly random legal plies from `start`,
-/// redrawn (on the same generator) while they end the game.
-///
-/// # Errors
-/// When every attempt ends the game.
-pub fn random_opening(start: &Position, plies: u32, seed: u64, index: u32) -> Result<Position, OpeningError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(u64::from(index));
-    'attempt: for _ in 0..RANDOM_ATTEMPTS {
-        let mut position = *start;
-        for _ in 0..plies {
-            let moves = position.legal_moves();
-            let Some(&mv) = moves.choose(&mut rng) else { continue 'attempt };
-            let Ok((next, _)) = position.play(mv) else { continue 'attempt };
-            position = next;
-        }
-        if !position.outcome().is_over() {
-            return Ok(position);
-        }
-    }
-    Err(OpeningError::NoRandomOpening { plies })
 }
 
 /// Reads positions, one per line; blank lines and lines starting with `#` are skipped.

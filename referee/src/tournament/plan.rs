@@ -564,6 +564,26 @@ pub(crate) mod tests {
         assert!(!book.one_opening());
     }
 
+    /// One generator for both: a server pair with seed `s` starts where a tournament with
+    /// `--seed s --openings random:PLIES` starts its first game pair.
+    #[test]
+    fn a_tournament_and_the_server_draw_the_same_openings_from_one_seed() {
+        let mut seen = std::collections::HashSet::new();
+        for seed in [0, 7, 42, 1 << 40, u64::MAX] {
+            let plan = Plan { seed, opening_source: "random:6".into(), ..sample_plan() };
+            plan.check().unwrap();
+            let first = plan.games_to_play().next().unwrap();
+            assert_eq!(first.opening, 0);
+            let tournament = plan.opening(first.opening).unwrap();
+            let server =
+                bao_server::engine::opening::random_opening(bao_rules::Variant::Kiswahili, 6, seed).unwrap();
+            assert_eq!(tournament, server, "seed {seed}");
+            assert_ne!(tournament.to_string(), plan.start, "seed {seed}: six plies were played");
+            seen.insert(tournament.to_string());
+        }
+        assert!(seen.len() > 1, "other seeds give other openings");
+    }
+
     #[test]
     fn the_games_are_derived_from_the_parameters() {
         let plan = sample_plan();

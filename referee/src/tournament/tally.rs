@@ -10,10 +10,12 @@
 //! a resumed run and a merge of shards give the figures of one uninterrupted run. A game
 //! journaled twice (only a merge of overlapping folders has any) counts once, as first seen.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::tournament::journal::JournalEntry;
-use bao_stats::{GameOutcome, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts};
+use bao_stats::{
+    GameOutcome, OpenPairs, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts,
+};
 
 /// Wins/draws/losses and complete pairs, from one bot's perspective.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,15 +32,6 @@ impl Counts {
     pub fn reversed(&self) -> Counts {
         Counts { wdl: self.wdl.reversed(), pairs: self.pairs.reversed() }
     }
-}
-
-/// The first counted game of a pair whose other game is not counted yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct OpenPair {
-    /// The pair's bots, lower index first.
-    bots: (usize, usize),
-    /// The game's outcome for the lower-index bot.
-    outcome: GameOutcome,
 }
 
 /// A set of game numbers, one bit per game.
@@ -89,24 +82,15 @@ pub struct Tally {
     /// Each pair of bots that met (lower index first), from the lower index's perspective.
     meetings: BTreeMap<(usize, usize), Counts>,
     counted: GameSet,
-    open_pairs: HashMap<u32, OpenPair>,
+    /// The first counted game of each pair whose other game is not counted yet, by pair, with
+    /// its bots (lower index first).
+    open_pairs: OpenPairs<u32, (usize, usize)>,
     duplicates: Vec<u32>,
     aborted: u64,
     reasons: BTreeMap<String, u64>,
     unverified: Vec<u32>,
     /// The worst lag of any journaled game, in microseconds, and the last game that had it.
     worst_lag: Option<(u64, u32)>,
-}
-
-/// The outcome for the bot whose score this is.
-fn outcome(score: f64) -> GameOutcome {
-    if score > 0.75 {
-        GameOutcome::Win
-    } else if score < 0.25 {
-        GameOutcome::Loss
-    } else {
-        GameOutcome::Draw
-    }
 }
 
 impl Tally {
@@ -152,21 +136,16 @@ impl Tally {
         }
         let (low, high) = (entry.south_bot.min(entry.north_bot), entry.south_bot.max(entry.north_bot));
         let Some(score) = entry.score_of(low) else { return };
-        let result = outcome(score);
+        let result = GameOutcome::from_score(score);
         for (bot, result) in [(low, result), (high, result.reversed())] {
             if let Some(counts) = self.bots.get_mut(bot) {
                 counts.wdl.record(result);
             }
         }
         self.meetings.entry((low, high)).or_default().wdl.record(result);
-        let open = OpenPair { bots: (low, high), outcome: result };
-        match self.open_pairs.remove(&entry.pair) {
-            Some(first) if first.bots == open.bots => self.record_pair(open.bots, first.outcome, result),
-            // A pair of other bots (only a hand-edited journal): neither is a complete pair.
-            Some(_) => {}
-            None => {
-                self.open_pairs.insert(entry.pair, open);
-            }
+        // A pair of other bots (only a hand-edited journal) is closed without being complete.
+        if let Some((first, second)) = self.open_pairs.add(entry.pair, (low, high), result) {
+            self.record_pair((low, high), first, second);
         }
     }
 

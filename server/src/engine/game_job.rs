@@ -8,7 +8,7 @@ use bao_game::runner::GameObserver;
 use bao_game::{GameConfig, GameResult};
 use tokio_util::sync::CancellationToken;
 
-use crate::live::{LiveEvent, LiveHub};
+use crate::live::LiveHub;
 
 /// Publishes a running game's moves.
 struct LiveObserver<'a> {
@@ -18,21 +18,7 @@ struct LiveObserver<'a> {
 
 impl GameObserver for LiveObserver<'_> {
     fn on_record(&mut self, record: &LogRecord) {
-        match record {
-            LogRecord::Ply(p) => self.live.publish(LiveEvent {
-                game_id: self.game_id,
-                kind: "move",
-                ply: p.ply,
-                text: format!("{} {}", p.side, p.mv),
-            }),
-            LogRecord::Result(r) => self.live.publish(LiveEvent {
-                game_id: self.game_id,
-                kind: "end",
-                ply: r.plies,
-                text: r.result.clone(),
-            }),
-            LogRecord::Header(_) | LogRecord::Ready(_) | LogRecord::Stderr(_) => {}
-        }
+        self.live.record(self.game_id, record);
     }
 }
 

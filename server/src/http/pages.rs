@@ -3,18 +3,15 @@
 //! session's CSRF token.
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Form, Multipart, Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum_extra::extract::CookieJar;
 use axum_extra::extract::cookie::{Cookie, SameSite};
-use futures_util::Stream;
 use minijinja::context;
 use serde::{Deserialize, Serialize};
 
@@ -36,10 +33,12 @@ pub fn routes() -> Router<SharedArena> {
         .route("/versions/{id}/promote", axum::routing::post(promote))
         .route("/games/{id}", get(game))
         .route("/games/{id}/replay", get(replay))
-        .route("/live", get(live_index))
-        .route("/live/events", get(live_all_events))
-        .route("/live/{id}", get(live_game))
-        .route("/live/{id}/events", get(live_game_events))
+        // Live pages and streams: crate::live_pages.
+        .route("/live", get(crate::live_pages::live_index))
+        .route("/live/events", get(crate::live_pages::live_all_events))
+        .route("/live/{id}", get(crate::live_pages::live_game))
+        .route("/live/{id}/events", get(crate::live_pages::live_game_events))
+        .route("/leaderboard/body", get(crate::live_pages::leaderboard_body))
         .route("/login", get(login_form).post(login))
         .route("/logout", axum::routing::post(logout))
         .route("/submit", get(submit_form).post(submit_post))
@@ -168,12 +167,7 @@ async fn bot(State(arena): State<SharedArena>, session: PageSession, Path(name):
             let versions = versions::versions_of_bot(c, bot.id)?;
             let games =
                 games::list(c, &GameFilter { bot_id: Some(bot.id), limit: 1000, ..GameFilter::default() })?;
-            let mut stmt = c.prepare_cached(
-                "SELECT h.at, h.elo FROM rating_history h JOIN versions v ON v.id = h.version_id
-                 WHERE v.bot_id = ?1 ORDER BY h.at LIMIT 2000",
-            )?;
-            let history: Vec<(i64, f64)> =
-                stmt.query_map([bot.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            let history = crate::rating_history::newest_of_bot(c, bot.id, 2000)?;
             Ok(Some((bot, versions, games, history)))
         })
         .await;
@@ -253,7 +247,9 @@ fn read_log(text: &str, show_south: bool, show_north: bool) -> LogView {
             Some("ply") => {
                 let side = v.get("side").and_then(|s| s.as_str()).unwrap_or("?");
                 let mv = v.get("move").and_then(|s| s.as_str()).unwrap_or("?");
-                view.moves.push(format!("{side} {mv}"));
+                // In record notation: North's row in lower case, as a game record writes it.
+                let mover = if side == "N" { bao_rules::Side::North } else { bao_rules::Side::South };
+                view.moves.push(bao_viewer::record_form(mover, mv));
             }
             Some("stderr") => {
                 let side = v.get("side").and_then(|s| s.as_str()).unwrap_or("?");
@@ -308,8 +304,16 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
             );
         }
     };
+    // Titled with the arena's names of the versions, not the names the bots gave themselves.
+    let (south, north) =
+        (format!("{} v{}", g.south.bot, g.south.number), format!("{} v{}", g.north.bot, g.north.number));
     match tokio::task::spawn_blocking(move || {
-        bao_viewer::replay_from_log(&text).map(|d| bao_viewer::replay_html(&d))
+        bao_viewer::replay_from_log(&text).map(|mut d| {
+            d.title = Some(format!("Game #{id}: {south} vs {north}"));
+            d.south_name = south;
+            d.north_name = north;
+            bao_viewer::replay_html(&d)
+        })
     })
     .await
     {
@@ -324,59 +328,6 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
         ),
         Err(e) => failed(&arena, &session, ServerError::Internal(format!("replay task: {e}"))),
     }
-}
-
-async fn live_index(State(arena): State<SharedArena>, session: PageSession) -> Response {
-    let filter = GameFilter { state: Some("running".into()), limit: 100, ..GameFilter::default() };
-    let (user, csrf) = who(&session);
-    match arena.db.read(move |c| games::list(c, &filter)).await {
-        Ok(games) => arena.templates.page("live.html", context! { games, user, csrf }),
-        Err(e) => failed(&arena, &session, e),
-    }
-}
-
-async fn live_game(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
-    let g = match arena.db.read(move |c| games::game(c, id)).await {
-        Ok(Some(g)) => g,
-        Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
-        Err(e) => return failed(&arena, &session, e),
-    };
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
-    let view = read_log(&text, false, false);
-    let (user, csrf) = who(&session);
-    arena.templates.page("live.html", context! { game => g, moves => view.moves, user, csrf })
-}
-
-fn event_stream(
-    arena: &SharedArena,
-    only: Option<i64>,
-) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
-    let rx = arena.live.subscribe();
-    let shutdown = arena.shutdown.clone();
-    futures_util::stream::unfold((rx, shutdown), move |(mut rx, shutdown)| async move {
-        loop {
-            let next = tokio::select! {
-                () = shutdown.cancelled() => return None,
-                r = rx.recv() => r,
-            };
-            match next {
-                Ok(ev) if only.is_none_or(|id| id == ev.game_id) => {
-                    let data = serde_json::to_string(&ev).unwrap_or_default();
-                    return Some((Ok(Event::default().event(ev.kind).data(data)), (rx, shutdown)));
-                }
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        }
-    })
-}
-
-async fn live_all_events(State(arena): State<SharedArena>) -> impl IntoResponse {
-    Sse::new(event_stream(&arena, None)).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-}
-
-async fn live_game_events(State(arena): State<SharedArena>, Path(id): Path<i64>) -> impl IntoResponse {
-    Sse::new(event_stream(&arena, Some(id))).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
 async fn login_form(State(arena): State<SharedArena>, session: PageSession) -> Response {

@@ -82,6 +82,25 @@ pub fn candidate_evaluation_reaches_a_verdict() {
 
     // A weaker candidate: H0, rejected with the reason; the active version stays.
     let (x1, x2) = candidate_of(&server, &arena.tokens[2], "steady", "greedy", "random", true);
+    // Its page, open in a browser while it is tested, shows the verdict as it comes, in place.
+    if crate::browser::driver_installed() {
+        let page = crate::browser::driver(&[
+            "wait",
+            &format!("{}/versions/{x2}", server.url),
+            "document.getElementById('verdict') !== null",
+            "600000",
+        ]);
+        assert_eq!(page["navigations"], 1, "no reload: {page}");
+        assert!(page["text"].as_str().is_some_and(|t| t.contains("Verdict: not better")), "{page}");
+    } else {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but chromium, node or playwright-core is missing (npm ci --prefix viewer/browser-tests)"
+        );
+        eprintln!(
+            "skipped the verdict in a browser: needs chromium, node and playwright-core (npm ci --prefix viewer/browser-tests)"
+        );
+    }
     let v = wait_for(600, "the third SPRT verdict", || {
         let v = get(&format!("{}/api/versions/{x2}", server.url), None, None).json();
         (v["state"] != "evaluating").then_some(v)

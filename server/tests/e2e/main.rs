@@ -2,7 +2,7 @@
 //! a free port, a real SQLite file, bots submitted through the API.
 //!
 //! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The binary is
-//! also a bot: `e2e --bot random|greedy` speaks the protocol (the sample bots
+//! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
 mod browser;
@@ -11,6 +11,7 @@ mod connections;
 mod hostile;
 mod ladder;
 mod sessions;
+mod state;
 mod support;
 
 use std::panic::AssertUnwindSafe;
@@ -32,6 +33,10 @@ const TESTS: &[Test] = &[
         connections::descriptor_flood_during_games_and_private_logs,
     ),
     ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
+    ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
+    ("builds_take_turns_between_users", state::builds_take_turns_between_users),
+    ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
+    ("five_bots_spread_their_games", state::five_bots_spread_their_games),
 ];
 
 fn main() -> ExitCode {

@@ -26,12 +26,45 @@ impl bao_sdk::Bot for SlowBot {
     }
 }
 
+/// The weakest bot: the move that leaves it the fewest seeds against the opponent's.
+struct WorstBot;
+
+impl bao_sdk::Bot for WorstBot {
+    fn identity(&self) -> bao_sdk::Identity {
+        bao_sdk::Identity::new("worst")
+    }
+
+    fn choose_move(
+        &mut self,
+        position: &bao_sdk::Position,
+        legal: &bao_sdk::MoveList,
+        _deadline: &bao_sdk::Deadline,
+    ) -> bao_sdk::Move {
+        let me = position.side_to_move();
+        position
+            .successors()
+            .into_iter()
+            .min_by_key(|(_, next)| bao_sample_bots::evaluate(next, me))
+            .map_or(legal[0], |(m, _)| m)
+    }
+}
+
 /// Runs this binary as a sample bot: `random`, `greedy` or `slow`.
 pub fn run_bot(kind: &str) -> ExitCode {
     let fresh = || bao_sample_bots::RandomBot::new(bao_sample_bots::GameSeed::new(None));
+    let searcher = |nodes: u64| {
+        bao_sample_bots::AlphaBetaBot::new(
+            bao_sample_bots::Level::Nodes(nodes),
+            bao_sample_bots::GameSeed::new(None),
+        )
+    };
     let r = match kind {
         "greedy" => bao_sdk::run(bao_sample_bots::GreedyBot::default()),
         "slow" => bao_sdk::run(SlowBot(fresh())),
+        // Alpha-beta searches of a few nodes and of a few thousand: two more strengths.
+        "search-small" => bao_sdk::run(searcher(40)),
+        "search-large" => bao_sdk::run(searcher(3000)),
+        "worst" => bao_sdk::run(WorstBot),
         _ => bao_sdk::run(fresh()),
     };
     match r {
@@ -107,11 +140,37 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path) -> Server {
-        Server::start_with(data, &[])
+        Server::launch(data, &[], &[])
     }
 
     /// Starts the server through a wrapper command (`prlimit --nofile=... --`).
     pub fn start_with(data: &Path, wrapper: &[&str]) -> Server {
+        Server::launch(data, wrapper, &[])
+    }
+
+    /// Waits for the server to exit by itself (a crash injected by a failpoint).
+    pub fn wait_exit(mut self, secs: u64) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("running");
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if let Some(status) = c.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = c.kill();
+                panic!("the server did not stop by itself within {secs} s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Starts the server with `env` added to its environment.
+    pub fn start_with_env(data: &Path, env: &[(&str, &str)]) -> Server {
+        Server::launch(data, &[], env)
+    }
+
+    /// Starts the server, through `wrapper` if not empty, with `env` added.
+    fn launch(data: &Path, wrapper: &[&str], env: &[(&str, &str)]) -> Server {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -129,6 +188,7 @@ impl Server {
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()

@@ -1,0 +1,76 @@
+// Drives the server's live pages in headless Chromium (playwright-core from
+// viewer/browser-tests, the system's Chromium), for server/tests/e2e/browser.rs.
+//
+//   node live_page.mjs live URL          waits for the game's end; prints the moves listed
+//   node live_page.mjs shot URL FILE     a screenshot after 0.7 s; prints both clocks twice, 0.4 s apart
+//   node live_page.mjs wait URL EXPR [MS]  waits (30 s, or MS) until the JavaScript EXPR is true
+//                                        on the page; prints the page's text then
+//
+// Prints one JSON object, with the page's script errors (`errors`) and `navigations`: how often the page's main frame loaded (1 =
+// it never reloaded). Exit codes: 0 done, 1 a wait timed out, 2 bad usage, 3 no browser.
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const [mode, url, arg] = process.argv.slice(2);
+if (!mode || !url) {
+  console.error("usage: node live_page.mjs live|shot|wait URL [FILE|EXPR]");
+  process.exit(2);
+}
+const driverDir = process.env.BAO_PLAYWRIGHT_DIR || path.join(import.meta.dirname, "../../../viewer/browser-tests");
+const { chromium } = createRequire(path.join(driverDir, "package.json"))("playwright-core");
+let browser;
+try {
+  browser = await chromium.launch({
+    executablePath: process.env.BAO_CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"],
+  });
+} catch (e) {
+  console.error("the browser could not be started: " + e.message);
+  process.exit(3);
+}
+const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+let navigations = 0;
+page.on("framenavigated", (frame) => {
+  if (frame === page.mainFrame()) navigations += 1;
+});
+const out = { errors: [] };
+page.on("pageerror", (e) => out.errors.push(e.message));
+let code = 0;
+try {
+  await page.goto(url);
+  // The last ply the page held when it was served.
+  out.rendered = await page.evaluate(() => {
+    const cfg = document.getElementById("bao-live");
+    return cfg ? JSON.parse(cfg.textContent).from : null;
+  });
+  if (mode === "live") {
+    await page.waitForFunction(() => document.body.getAttribute("data-live-over") === "1", null, { timeout: 60000 });
+    out.moves = await page.$$eval("#moves button.move .mv", (els) =>
+      els.map((e) => e.textContent).filter((t) => t !== "start"));
+    out.plies = await page.evaluate(() => document.body.getAttribute("data-live-plies"));
+    out.status = await page.textContent("#live-status");
+  } else if (mode === "shot") {
+    await page.waitForTimeout(700);
+    const clocks = () => page.evaluate(() => ["S", "N"].map((s) => document.getElementById("clock-" + s).textContent));
+    out.clocks = [await clocks()];
+    out.over = await page.evaluate(() => document.body.getAttribute("data-live-over") === "1");
+    await page.screenshot({ path: arg });
+    await page.waitForTimeout(400);
+    out.clocks.push(await clocks());
+  } else if (mode === "wait") {
+    await page.waitForFunction(arg, null, { timeout: Number(process.argv[5] || 30000) });
+    out.ok = true;
+    out.text = await page.evaluate(() => document.body.innerText);
+  } else {
+    console.error("unknown mode " + mode);
+    code = 2;
+  }
+} catch (e) {
+  out.error = e.message;
+  code = 1;
+}
+out.navigations = navigations;
+console.log(JSON.stringify(out));
+await browser.close();
+process.exit(code);
