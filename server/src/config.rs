@@ -19,7 +19,8 @@ pub const DEFAULT_CONFIG: &str = include_str!("../arena.default.toml");
 pub struct ArenaConfig {
     /// The address to listen on (`--listen` overrides it).
     pub listen: SocketAddr,
-    /// The public URL of the server, shown in pages (informational).
+    /// The URL the server is reached at through a reverse proxy (`https://bao.example.org`):
+    /// a form posted from this origin is accepted whatever `Host` the proxy sends.
     #[serde(default)]
     pub public_url: Option<String>,
     /// Set the `Secure` flag on the session cookie (serve behind HTTPS).
@@ -42,6 +43,9 @@ pub struct ArenaConfig {
     pub sandbox: SandboxConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
+    /// Connections: timeouts, caps, `/metrics` (defaults when the section is missing).
+    #[serde(default)]
+    pub http: crate::http::settings::HttpConfig,
 }
 
 /// How games are played.
@@ -344,6 +348,11 @@ impl ArenaConfig {
             (0.0..0.5).contains(&c.alpha) && c.alpha > 0.0 && (0.0..0.5).contains(&c.beta) && c.beta > 0.0;
         if !(ordered && rates) {
             return Err("candidate: need elo1 > elo0 and 0 < alpha, beta < 0.5".into());
+        }
+        self.http.validate()?;
+        if let Some(url) = &self.public_url {
+            crate::auth::origin_of(url)
+                .ok_or_else(|| format!("public_url must be like \"https://bao.example.org\", not {url:?}"))?;
         }
         if self.languages.is_empty() {
             return Err("at least one [[languages]] entry is needed".into());

@@ -185,10 +185,13 @@ impl BotProcess {
                 program: spec.program.clone(),
                 source: std::io::Error::new(
                     source.kind(),
-                    format!(
-                        "cannot create its private temporary directory in {}: {source}",
-                        std::env::temp_dir().display()
-                    ),
+                    crate::fault::WordedOsError {
+                        errno: source.raw_os_error().unwrap_or(0),
+                        message: format!(
+                            "cannot create its private temporary directory in {}: {source}",
+                            std::env::temp_dir().display()
+                        ),
+                    },
                 ),
             })?)
         };

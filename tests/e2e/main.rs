@@ -14,6 +14,7 @@ mod matches;
 mod option_ranges;
 mod owned_nyumba_match;
 mod protocol_doc;
+mod referee_fault;
 mod rules_cli;
 mod sandbox;
 mod serve_hostile;

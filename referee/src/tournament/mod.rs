@@ -325,6 +325,14 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
     if unstartable.is_empty() {
         return Ok(());
     }
+    if unstartable.iter().any(|bot| bot.referee_fault) {
+        for bot in &unstartable {
+            eprintln!("error: {bot}");
+        }
+        return Err(internal(anyhow::anyhow!(
+            "no game was played: the referee itself could not start a bot (not the bot's fault)"
+        )));
+    }
     let level = if forfeit { "warning" } else { "error" };
     for bot in &unstartable {
         eprintln!("{level}: {bot}");

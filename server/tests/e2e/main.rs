@@ -10,6 +10,7 @@ mod browser;
 mod candidate;
 mod honest;
 mod cpu_hog;
+mod connections;
 mod hostile;
 mod kill9;
 mod ladder;
@@ -33,6 +34,12 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
+    (
+        "descriptor_flood_during_games_and_private_logs",
+        connections::descriptor_flood_during_games_and_private_logs,
+    ),
+    ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
     ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
     ("builds_take_turns_between_users", state::builds_take_turns_between_users),
     ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
