@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use bao_game::judge::{self, Cause, Fault};
 use bao_game::{Clock, Reason, wire};
-use bao_supervise::{BotFault, BotProcess, EndedBy, ExitReport, ResourceLimits, SpawnError, StderrCapture};
+use bao_supervise::{BotFault, BotProcess, EndedBy, ExitReport, SpawnError, StderrCapture};
 
 use super::failure::Failure;
 use super::settings::Settings;
@@ -47,7 +47,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts the bot (default resource limits: none).
+    /// Starts the bot under the settings' isolation and resource limits.
     ///
     /// # Errors
     /// Why the program could not be started.
@@ -55,9 +55,10 @@ impl Session {
         let options = bao_supervise::SpawnOptions {
             stderr_cap: STDERR_KEPT,
             isolation: settings.isolation,
+            sandbox: settings.sandbox.clone(),
             ..bao_supervise::SpawnOptions::default()
         };
-        let process = BotProcess::spawn_with(&settings.spec, &ResourceLimits::default(), &options).await?;
+        let process = BotProcess::spawn_with(&settings.spec, &settings.limits, &options).await?;
         Ok(Session {
             process: Some(process),
             transcript: Transcript::default(),

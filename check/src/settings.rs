@@ -35,6 +35,10 @@ pub struct Settings {
     pub time: TimeControl,
     /// How the bot is isolated (default: [`bao_supervise::IsolationLevel::Pid`]).
     pub isolation: bao_supervise::Isolation,
+    /// The bot's resource limits (default: none); the competition server gives the games'.
+    pub limits: bao_supervise::ResourceLimits,
+    /// What the bot's sandbox shows and allows under `--isolation full` (ignored otherwise).
+    pub sandbox: bao_supervise::SandboxProfile,
 }
 
 impl Settings {
@@ -46,6 +50,8 @@ impl Settings {
             spec,
             time: move_time_control(move_time, startup),
             isolation: bao_supervise::Isolation::default(),
+            limits: bao_supervise::ResourceLimits { cpus: Some(bao_supervise::CpuShare::ONE), ..bao_supervise::ResourceLimits::default() },
+            sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
 
@@ -57,6 +63,8 @@ impl Settings {
             spec,
             time: fischer_control(base, increment, startup),
             isolation: bao_supervise::Isolation::default(),
+            limits: bao_supervise::ResourceLimits { cpus: Some(bao_supervise::CpuShare::ONE), ..bao_supervise::ResourceLimits::default() },
+            sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
 
@@ -74,7 +82,13 @@ impl Settings {
             }
             _ => self.time,
         };
-        Settings { spec: self.spec.clone(), time, isolation: self.isolation }
+        Settings {
+            spec: self.spec.clone(),
+            time,
+            isolation: self.isolation,
+            limits: self.limits,
+            sandbox: self.sandbox.clone(),
+        }
     }
 
     /// The time a move may take before it is late: the time on the clock plus the margin.

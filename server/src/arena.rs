@@ -52,6 +52,10 @@ impl Arena {
     pub fn open(dir: &Path) -> Result<Arena, ServerError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
+        // Private to the server's user: nobody else (and no sandbox, which runs as
+        // another uid when the server is root) may read the database, the sources
+        // or arena.toml.
+        crate::db::make_private(dir, 0o700)?;
         for sub in ["bots", "games", "tmp"] {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p)

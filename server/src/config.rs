@@ -19,7 +19,8 @@ pub const DEFAULT_CONFIG: &str = include_str!("../arena.default.toml");
 pub struct ArenaConfig {
     /// The address to listen on (`--listen` overrides it).
     pub listen: SocketAddr,
-    /// The public URL of the server, shown in pages (informational).
+    /// The URL the server is reached at through a reverse proxy (`https://bao.example.org`):
+    /// a form posted from this origin is accepted whatever `Host` the proxy sends.
     #[serde(default)]
     pub public_url: Option<String>,
     /// Set the `Secure` flag on the session cookie (serve behind HTTPS).
@@ -37,8 +38,14 @@ pub struct ArenaConfig {
     pub candidate: CandidateConfig,
     /// The conformance gate.
     pub gate: GateConfig,
+    /// The sandbox of builds, checks and games.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
+    /// Connections: timeouts, caps, `/metrics` (defaults when the section is missing).
+    #[serde(default)]
+    pub http: crate::http::settings::HttpConfig,
 }
 
 /// How games are played.
@@ -55,14 +62,62 @@ pub struct GamesConfig {
     pub startup_ms: u64,
     /// A game still running after this many plies is a draw.
     pub max_plies: u32,
-    /// Pairs of games played at the same time (0 pauses the game loop).
-    pub concurrency: usize,
+    /// Pairs of games played at the same time (0 pauses the game loop); absent: what the
+    /// CPUs can give every thinking bot a full CPU ([`GamesConfig::slots`]).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    /// Freeze the bot not to move (`bao-referee match --no-ponder`): a bot gets CPU only
+    /// while its own clock runs.
+    #[serde(default)]
+    pub no_ponder: bool,
+    /// Play rated games even where a bot's CPU cannot be confined (no cgroup CPU limit here),
+    /// where one entrant's busy processes can make others lose on time. Off: the game loop
+    /// does not run on such a machine, and says why at start.
+    #[serde(default)]
+    pub allow_unconfined_cpu: bool,
     /// Random plies from the start position that make a pair's shared opening.
     pub opening_plies: u32,
     /// Memory limit per bot process, in MiB.
     pub bot_memory_mib: u64,
     /// CPU-time limit per bot process for one game, in seconds.
     pub bot_cpu_secs: u64,
+}
+
+impl GamesConfig {
+    /// The game slots to run, and why (one line for the start): `concurrency` if set, else
+    /// as many as the CPUs can give every bot that may be thinking one CPU of its own (one
+    /// bot a slot with `no_ponder`, both otherwise); none where the bots' CPU cannot be
+    /// confined, unless `allow_unconfined_cpu`.
+    #[must_use]
+    pub fn slots(&self) -> (usize, String) {
+        let machine = bao_supervise::cpu_confinement();
+        let unconfined = match (&machine.limit, &machine.freeze) {
+            (Err(why), _) => Some(why.clone()),
+            (Ok(_), Err(why)) if self.no_ponder => Some(format!("no_ponder, but {why}")),
+            _ => None,
+        };
+        if let Some(why) = &unconfined
+            && !self.allow_unconfined_cpu
+        {
+            return (
+                0,
+                format!(
+                    "no rated games: a bot's CPU cannot be confined here ({why}); set                      games.allow_unconfined_cpu = true in arena.toml to play them anyway"
+                ),
+            );
+        }
+        let warning = unconfined.map(|why| format!("; bots' CPU NOT confined ({why})")).unwrap_or_default();
+        if let Some(n) = self.concurrency {
+            return (n, format!("games.concurrency in arena.toml{warning}"));
+        }
+        let cpus = machine.cpus.max(1);
+        let (thinking, how) = if self.no_ponder {
+            (1, "one bot a game thinks at a time (no_ponder)")
+        } else {
+            (2, "both bots of a game may think at once")
+        };
+        ((cpus / thinking).max(1), format!("{cpus} CPUs, one CPU per thinking bot, {how}{warning}"))
+    }
 }
 
 /// Limits on uploads, builds and submission rate.
@@ -86,10 +141,78 @@ pub struct LimitsConfig {
     pub build_memory_mib: u64,
     /// CPU-time limit of a build, in seconds.
     pub build_cpu_secs: u64,
+    /// Processes a build may run at once (the compiler's children included).
+    #[serde(default = "default_build_processes")]
+    pub build_processes: u64,
+    /// Disk a build may write (its folder and its `TMPDIR`), in MiB.
+    #[serde(default = "default_build_disk_mib")]
+    pub build_disk_mib: u64,
     /// Bytes of build output kept (the rest is cut).
     pub build_log_bytes: usize,
     /// Builds run at the same time.
     pub build_concurrency: usize,
+}
+
+fn default_build_processes() -> u64 {
+    64
+}
+
+fn default_build_disk_mib() -> u64 {
+    512
+}
+
+/// The sandbox every untrusted program runs in (docs/server.md, "Security model").
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// The first uid (and gid) of the sandboxes when the server runs as root.
+    #[serde(default = "default_uid_base")]
+    pub uid_base: u32,
+    /// How many uids from `uid_base` the sandboxes may use.
+    #[serde(default = "default_uid_count")]
+    pub uid_count: u32,
+    /// More host paths a sandbox sees, read-only (a toolchain outside `/usr`).
+    #[serde(default)]
+    pub read_only_paths: Vec<std::path::PathBuf>,
+    /// The `PATH` of builds and bots (they get no other variable of the server's environment).
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// The protections missing on this machine that the operator accepts, by the names
+    /// `serve` prints at start (comma-separated); empty: none may be missing.
+    #[serde(default)]
+    pub unsafe_sandbox: String,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> SandboxConfig {
+        SandboxConfig {
+            uid_base: default_uid_base(),
+            uid_count: default_uid_count(),
+            read_only_paths: Vec::new(),
+            path: default_path(),
+            unsafe_sandbox: String::new(),
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// The names listed in `unsafe_sandbox`.
+    #[must_use]
+    pub fn accepted(&self) -> Vec<&str> {
+        self.unsafe_sandbox.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()).collect()
+    }
+}
+
+fn default_uid_base() -> u32 {
+    1_500_000_000
+}
+
+fn default_uid_count() -> u32 {
+    65_536
+}
+
+fn default_path() -> String {
+    "/usr/local/bin:/usr/bin:/bin".into()
 }
 
 fn default_queued_per_user() -> u32 {
@@ -196,6 +319,17 @@ impl ArenaConfig {
         if self.limits.build_concurrency == 0 {
             return Err("limits.build_concurrency must be at least 1".into());
         }
+        if self.limits.build_processes == 0 || self.limits.build_disk_mib == 0 {
+            return Err("limits.build_processes and limits.build_disk_mib must be at least 1".into());
+        }
+        let sandbox = &self.sandbox;
+        crate::sandbox::probe::accepted(sandbox)?;
+        crate::sandbox::Profile::id_range(sandbox)
+            .validate()
+            .map_err(|e| format!("sandbox.uid_base, uid_count: {e}"))?;
+        if let Some(p) = sandbox.read_only_paths.iter().find(|p| !p.is_absolute()) {
+            return Err(format!("sandbox.read_only_paths: {} is not an absolute path", p.display()));
+        }
         if self.gate.move_ms == 0 || self.gate.startup_ms == 0 {
             return Err("gate.move_ms and gate.startup_ms must be positive".into());
         }
@@ -214,6 +348,11 @@ impl ArenaConfig {
             (0.0..0.5).contains(&c.alpha) && c.alpha > 0.0 && (0.0..0.5).contains(&c.beta) && c.beta > 0.0;
         if !(ordered && rates) {
             return Err("candidate: need elo1 > elo0 and 0 < alpha, beta < 0.5".into());
+        }
+        self.http.validate()?;
+        if let Some(url) = &self.public_url {
+            crate::auth::origin_of(url)
+                .ok_or_else(|| format!("public_url must be like \"https://bao.example.org\", not {url:?}"))?;
         }
         if self.languages.is_empty() {
             return Err("at least one [[languages]] entry is needed".into());
@@ -243,7 +382,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_bad_values_are_named() {
-        let bad = DEFAULT_CONFIG.replace("concurrency = 1\n", "concurrency = 1\nbogus = 3\n");
+        let bad = DEFAULT_CONFIG.replace("# concurrency = 1\n", "concurrency = 1\nbogus = 3\n");
+        assert_ne!(bad, DEFAULT_CONFIG);
         let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("unknown key").to_string();
         assert!(e.contains("bogus"), "{e}");
         let bad = DEFAULT_CONFIG.replace("variant = \"kiswahili\"", "variant = \"chess\"");

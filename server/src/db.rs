@@ -1,6 +1,7 @@
 //! The arena database: SQLite in WAL mode, schema migrations from
 //! `server/migrations/`, and a handle that runs queries off the async threads.
 
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -18,11 +19,34 @@ const MIGRATIONS: &[&str] = &[
 /// Opens (creating if needed) the database at `path`, sets WAL mode and
 /// migrates the schema to the latest version.
 pub fn open(path: &Path) -> Result<Connection, ServerError> {
+    // Created private (mode 600) before SQLite opens it; its journal files take its mode.
+    if !path.exists() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| ServerError::io(format!("cannot create {}", path.display()), e))?;
+    }
+    make_private(path, 0o600)?;
     let mut conn = Connection::open(path)?;
     configure(&conn)?;
     let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
     migrations.to_latest(&mut conn)?;
     Ok(conn)
+}
+
+/// Sets the mode of `path` (the arena folder: 700, the database: 600) if it is
+/// not already that.
+pub fn make_private(path: &Path, mode: u32) -> Result<(), ServerError> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| ServerError::io(format!("cannot read {}", path.display()), e))?;
+    if meta.permissions().mode() & 0o7777 != mode {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| {
+            ServerError::io(format!("cannot make {} private (mode {mode:o})", path.display()), e)
+        })?;
+    }
+    Ok(())
 }
 
 /// WAL journal, full synchronisation of commits, foreign keys, a busy timeout.
@@ -112,6 +136,24 @@ mod tests {
     fn migrations_are_valid() {
         let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
         migrations.validate().expect("migrations apply to an empty database");
+    }
+
+    #[test]
+    fn the_database_and_the_arena_are_private() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let arena = dir.path().join("arena");
+        std::fs::create_dir(&arena).expect("mkdir");
+        std::fs::set_permissions(&arena, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let opened = crate::arena::Arena::open(&arena).expect("opens");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&arena), 0o700);
+        let db = arena.join(crate::arena::DB_FILE);
+        assert_eq!(mode(&db), 0o600);
+        drop(opened);
+        // An old database readable by others is made private at the next open.
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        drop(open(&db).expect("reopens"));
+        assert_eq!(mode(&db), 0o600);
     }
 
     #[test]

@@ -15,7 +15,9 @@ pub struct Language {
     /// The entry file: a single upload is saved under this name; an archive must
     /// contain it at its root.
     pub main: String,
-    /// The build command, run through `sh -c` in the version's directory (may be empty).
+    /// The build command, run through `sh -c` in the version's directory, in the
+    /// sandbox (may be empty). It names the files it reads explicitly (`./*.cpp`,
+    /// not `*.cpp`), so that no file name of a submission becomes an option.
     #[serde(default)]
     pub build: String,
     /// The bot's command line, split like a shell would (no shell runs it).
@@ -57,5 +59,25 @@ mod tests {
         assert_eq!(l.run_argv().expect("valid"), ["java", "-cp", "my classes", "Main"]);
         let bad = Language { run: "python3 'unclosed".into(), ..l };
         assert!(bad.validate().is_err());
+    }
+
+    #[test]
+    fn default_builds_name_their_files_explicitly() {
+        let config = crate::config::ArenaConfig::default_config();
+        for l in &config.languages {
+            let words = shell_words::split(&l.build).expect("splits");
+            for w in &words {
+                // A glob or the entry file as an argument: through `./`, so that an
+                // uploaded `-x.cpp` or `@o.cpp` stays a file name.
+                let names_a_file = w.contains('*') || w == &l.main || w.ends_with(&format!("/{}", l.main));
+                if names_a_file {
+                    assert!(w.starts_with("./"), "{}: {w:?} in {:?}", l.name, l.build);
+                }
+            }
+        }
+        // Python: the current directory is not on the import path (-I), so an uploaded
+        // `py_compile.py` is not what runs.
+        let python = config.language("python").expect("python");
+        assert!(python.build.starts_with("python3 -I "), "{}", python.build);
     }
 }

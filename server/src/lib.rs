@@ -34,6 +34,7 @@ pub mod pair_tasks;
 pub mod rating_history;
 pub mod ratings;
 pub mod recovery;
+pub mod sandbox;
 pub mod scheduler;
 pub mod serve;
 pub mod standings;

@@ -1,28 +1,22 @@
-//! Running a build command: through `sh -c` in the version's own directory,
-//! in its own process group, with no network (a new network namespace through
-//! `unshare --net` when the server runs as root), address-space and CPU limits
-//! (`prlimit`), a wall-clock timeout that kills the whole group, and a bounded
-//! capture of its output.
+//! Running a build command in the sandbox ([`crate::sandbox`]): `sh -c` in the
+//! version's own folder under the build profile of `arena.toml` (memory, CPU
+//! time, processes, disk, no network, nothing of the arena), with a clean
+//! environment, a wall-clock timeout, and a bounded capture of its output
+//! (stdout and stderr together, the head and the tail kept). Every process of
+//! the build is gone when it ends, `setsid` daemons included: they live in the
+//! sandbox's PID namespace (and cgroup, where there is one), which ends with it.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
+use bao_supervise::{BotFault, BotProcess, BotSpec};
 
-/// Limits of one build.
-#[derive(Debug, Clone, Copy)]
-pub struct BuildLimits {
-    /// Wall-clock time.
-    pub timeout: Duration,
-    /// Address space, in bytes.
-    pub memory_bytes: u64,
-    /// CPU time, in seconds.
-    pub cpu_secs: u64,
-    /// Bytes of output kept.
-    pub output_bytes: usize,
-}
+use crate::sandbox::Profile;
+
+/// How long a build's processes get to end after it finished or was stopped.
+const END_GRACE: Duration = Duration::from_millis(200);
+/// How often the runner looks whether the build has ended.
+const POLL: Duration = Duration::from_millis(20);
 
 /// How a build ended.
 #[derive(Debug, Clone)]
@@ -34,203 +28,170 @@ pub struct BuildOutcome {
     pub log: String,
     /// How long it took.
     pub elapsed: Duration,
+    /// Whether the build could not be started at all: a failure of the server's
+    /// making (no descriptors, no stub), not of the submission.
+    pub not_started: bool,
 }
 
-/// Whether builds get their own network namespace (only root may create one
-/// without a user namespace here).
-#[must_use]
-pub fn network_isolated() -> bool {
-    nix::unistd::geteuid().is_root() && Path::new("/usr/bin/unshare").exists()
+/// The shell script that runs `command`: its stdout joins its stderr (one
+/// capture, in order), and it runs with an environment of its own, not the
+/// server's (`$0` of the outer shell is the command, so no quoting is needed).
+fn wrapper(path: &str) -> String {
+    format!(
+        "exec 1>&2; exec /usr/bin/env -i PATH='{}' HOME=\"$PWD\" LANG=C.UTF-8 TMPDIR=\"$TMPDIR\" \
+         /bin/sh -c \"$0\"",
+        path.replace('\'', "")
+    )
 }
 
-/// Runs `command` through `sh -c` in `dir` under `limits`.
-pub async fn run_build(command: &str, dir: &Path, limits: BuildLimits) -> BuildOutcome {
+/// Runs `command` through `sh -c` in `dir` under `profile` (its `PATH` too),
+/// stopping it after `timeout`.
+pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Duration) -> BuildOutcome {
     let start = Instant::now();
-    let mut argv: Vec<String> = Vec::new();
-    let isolated = network_isolated();
-    if isolated {
-        argv.extend(["unshare".into(), "--net".into(), "--".into()]);
-    }
-    argv.extend([
-        "prlimit".into(),
-        format!("--as={}", limits.memory_bytes),
-        format!("--cpu={}", limits.cpu_secs),
-        "--core=0".into(),
-        "--".into(),
-        "sh".into(),
-        "-c".into(),
-        command.into(),
-    ]);
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", dir)
-        .env("LANG", "C.UTF-8")
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut header = format!("$ {command}\n");
-    if !isolated {
-        header.push_str("(note: not running as root, so the build shares the server's network)\n");
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
+    let header = format!("$ {command}\n");
+    let spec = BotSpec {
+        name: Some("build".into()),
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), wrapper(&profile.path), command.into()],
+        dir: Some(dir.to_path_buf()),
+    };
+    let mut process = match BotProcess::spawn_with(&spec, &profile.limits, &profile.options).await {
+        Ok(p) => p,
         Err(e) => {
             return BuildOutcome {
                 success: false,
-                log: format!("{header}cannot start the build: {e}\n"),
+                log: format!("{header}the server could not start the build: {e}\n"),
                 elapsed: start.elapsed(),
+                not_started: true,
             };
         }
     };
-    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
-    let readers = [
-        child.stdout.take().map(|s| tokio::spawn(pump(s, tx.clone()))),
-        child.stderr.take().map(|s| tokio::spawn(pump(s, tx.clone()))),
-    ];
-    drop(tx);
-    let mut out = Bounded::new(limits.output_bytes);
-    let collect = async {
-        while let Some(chunk) = rx.recv().await {
-            out.push(&chunk);
+    let deadline = tokio::time::Instant::now() + timeout;
+    let ending = loop {
+        // Nothing reaches stdout (the wrapper sends it to stderr): its end comes
+        // at once, and the build's exit (or broken limit) after it.
+        let fault = match process.recv_line(deadline).await {
+            Ok(_) | Err(BotFault::StdoutClosed) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(POLL).await;
+                continue;
+            }
+            Ok(_) | Err(BotFault::StdoutClosed) => BotFault::Timeout,
+            Err(fault) => fault,
+        };
+        match fault {
+            BotFault::Timeout => {
+                break Some(format!("the build took longer than {} s and was stopped", timeout.as_secs()));
+            }
+            BotFault::Exited(report) if report.success() => break None,
+            BotFault::Exited(report) => break Some(format!("the build failed: {report}")),
+            BotFault::MemoryLimit => {
+                break Some(format!(
+                    "the build used more than {} MiB of memory and was stopped",
+                    profile.limits.max_memory_bytes.unwrap_or(0) >> 20
+                ));
+            }
+            BotFault::CpuLimit => {
+                break Some(format!(
+                    "the build used more than {} s of CPU time and was stopped",
+                    profile.limits.max_cpu_secs.unwrap_or(0)
+                ));
+            }
+            BotFault::ProcessLimit => {
+                break Some(format!(
+                    "the build ran more than {} processes at once and was stopped",
+                    profile.limits.max_processes.unwrap_or(0)
+                ));
+            }
+            other => break Some(format!("the build was stopped: {other}")),
         }
     };
-    let waited = tokio::time::timeout(limits.timeout, async {
-        collect.await;
-        child.wait().await
-    })
-    .await;
-    let ending = match waited {
-        Ok(Ok(status)) if status.success() => None,
-        Ok(Ok(status)) => Some(format!("the build failed: {status}")),
-        Ok(Err(e)) => Some(format!("cannot wait for the build: {e}")),
-        Err(_) => Some(format!("the build took longer than {} s and was killed", limits.timeout.as_secs())),
-    };
-    if let Some(pgid) = pgid {
-        // The whole group, in case the build left processes behind.
-        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
-    }
-    let _ = child.wait().await;
-    for r in readers.into_iter().flatten() {
-        r.abort();
-    }
+    let (_, output) = process.shutdown_with_stderr(END_GRACE).await;
     let mut log = header;
-    log.push_str(&out.into_string());
+    log.push_str(&output.text());
+    if !log.ends_with('\n') {
+        log.push('\n');
+    }
     let success = ending.is_none();
     log.push_str(&ending.unwrap_or_else(|| "the build succeeded".into()));
     log.push('\n');
-    BuildOutcome { success, log, elapsed: start.elapsed() }
-}
-
-async fn pump(mut r: impl AsyncRead + Unpin, tx: tokio::sync::mpsc::Sender<Vec<u8>>) {
-    let mut buf = vec![0u8; 8192];
-    loop {
-        match r.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => {
-                if tx.send(buf[..n].to_vec()).await.is_err() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Output kept up to a bound; the rest is counted and dropped.
-pub struct Bounded {
-    kept: Vec<u8>,
-    cap: usize,
-    dropped: usize,
-}
-
-impl Bounded {
-    /// Keeps at most `cap` bytes.
-    #[must_use]
-    pub fn new(cap: usize) -> Bounded {
-        Bounded { kept: Vec::new(), cap, dropped: 0 }
-    }
-
-    /// Adds bytes.
-    pub fn push(&mut self, bytes: &[u8]) {
-        let room = self.cap.saturating_sub(self.kept.len());
-        let take = room.min(bytes.len());
-        self.kept.extend_from_slice(&bytes[..take]);
-        self.dropped += bytes.len() - take;
-    }
-
-    /// The text kept (invalid UTF-8 replaced), with a note of what was dropped.
-    #[must_use]
-    pub fn into_string(self) -> String {
-        let mut s = String::from_utf8_lossy(&self.kept).into_owned();
-        if !s.is_empty() && !s.ends_with('\n') {
-            s.push('\n');
-        }
-        if self.dropped > 0 {
-            s.push_str(&format!("[... {} more bytes of output not kept]\n", self.dropped));
-        }
-        s
-    }
+    BuildOutcome { success, log, elapsed: start.elapsed(), not_started: false }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const LIMITS: BuildLimits = BuildLimits {
-        timeout: Duration::from_secs(20),
-        memory_bytes: 1 << 30,
-        cpu_secs: 20,
-        output_bytes: 1000,
-    };
+    /// The build profile without the sandbox (which needs the re-exec stub that a
+    /// test harness does not host; the e2e tests run builds in it): the runner's own
+    /// logic, its output, timeout and environment.
+    fn profile() -> Profile {
+        let mut config = crate::config::ArenaConfig::default_config();
+        config.limits.build_log_bytes = 1000;
+        let mut profile = Profile::build(&config);
+        profile.options.isolation = bao_supervise::Isolation::NONE;
+        profile.options.stub = bao_supervise::StubChoice::Never;
+        profile
+    }
+
+    #[tokio::test]
+    async fn a_build_the_sandbox_cannot_start_is_the_servers_failure() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let mut sandboxed = Profile::build(&crate::config::ArenaConfig::default_config());
+        sandboxed.options.stub = bao_supervise::StubChoice::Never;
+        let r = run_build("touch made", d.path(), &sandboxed, Duration::from_secs(20)).await;
+        assert!(r.not_started && !r.success, "{}", r.log);
+        assert!(r.log.contains("could not start the build"), "{}", r.log);
+        assert!(!d.path().join("made").exists(), "nothing ran outside the sandbox");
+    }
 
     #[tokio::test]
     async fn success_and_failure_with_output() {
         let d = tempfile::tempdir().expect("tempdir");
-        let ok = run_build("echo hello; echo oops >&2; touch made", d.path(), LIMITS).await;
+        let ok =
+            run_build("echo hello; echo oops >&2; touch made", d.path(), &profile(), Duration::from_secs(20))
+                .await;
         assert!(ok.success, "{}", ok.log);
         assert!(ok.log.contains("hello") && ok.log.contains("oops"), "{}", ok.log);
         assert!(d.path().join("made").exists(), "runs in its own directory");
-        let bad = run_build("echo broken; exit 3", d.path(), LIMITS).await;
+        let bad = run_build("echo broken; exit 3", d.path(), &profile(), Duration::from_secs(20)).await;
         assert!(!bad.success);
-        assert!(bad.log.contains("broken") && bad.log.contains("exit status: 3"), "{}", bad.log);
+        assert!(bad.log.contains("broken") && bad.log.contains("exit code 3"), "{}", bad.log);
     }
 
     #[tokio::test]
-    async fn timeout_kills_the_build() {
+    async fn the_environment_is_the_builds_own() {
         let d = tempfile::tempdir().expect("tempdir");
-        let limits = BuildLimits { timeout: Duration::from_millis(300), ..LIMITS };
-        let r = run_build("sleep 30 & sleep 30", d.path(), limits).await;
+        let r = run_build("env | sort > env.txt", d.path(), &profile(), Duration::from_secs(20)).await;
+        assert!(r.success, "{}", r.log);
+        let env = std::fs::read_to_string(d.path().join("env.txt")).expect("env.txt");
+        let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
+        for name in &names {
+            assert!(
+                ["HOME", "LANG", "PATH", "PWD", "SHLVL", "TMPDIR", "_"].contains(name),
+                "{name} in\n{env}"
+            );
+        }
+        assert!(names.contains(&"TMPDIR") && names.contains(&"PATH"), "{env}");
+    }
+
+    #[tokio::test]
+    async fn timeout_stops_the_build() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let started = Instant::now();
+        let r = run_build("sleep 30 & sleep 30", d.path(), &profile(), Duration::from_millis(300)).await;
         assert!(!r.success);
         assert!(r.log.contains("longer than"), "{}", r.log);
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[tokio::test]
     async fn output_is_bounded() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("head -c 100000 /dev/zero | tr '\\0' x", d.path(), LIMITS).await;
+        let r =
+            run_build("head -c 100000 /dev/zero | tr '\\0' x", d.path(), &profile(), Duration::from_secs(20))
+                .await;
         assert!(r.success, "{}", r.log);
         assert!(r.log.len() < 1300, "{}", r.log.len());
-        assert!(r.log.contains("more bytes of output not kept"), "{}", r.log);
-    }
-
-    #[tokio::test]
-    async fn no_network_when_root() {
-        if !network_isolated() {
-            assert!(
-                std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-                "BAO_REQUIRE_ALL=1: builds need root (for unshare --net) to be tested without network"
-            );
-            eprintln!("skipped: not root, builds cannot get their own network namespace here");
-            return;
-        }
-        let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("cat /proc/net/dev | grep -c ':'", d.path(), LIMITS).await;
-        assert!(r.success, "{}", r.log);
-        assert!(r.log.lines().any(|l| l.trim() == "1"), "only the loopback interface: {}", r.log);
+        assert!(r.log.contains("bytes of stderr not kept"), "{}", r.log);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::arena::Arena;
 use crate::build::gate::{BuiltBot, ConformanceGate};
-use crate::build::sandbox::{BuildLimits, run_build};
+use crate::build::sandbox::run_build;
 use crate::error::ServerError;
 use crate::lifecycle::VersionState;
 use crate::versions::{self, Version};
@@ -49,17 +49,24 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
             .await?;
         return Ok(true);
     }
-    let limits = &arena.config.limits;
-    let build_limits = BuildLimits {
-        timeout: Duration::from_secs(limits.build_timeout_secs),
-        memory_bytes: limits.build_memory_mib << 20,
-        cpu_secs: limits.build_cpu_secs,
-        output_bytes: limits.build_log_bytes,
-    };
+    let profile = crate::sandbox::Profile::build(&arena.config);
+    let timeout = Duration::from_secs(arena.config.limits.build_timeout_secs);
     let outcome = if language.build.trim().is_empty() {
         None
     } else {
-        let o = run_build(&language.build, &dir, build_limits).await;
+        let o = run_build(&language.build, &dir, &profile, timeout).await;
+        if o.not_started {
+            // The server's own failure: the version waits for the next round.
+            tracing::error!(log = %o.log, "cannot start a build; the version stays queued");
+            let id = v.id;
+            arena
+                .db
+                .write(move |conn| {
+                    versions::set_state(conn, id, VersionState::Building, VersionState::Queued, "")
+                })
+                .await?;
+            return Ok(false);
+        }
         arena.metrics.build_seconds.observe(o.elapsed.as_secs_f64());
         Some(o)
     };

@@ -30,7 +30,7 @@ enum Job {
     },
     Check {
         bot: BuiltBot,
-        limits: CheckLimits,
+        limits: Box<CheckLimits>,
         reply: oneshot::Sender<GateReport>,
     },
 }
@@ -68,7 +68,7 @@ impl Engine {
                             }
                             Job::Check { bot, limits, reply } => {
                                 tokio::task::spawn_local(async move {
-                                    let _ = reply.send(check_job::run(&bot, limits).await);
+                                    let _ = reply.send(check_job::run(&bot, &limits).await);
                                 });
                             }
                         }
@@ -112,7 +112,7 @@ impl ConformanceGate for Engine {
     fn check<'a>(&'a self, bot: &'a BuiltBot) -> BoxFuture<'a, GateReport> {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
-            let job = Job::Check { bot: bot.clone(), limits: self.check_limits, reply };
+            let job = Job::Check { bot: bot.clone(), limits: Box::new(self.check_limits.clone()), reply };
             if self.jobs.send(job).is_err() {
                 return GateReport { passed: false, report: "the server is stopping: not checked".into() };
             }
@@ -122,20 +122,4 @@ impl ConformanceGate for Engine {
             })
         })
     }
-}
-
-/// The bot specification of a built version: its run command, with a
-/// relative program (`./bot`) made absolute in its directory.
-#[must_use]
-pub fn game_spec(bot: &BuiltBot) -> bao_supervise::BotSpec {
-    let mut argv = bot.argv.clone();
-    let program = argv.remove(0);
-    let program = match program.strip_prefix("./") {
-        Some(rest) => bot.dir.join(rest).to_string_lossy().into_owned(),
-        None if program.contains('/') && !program.starts_with('/') => {
-            bot.dir.join(&program).to_string_lossy().into_owned()
-        }
-        None => program,
-    };
-    bao_supervise::BotSpec { name: Some(bot.name.clone()), program, args: argv, dir: Some(bot.dir.clone()) }
 }

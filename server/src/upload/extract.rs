@@ -143,8 +143,18 @@ impl Writer<'_> {
     }
 }
 
+/// The longest file or directory name accepted in an archive, in bytes (the
+/// kernel's own limit of a name).
+const MAX_NAME_BYTES: usize = 255;
+/// The longest path accepted in an archive, in bytes (well within the kernel's
+/// 4096 with the arena's own directories in front).
+const MAX_PATH_BYTES: usize = 1024;
+
 /// The path as plain relative components: refuses absolute paths, `..`,
-/// Windows prefixes, and components that are not valid UTF-8 or hold a NUL or backslash.
+/// Windows prefixes, components that are not valid UTF-8 or hold a NUL or backslash,
+/// names longer than the kernel accepts, and names that start with `-` or `@` (which
+/// `g++ ./*.cpp`-style build commands would take for options or response files when
+/// the glob is written without `./`).
 fn safe_relative(path: &Path) -> Result<PathBuf, UploadError> {
     let mut out = PathBuf::new();
     for c in path.components() {
@@ -155,6 +165,19 @@ fn safe_relative(path: &Path) -> Result<PathBuf, UploadError> {
                     .ok_or_else(|| refused(format!("the path {} is not UTF-8", path.display())))?;
                 if s.contains(['\\', '\0']) {
                     return Err(refused(format!("the path {s:?} contains a backslash or NUL")));
+                }
+                if s.len() > MAX_NAME_BYTES {
+                    return Err(refused(format!(
+                        "the name {}... in the archive is longer than {MAX_NAME_BYTES} bytes",
+                        s.chars().take(40).collect::<String>()
+                    )));
+                }
+                if s.starts_with(['-', '@']) {
+                    return Err(refused(format!(
+                        "the name {s:?} in the archive starts with '{}': a build command would read it \
+                         as an option or a response file; rename it",
+                        &s[..1]
+                    )));
                 }
                 out.push(s);
             }
@@ -169,6 +192,9 @@ fn safe_relative(path: &Path) -> Result<PathBuf, UploadError> {
     }
     if out.components().count() > 16 {
         return Err(refused(format!("the path {} is nested too deeply", path.display())));
+    }
+    if out.as_os_str().len() > MAX_PATH_BYTES {
+        return Err(refused(format!("a path in the archive is longer than {MAX_PATH_BYTES} bytes")));
     }
     Ok(out)
 }
@@ -353,6 +379,35 @@ mod tests {
         assert!(refusal(unpack(&t, "b.tar", "main.py", d.path(), LIMITS)).contains("link"));
         let t = tar_with(|b| tar_file(b, "../../escape.py", b"x"));
         assert!(refusal(unpack(&t, "b.tar", "main.py", d.path(), LIMITS)).contains(".."));
+    }
+
+    #[test]
+    fn option_and_response_file_names_are_refused() {
+        for name in ["@o.cpp", "-wrapper.cpp", "src/-x.cpp", "@dir/a.cpp"] {
+            let d = tempfile::tempdir().expect("tempdir");
+            let z = zip_of(&[("main.cpp", b"int main(){}"), (name, b"x")]);
+            let m = refusal(unpack(&z, "b.zip", "main.cpp", d.path(), LIMITS));
+            assert!(m.contains("starts with") && m.contains("rename"), "{name}: {m}");
+        }
+        let d = tempfile::tempdir().expect("tempdir");
+        let t = tar_with(|b| tar_file(b, "@o.cpp", b"x"));
+        assert!(refusal(unpack(&t, "b.tar", "main.cpp", d.path(), LIMITS)).contains("starts with"));
+        // Inside a name, '-' and '@' are fine.
+        let z = zip_of(&[("main.cpp", b"int main(){}"), ("a-b@c.cpp", b"x")]);
+        assert_eq!(unpack(&z, "b.zip", "main.cpp", d.path(), LIMITS).expect("ok").files, 2);
+    }
+
+    #[test]
+    fn a_name_longer_than_the_kernel_takes_is_refused() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let long = format!("{}.py", "a".repeat(300));
+        let z = zip_of(&[("main.py", b"x"), (long.as_str(), b"x")]);
+        let m = refusal(unpack(&z, "b.zip", "main.py", d.path(), LIMITS));
+        assert!(m.contains("longer than 255 bytes"), "{m}");
+        let fits = format!("{}.py", "a".repeat(252));
+        let d = tempfile::tempdir().expect("tempdir");
+        let z = zip_of(&[("main.py", b"x"), (fits.as_str(), b"x")]);
+        assert_eq!(unpack(&z, "b.zip", "main.py", d.path(), LIMITS).expect("255 bytes fit").files, 2);
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub fn hostile_uploads_are_refused_with_a_message() {
     refused("a%22b", "python", "x.py", b"x", 400, "bot name");
     refused("ok", "python", "..%2Fevil.py", b"x", 400, "file name");
     refused("empty", "python", "e.py", b"", 400, "empty");
+    let long = format!("{}.py", "a".repeat(300));
+    let long_zip = zip_of(&[("main.py", b"x"), (long.as_str(), b"x")]);
+    refused("long", "python", "l.zip", &long_zip, 400, "longer than 255 bytes");
+    let response_file = zip_of(&[("main.cpp", b"int main(){}"), ("@o.cpp", b"-wrapper /bin/sh,-c,id")]);
+    refused("resp", "cpp", "r.zip", &response_file, 400, "starts with '@'");
+    refused("opt", "cpp", "o.zip", &zip_of(&[("main.cpp", b"x"), ("-x.cpp", b"x")]), 400, "starts with '-'");
     assert!(!arena.dir.path().join("escape.py").exists() && !std::path::Path::new("/tmp/abs.py").exists());
     // Nothing was recorded.
     let bots = get(&format!("{}/api/bots", server.url), None, None).json();

@@ -105,7 +105,7 @@ pub fn ladder_survives_kill_9_and_exports() {
 
     // Stop gracefully, then every finished game is counted exactly once in the standings.
     let status = server.terminate();
-    assert!(status.success(), "{status}");
+    assert_eq!(status.code(), Some(130), "{status}");
     let server = Server::start(&data);
     let games = finished_games(&server);
     let board = wait_for(30, "the standings to count every game", || {
@@ -150,7 +150,7 @@ pub fn ladder_survives_kill_9_and_exports() {
 
     // The export: every finished game's log (verifiable) and the standings.
     let out = arena.dir.path().join("export");
-    let run = std::process::Command::new(crate::support::server_exe())
+    let run = crate::support::server_command()
         .args(["export", "--data"])
         .arg(&data)
         .arg(&out)

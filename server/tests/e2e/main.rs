@@ -5,9 +5,14 @@
 //! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
+mod attack;
 mod browser;
 mod candidate;
+mod honest;
+mod cpu_hog;
+mod connections;
 mod hostile;
+mod kill9;
 mod ladder;
 mod sessions;
 mod state;
@@ -19,6 +24,9 @@ use std::process::ExitCode;
 type Test = (&'static str, fn());
 
 const TESTS: &[Test] = &[
+    ("entrant_attacks_fail", attack::entrant_attacks_fail),
+    ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
+    ("kill_9_leaves_no_sandbox_process", kill9::kill_9_leaves_no_sandbox_process),
     ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
     ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
     ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),
@@ -26,16 +34,27 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
+    (
+        "descriptor_flood_during_games_and_private_logs",
+        connections::descriptor_flood_during_games_and_private_logs,
+    ),
+    ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
     ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
     ("builds_take_turns_between_users", state::builds_take_turns_between_users),
     ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
     ("five_bots_spread_their_games", state::five_bots_spread_their_games),
+    (
+        "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
+        cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
+    ),
 ];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bot") {
-        return support::run_bot(args.get(1).map_or("random", String::as_str));
+        let kind = args.get(1).map_or("random", String::as_str);
+        return cpu_hog::run_bot(kind).unwrap_or_else(|| support::run_bot(kind));
     }
     // `cargo test` passes libtest flags (e.g. --quiet); the first other argument filters by name.
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();
@@ -56,6 +75,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    support::remove_bin_dir();
     println!("{passed} passed, {failed} failed");
     if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -78,8 +78,100 @@ pub fn run_bot(kind: &str) -> ExitCode {
 
 /// A shell script that runs this binary as a bot (submitted as `executable`).
 pub fn bot_script(kind: &str) -> Vec<u8> {
-    let exe = std::env::current_exe().expect("current exe");
-    format!("#!/bin/sh\nexec '{}' --bot {kind}\n", exe.display()).into_bytes()
+    format!("#!/bin/sh\nexec '{}' --bot {kind}\n", test_exe().display()).into_bytes()
+}
+
+/// The user the server runs as (`BAO_E2E_SERVER_USER`, e.g. `bao-ci`), if not this
+/// process's: `.ci/run` runs the tests a second time with an unprivileged system user.
+pub fn server_user() -> Option<String> {
+    std::env::var("BAO_E2E_SERVER_USER").ok().filter(|u| !u.is_empty())
+}
+
+/// The missing protections of the sandbox the test arenas accept: the kernel's
+/// process limit (no pids controller is delegated on the CI machine; a root
+/// server's sandboxes have their own uid's `RLIMIT_NPROC`, and the attack tests
+/// check the limit's effect), a server's own cgroup (an unprivileged server gets
+/// none delegated there), and what `BAO_E2E_UNSAFE_SANDBOX` adds.
+pub fn accepted_gaps() -> String {
+    let mut gaps = String::from("process-limit");
+    if server_user().is_some() || !nix::unistd::geteuid().is_root() {
+        gaps.push_str(",cgroup-v2,memory-limit");
+    }
+    if let Ok(more) = std::env::var("BAO_E2E_UNSAFE_SANDBOX")
+        && !more.is_empty()
+    {
+        gaps.push(',');
+        gaps.push_str(&more);
+    }
+    gaps
+}
+
+/// A folder every user may read holding the server binary and this test binary
+/// (hard links, or copies across file systems), so that a server run as another
+/// user and the sandboxed bots (which see it read-only) can run them wherever the
+/// build put them (under `/root` on CI).
+pub fn bin_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("bao-e2e-bin-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).expect("bin dir");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod bin dir");
+        let exe = std::env::current_exe().expect("current exe");
+        for (from, name) in
+            [(Path::new(env!("CARGO_BIN_EXE_bao-server")), "bao-server"), (exe.as_path(), "e2e")]
+        {
+            let to = dir.join(name);
+            if std::fs::hard_link(from, &to).is_err() {
+                std::fs::copy(from, &to).expect("copy a binary into the bin dir");
+            }
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod binary");
+        }
+        dir
+    })
+}
+
+/// Removes [`bin_dir`] (at the end of the run).
+pub fn remove_bin_dir() {
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("bao-e2e-bin-{}", std::process::id())));
+}
+
+/// This test binary, as the bots run it.
+pub fn test_exe() -> PathBuf {
+    bin_dir().join("e2e")
+}
+
+/// A command running `bao-server` as [`server_user`] (through `setpriv`) or as this process.
+pub fn server_command() -> Command {
+    server_command_through(&[])
+}
+
+/// [`server_command`] started through `wrapper` (e.g. `prlimit --nofile=1024`), if not empty.
+pub fn server_command_through(wrapper: &[&str]) -> Command {
+    let exe = bin_dir().join("bao-server");
+    let mut argv: Vec<std::ffi::OsString> = wrapper.iter().map(Into::into).collect();
+    if let Some(user) = server_user() {
+        argv.extend(["setpriv", "--reuid", &user, "--regid", &user, "--clear-groups", "--"].map(Into::into));
+    }
+    argv.push(exe.into_os_string());
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]);
+    c
+}
+
+/// The server binary as cargo built it (for commands run as this process's user).
+pub fn server_exe() -> &'static str {
+    env!("CARGO_BIN_EXE_bao-server")
+}
+
+/// Gives `path` (recursively) to [`server_user`], if there is one.
+pub fn give_to_server_user(path: &Path) {
+    if let Some(user) = server_user() {
+        let out =
+            Command::new("chown").args(["-R", &format!("{user}:{user}")]).arg(path).output().expect("chown");
+        assert!(out.status.success(), "chown {user}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 /// An arena directory with users, created with `bao-server user-add`; `edits`
@@ -89,17 +181,19 @@ pub struct Arena {
     pub tokens: Vec<String>,
 }
 
-pub fn server_exe() -> &'static str {
-    env!("CARGO_BIN_EXE_bao-server")
-}
-
 impl Arena {
     pub fn new(users: &[&str], edits: &[(&str, &str)]) -> Arena {
+        Arena::new_with_paths(users, edits, &[])
+    }
+
+    /// An arena whose sandboxes also see `paths` read-only (a toolchain).
+    pub fn new_with_paths(users: &[&str], edits: &[(&str, &str)], paths: &[&Path]) -> Arena {
         let dir = tempfile::tempdir().expect("tempdir");
+        give_to_server_user(dir.path());
         let data = dir.path().join("arena");
         let mut tokens = Vec::new();
         for (i, user) in users.iter().enumerate() {
-            let mut cmd = Command::new(server_exe());
+            let mut cmd = server_command();
             cmd.args(["user-add", "--data"]).arg(&data).arg(user);
             if i == 0 {
                 cmd.arg("--admin");
@@ -112,7 +206,23 @@ impl Arena {
         }
         let toml = data.join("arena.toml");
         let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
-        for (from, to) in edits {
+        let shown: Vec<String> = std::iter::once(bin_dir())
+            .chain(paths.iter().copied())
+            .map(|p| p.display().to_string())
+            .collect();
+        let sandbox: [(&str, &str); 2] = [
+            ("read_only_paths = []", &format!("read_only_paths = {:?}", shown)),
+            ("unsafe_sandbox = \"\"", &format!("unsafe_sandbox = {:?}", accepted_gaps())),
+        ];
+        // A server that is not root gets no cgroup delegated on the CI machine, so it cannot
+        // confine a bot's CPU either: its arenas accept that too (as `accepted_gaps` does for
+        // the sandbox), or the ladder would play no game at all.
+        let unconfined: &[(&str, &str)] = if server_user().is_some() || !nix::unistd::geteuid().is_root() {
+            &[("allow_unconfined_cpu = false", "allow_unconfined_cpu = true")]
+        } else {
+            &[]
+        };
+        for (from, to) in sandbox.iter().copied().chain(unconfined.iter().copied()).chain(edits.iter().copied()) {
             assert!(text.contains(from), "arena.toml has no {from:?}");
             text = text.replace(from, to);
         }
@@ -140,7 +250,12 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path) -> Server {
-        Server::start_with_env(data, &[])
+        Server::launch(data, &[], &[])
+    }
+
+    /// Starts the server through a wrapper command (`prlimit --nofile=... --`).
+    pub fn start_with(data: &Path, wrapper: &[&str]) -> Server {
+        Server::launch(data, wrapper, &[])
     }
 
     /// Waits for the server to exit by itself (a crash injected by a failpoint).
@@ -161,12 +276,17 @@ impl Server {
 
     /// Starts the server with `env` added to its environment.
     pub fn start_with_env(data: &Path, env: &[(&str, &str)]) -> Server {
+        Server::launch(data, &[], env)
+    }
+
+    /// Starts the server, through `wrapper` if not empty, with `env` added.
+    fn launch(data: &Path, wrapper: &[&str], env: &[(&str, &str)]) -> Server {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(data.with_extension("log"))
             .expect("server log");
-        let mut child = Command::new(server_exe())
+        let mut child = server_command_through(wrapper)
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
@@ -192,6 +312,11 @@ impl Server {
         Server { child: Some(child), url }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
     /// SIGKILL, as a crash would.
     pub fn kill9(mut self) {
         if let Some(mut c) = self.child.take() {
@@ -201,10 +326,15 @@ impl Server {
     }
 
     /// SIGTERM, and the exit status.
-    pub fn terminate(mut self) -> std::process::ExitStatus {
+    pub fn terminate(self) -> std::process::ExitStatus {
+        self.signal(nix::sys::signal::Signal::SIGTERM)
+    }
+
+    /// Sends `signal`, and waits for the exit status.
+    pub fn signal(mut self, signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
         let mut c = self.child.take().expect("running");
         let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        nix::sys::signal::kill(pid, signal).expect("signal");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(status) = c.try_wait().expect("wait") {
@@ -212,7 +342,7 @@ impl Server {
             }
             if Instant::now() > deadline {
                 let _ = c.kill();
-                panic!("the server did not stop within 30 s of SIGTERM");
+                panic!("the server did not stop within 30 s of {signal}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }

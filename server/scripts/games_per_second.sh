@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Games per second of a competition server: a fresh arena, two submissions of an instant
+# bot (an executable), games counted by `bao_games_finished_total` over a window once both
+# are active. Usage:
+#   server/scripts/games_per_second.sh SERVER_BINARY BOT_BINARY [SECONDS] [PORT] [UNSAFE_SANDBOX]
+# e.g. server/scripts/games_per_second.sh target/debug/bao-server target/debug/bao-random 30 18090 process-limit
+# UNSAFE_SANDBOX is written to arena.toml's [sandbox] unsafe_sandbox when the server has that key.
+set -euo pipefail
+server=$(realpath "$1"); bot=$(realpath "$2"); window=${3:-30}; port=${4:-18090}; unsafe=${5:-}
+arena=$(mktemp -d /tmp/bao-gps-XXXXXX)
+trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$arena"' EXIT
+token=$("$server" user-add --data "$arena/a" alice 2>/dev/null)
+toml="$arena/a/arena.toml"
+sed -i 's/upload_bytes = 2097152/upload_bytes = 268435456/; s/unpacked_bytes = 20971520/unpacked_bytes = 268435456/' "$toml"
+sed -i 's/max_plies = 600/max_plies = 1000/; s/submissions_per_hour = 12/submissions_per_hour = 100/' "$toml"
+if grep -q '^unsafe_sandbox' "$toml"; then sed -i "s/^unsafe_sandbox = \"\"/unsafe_sandbox = \"$unsafe\"/" "$toml"; fi
+"$server" serve --data "$arena/a" --listen "127.0.0.1:$port" >"$arena/out" 2>"$arena/err" &
+pid=$!
+for _ in $(seq 100); do grep -q listening "$arena/out" && break; sleep 0.1; done
+for b in a b; do
+    curl -sf -X POST -H "Authorization: Bearer $token" --data-binary @"$bot" \
+        "http://127.0.0.1:$port/api/bots/r$b/versions?language=executable&file_name=bot" >/dev/null
+done
+finished() { curl -sf "http://127.0.0.1:$port/metrics" | awk '/^bao_games_finished_total/ {print $2}'; }
+for _ in $(seq 600); do
+    [ "$(finished)" != "" ] && [ "$(finished)" -ge 2 ] && break
+    sleep 0.5
+done
+start=$(finished); t0=$(date +%s.%N)
+sleep "$window"
+end=$(finished); t1=$(date +%s.%N)
+echo "games: $((end - start)) in $(echo "$t1 - $t0" | bc) s: $(echo "scale=2; ($end - $start) / ($t1 - $t0)" | bc) games/s (load: $(cut -d' ' -f1-3 /proc/loadavg))"

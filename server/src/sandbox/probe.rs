@@ -1,0 +1,110 @@
+//! What this machine lets the sandbox do, probed once at start
+//! (`bao_supervise::SandboxSupport`). Every protection missing here is named in
+//! the log; the server refuses to start (and so to build or run a submission)
+//! unless `sandbox.unsafe_sandbox` of `arena.toml` accepts each of them.
+
+use std::path::Path;
+
+use bao_supervise::{SandboxFeature, SandboxSupport};
+
+use crate::config::ArenaConfig;
+use crate::error::ServerError;
+
+/// The features missing in `support` and not named in `accepted`.
+#[must_use]
+pub fn refused(support: &SandboxSupport, accepted: &[SandboxFeature]) -> Vec<SandboxFeature> {
+    support.missing().into_iter().filter(|f| !accepted.contains(f)).collect()
+}
+
+/// The message of a server that refuses to run submissions: each protection
+/// missing and not accepted, why, and how to accept it.
+#[must_use]
+pub fn refusal(support: &SandboxSupport, accepted: &[SandboxFeature]) -> Option<String> {
+    let refused = refused(support, accepted);
+    if refused.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "the sandbox of submissions lacks protections on this machine, so the server will not build \
+         or run them:\n",
+    );
+    for state in support.features.iter().filter(|s| refused.contains(&s.feature)) {
+        text.push_str(&format!("  - {}: {}\n", state.feature, state.detail));
+    }
+    let names: Vec<&str> = refused.iter().map(|f| f.name()).collect();
+    text.push_str(&format!(
+        "Give the server what is missing (docs/server.md, \"Security model\"), or accept the weaker \
+         sandbox in arena.toml: [sandbox] unsafe_sandbox = \"{}\"",
+        names.join(",")
+    ));
+    Some(text)
+}
+
+/// The features `unsafe_sandbox` accepts, or an error naming one it does not know.
+pub fn accepted(config: &crate::config::SandboxConfig) -> Result<Vec<SandboxFeature>, String> {
+    config
+        .accepted()
+        .into_iter()
+        .map(|name| name.parse::<SandboxFeature>().map_err(|e| format!("sandbox.unsafe_sandbox: {e}")))
+        .collect()
+}
+
+/// Probes the machine at start: logs each protection of the sandbox and
+/// whether it is there; fails, naming them, when one is missing that
+/// `unsafe_sandbox` does not accept.
+pub async fn require(config: &ArenaConfig, config_path: &Path) -> Result<SandboxSupport, ServerError> {
+    let support = tokio::task::spawn_blocking(SandboxSupport::probe)
+        .await
+        .map_err(|e| ServerError::Internal(format!("the sandbox probe stopped: {e}")))?;
+    let accepted = accepted(&config.sandbox)
+        .map_err(|message| ServerError::Config { path: config_path.display().to_string(), message })?;
+    for state in &support.features {
+        if state.available {
+            tracing::info!(feature = %state.feature, "sandbox: ok ({})", state.detail);
+        } else if accepted.contains(&state.feature) {
+            tracing::warn!(feature = %state.feature, "sandbox: MISSING, accepted by unsafe_sandbox ({})", state.detail);
+        } else {
+            tracing::error!(feature = %state.feature, "sandbox: MISSING ({})", state.detail);
+        }
+    }
+    match refusal(&support, &accepted) {
+        Some(message) => Err(ServerError::Config { path: config_path.display().to_string(), message }),
+        None => Ok(support),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bao_supervise::FeatureState;
+
+    use super::*;
+
+    #[test]
+    fn refusal_names_what_is_missing_and_not_accepted() {
+        let support = SandboxSupport {
+            features: SandboxFeature::ALL
+                .iter()
+                .map(|&feature| FeatureState {
+                    feature,
+                    available: !matches!(feature, SandboxFeature::CgroupV2 | SandboxFeature::LandlockScopes),
+                    detail: format!("why {feature}"),
+                })
+                .collect(),
+            landlock_abi: Some(5),
+            root: false,
+        };
+        let text = refusal(&support, &[]).expect("refused");
+        assert!(text.contains("cgroup-v2: why cgroup-v2") && text.contains("landlock-scopes: why"), "{text}");
+        assert!(text.contains("unsafe_sandbox = \"cgroup-v2,landlock-scopes\""), "{text}");
+        let text = refusal(&support, &[SandboxFeature::CgroupV2]).expect("still refused");
+        assert!(!text.contains("cgroup-v2:") && text.contains("landlock-scopes"), "{text}");
+        assert_eq!(refusal(&support, &[SandboxFeature::CgroupV2, SandboxFeature::LandlockScopes]), None);
+        let mut config = crate::config::SandboxConfig {
+            unsafe_sandbox: "cgroup-v2, landlock".into(),
+            ..crate::config::SandboxConfig::default()
+        };
+        assert_eq!(accepted(&config), Ok(vec![SandboxFeature::CgroupV2, SandboxFeature::Landlock]));
+        config.unsafe_sandbox = "landlok".into();
+        assert!(accepted(&config).expect_err("typo").contains("landlok"));
+    }
+}
