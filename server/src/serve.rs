@@ -124,7 +124,7 @@ async fn wait_for_signal() -> &'static str {
 /// Descriptors kept for the games, builds, database and logs, out of the connections' reach.
 fn reserved_descriptors(config: &ArenaConfig) -> u64 {
     // A game: two bots, each with its pipes, pidfd, cgroup files, log; a build likewise.
-    let games = config.games.concurrency as u64 * 2;
+    let games = config.games.slots().0 as u64 * 2;
     let builds = config.limits.build_concurrency as u64;
     128 + 48 * games + 32 * builds
 }

@@ -8,9 +8,9 @@
 mod attack;
 mod browser;
 mod candidate;
-mod honest;
-mod cpu_hog;
 mod connections;
+mod cpu_hog;
+mod honest;
 mod hostile;
 mod kill9;
 mod ladder;

@@ -222,7 +222,9 @@ impl Arena {
         } else {
             &[]
         };
-        for (from, to) in sandbox.iter().copied().chain(unconfined.iter().copied()).chain(edits.iter().copied()) {
+        for (from, to) in
+            sandbox.iter().copied().chain(unconfined.iter().copied()).chain(edits.iter().copied())
+        {
             assert!(text.contains(from), "arena.toml has no {from:?}");
             text = text.replace(from, to);
         }
