@@ -101,6 +101,7 @@ mod tests {
             seed: 0,
             limits: ResourceLimits::default(),
             started_at: String::new(),
+            cpu: None,
         })
     }
 

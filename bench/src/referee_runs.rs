@@ -58,6 +58,11 @@ pub struct RefereeArgs {
     /// `--referee-arg=--pid-namespace`.
     #[arg(long = "referee-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub referee_args: Vec<String>,
+    /// Also measure, in the same run and alternated with the plain runs, the referee with
+    /// this argument added (repeat it), e.g. `--side-by-side=--no-ponder`: both tables are
+    /// printed, with the difference of their ply cycles.
+    #[arg(long = "side-by-side", value_name = "ARG", allow_hyphen_values = true)]
+    pub side_by_side: Vec<String>,
     /// Where the tournaments' folders go (removed at the end). Default: the temporary directory.
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
@@ -194,6 +199,32 @@ pub struct RefereeReport {
     pub table: Table,
     /// Every run.
     pub runs: Vec<Run>,
+    /// The same measured with `--side-by-side`'s arguments added, if given.
+    pub side_by_side: Option<Box<Variant>>,
+}
+
+/// The figures of one set of referee arguments (`--side-by-side`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Variant {
+    /// The arguments added to `referee_args`.
+    pub added_args: Vec<String>,
+    /// The ply cycles, pooled over every run.
+    pub ply_cycle: Summary,
+    /// Medians per length.
+    pub lengths: Vec<Length>,
+    /// The table.
+    pub table: Table,
+    /// Every run.
+    pub runs: Vec<Run>,
+}
+
+/// What the runs of one variant give.
+struct Analysis {
+    ply_cycle: Summary,
+    lengths: Vec<Length>,
+    wall_fit: Line,
+    referee_cpu_fit: Line,
+    table: Table,
 }
 
 /// Runs the benchmark and prints the report.
@@ -258,27 +289,81 @@ fn measure(
     let mut exec_floor = ExecFloor::default();
     exec_floor.lives(&instant, 5)?;
     exec_floor.samples.clear();
-    let mut runs = Vec::new();
-    let mut half_intervals = Vec::new();
+    // The plain runs, and those with `--side-by-side`'s arguments, alternated.
+    let mut variants: Vec<Vec<String>> = vec![args.referee_args.clone()];
+    if !args.side_by_side.is_empty() {
+        variants.push(args.referee_args.iter().chain(&args.side_by_side).cloned().collect());
+    }
+    let mut runs = vec![Vec::new(); variants.len()];
+    let mut half_intervals = vec![Vec::new(); variants.len()];
     for repeat in 0..args.repeats {
         // Rotate the order of the lengths from repeat to repeat, so that a slow spell of the
         // machine does not always hit the same length.
         let rotation = usize::try_from(repeat).unwrap_or(0) % args.lengths.len();
         for &max_plies in args.lengths.iter().cycle().skip(rotation).take(args.lengths.len()) {
-            let (run, bots) = one_run(args, referee, &instant, work, max_plies, repeat, None)?;
-            for bot in &bots {
-                half_intervals.extend(bot.intervals_ns.iter().map(|&ns| Duration::from_nanos(ns / 2)));
+            for (v, referee_args) in variants.iter().enumerate() {
+                let variant_args = RefereeArgs { referee_args: referee_args.clone(), ..args.clone() };
+                let (run, bots) =
+                    one_run(&variant_args, referee, &instant, work, (max_plies, repeat, v), None)?;
+                for bot in &bots {
+                    half_intervals[v].extend(bot.intervals_ns.iter().map(|&ns| Duration::from_nanos(ns / 2)));
+                }
+                runs[v].push(run);
             }
-            runs.push(run);
             floor.round_trips(per_chunk)?;
             exec_floor.lives(&instant, lives_per_chunk)?;
         }
     }
     let floor = Summary::of(&floor.finish()?).context("no floor round trips")?;
     let bot_life = Summary::of(&exec_floor.samples).context("no plain lives of the bot")?;
+    let side_by_side = match (runs.get(1), half_intervals.get(1)) {
+        (Some(variant_runs), Some(intervals)) => {
+            let a = analyse(args, variant_runs, intervals, &floor, &bot_life)?;
+            Some(Box::new(Variant {
+                added_args: args.side_by_side.clone(),
+                ply_cycle: a.ply_cycle,
+                lengths: a.lengths,
+                table: a.table,
+                runs: variant_runs.clone(),
+            }))
+        }
+        _ => None,
+    };
+    let runs = runs.swap_remove(0);
+    let Analysis { ply_cycle, lengths, wall_fit, referee_cpu_fit, table } =
+        analyse(args, &runs, &half_intervals[0], &floor, &bot_life)?;
+    Ok(RefereeReport {
+        machine,
+        cpus_allowed,
+        referee: referee.display().to_string(),
+        referee_args: args.referee_args.clone(),
+        supervision,
+        concurrency: args.concurrency,
+        games: args.games,
+        repeats: args.repeats,
+        floor,
+        bot_life,
+        ply_cycle,
+        lengths,
+        wall_fit,
+        referee_cpu_fit,
+        table,
+        runs,
+        side_by_side,
+    })
+}
+
+/// The ply cycle, the medians per length, the fitted lines and the table of one variant's runs.
+fn analyse(
+    args: &RefereeArgs,
+    runs: &[Run],
+    half_intervals: &[Duration],
+    floor: &Summary,
+    bot_life: &Summary,
+) -> anyhow::Result<Analysis> {
     let ply_cycle =
-        Summary::of(&half_intervals).context("no bot received two move requests: lengths too short")?;
-    let lengths = medians_per_length(&args.lengths, &runs)?;
+        Summary::of(half_intervals).context("no bot received two move requests: lengths too short")?;
+    let lengths = medians_per_length(&args.lengths, runs)?;
     let wall_fit =
         least_squares(&lengths.iter().map(|l| (l.plies_per_game, l.wall_per_game_us)).collect::<Vec<_>>())
             .context("the lengths gave games of fewer than two different lengths")?;
@@ -308,24 +393,7 @@ fn measure(
         games_per_second: round(longest.games_per_second),
         games_per_second_plies: longest.plies_per_game,
     };
-    Ok(RefereeReport {
-        machine,
-        cpus_allowed,
-        referee: referee.display().to_string(),
-        referee_args: args.referee_args.clone(),
-        supervision,
-        concurrency: args.concurrency,
-        games: args.games,
-        repeats: args.repeats,
-        floor,
-        bot_life,
-        ply_cycle,
-        lengths,
-        wall_fit,
-        referee_cpu_fit,
-        table,
-        runs,
-    })
+    Ok(Analysis { ply_cycle, lengths, wall_fit, referee_cpu_fit, table })
 }
 
 /// The CPUs this process may run on.
@@ -337,7 +405,7 @@ fn cpus_allowed() -> anyhow::Result<Vec<usize>> {
 /// Two games with the referee's debug diagnostics; returns what it says of the supervision.
 fn warm_up(args: &RefereeArgs, referee: &Path, instant: &Path, work: &Path) -> anyhow::Result<String> {
     let warm = RefereeArgs { games: 2, ..args.clone() };
-    let (_, _) = one_run(&warm, referee, instant, work, 0, 0, Some("bao_game=debug"))?;
+    let (_, _) = one_run(&warm, referee, instant, work, (0, 0, 0), Some("bao_game=debug"))?;
     let stderr = std::fs::read_to_string(work.join("warm-up.stderr")).unwrap_or_default();
     Ok(supervision_of(&stderr))
 }
@@ -351,17 +419,21 @@ fn supervision_of(stderr: &str) -> String {
         .unwrap_or_else(|| "unknown (no `bot started` diagnostic from the referee)".to_owned())
 }
 
-/// One tournament of `args.games` games at `max_plies`.
+/// One tournament of `args.games` games at `max_plies`, for repeat `repeat` of variant
+/// `variant` (0: plain, 1: `--side-by-side`).
 fn one_run(
     args: &RefereeArgs,
     referee: &Path,
     instant: &Path,
     work: &Path,
-    max_plies: u32,
-    repeat: u32,
+    (max_plies, repeat, variant): (u32, u32, usize),
     debug_log: Option<&str>,
 ) -> anyhow::Result<(Run, Vec<BotTimes>)> {
-    let name = if debug_log.is_some() { "warm-up".to_owned() } else { format!("run-{repeat}-{max_plies}") };
+    let name = if debug_log.is_some() {
+        "warm-up".to_owned()
+    } else {
+        format!("run-{repeat}-{max_plies}-{variant}")
+    };
     let out = work.join(&name);
     let times = work.join(format!("{name}.times"));
     let stderr_path = work.join(format!("{name}.stderr"));
@@ -558,6 +630,33 @@ fn print_text(report: &RefereeReport) -> anyhow::Result<()> {
         "    fixed cost per game beyond two plain lives    {:>10.1} µs   (a plain life: {:.1} µs)",
         t.fixed_cost_beyond_execs_us, t.bot_life_us
     );
+    if let Some(v) = &report.side_by_side {
+        let w = &v.table;
+        println!();
+        println!("  Side by side, alternated run by run: plain | with {}", v.added_args.join(" "));
+        println!("{}", summary_row("ply cycle, plain", &report.ply_cycle));
+        println!("{}", summary_row(&format!("ply cycle, {}", v.added_args.join(" ")), &v.ply_cycle));
+        println!(
+            "    ply cycle (median)                            {:>10.1} | {:.1} µs: {:+.1} µs a ply",
+            t.ply_cycle_us,
+            w.ply_cycle_us,
+            w.ply_cycle_us - t.ply_cycle_us
+        );
+        println!(
+            "    referee CPU per ply, marginal (slope)         {:>10.1} | {:.1} µs: {:+.1} µs a ply",
+            t.referee_cpu_per_ply_us,
+            w.referee_cpu_per_ply_us,
+            w.referee_cpu_per_ply_us - t.referee_cpu_per_ply_us
+        );
+        println!(
+            "    referee main thread CPU per ply (slope)       {:>10.1} | {:.1} µs",
+            t.main_thread_cpu_per_ply_us, w.main_thread_cpu_per_ply_us
+        );
+        println!(
+            "    games per second ({:.0}-ply games)             {:>10.1} | {:.1}",
+            t.games_per_second_plies, t.games_per_second, w.games_per_second
+        );
+    }
     Ok(())
 }
 

@@ -50,7 +50,10 @@ impl Settings {
             spec,
             time: move_time_control(move_time, startup),
             isolation: bao_supervise::Isolation::default(),
-            limits: bao_supervise::ResourceLimits::default(),
+            limits: bao_supervise::ResourceLimits {
+                cpus: Some(bao_supervise::CpuShare::ONE),
+                ..bao_supervise::ResourceLimits::default()
+            },
             sandbox: bao_supervise::SandboxProfile::default(),
         }
     }
@@ -63,7 +66,10 @@ impl Settings {
             spec,
             time: fischer_control(base, increment, startup),
             isolation: bao_supervise::Isolation::default(),
-            limits: bao_supervise::ResourceLimits::default(),
+            limits: bao_supervise::ResourceLimits {
+                cpus: Some(bao_supervise::CpuShare::ONE),
+                ..bao_supervise::ResourceLimits::default()
+            },
             sandbox: bao_supervise::SandboxProfile::default(),
         }
     }

@@ -76,6 +76,9 @@ pub struct GameConfig {
     /// What the sandbox of each bot shows and allows under `--isolation full` (ignored
     /// otherwise): the competition server's `arena.toml` settings.
     pub sandbox: bao_supervise::SandboxProfile,
+    /// Freeze the bot not to move (cgroup `cgroup.freeze`) from the arrival of its move until
+    /// its next request is written: no pondering, a bot gets CPU only while its clock runs.
+    pub no_ponder: bool,
 }
 
 impl GameConfig {
@@ -90,11 +93,12 @@ impl GameConfig {
             side_time: [None, None],
             max_plies: Some(defaults::MAX_PLIES),
             seed: 0,
-            limits: ResourceLimits::default(),
+            limits: ResourceLimits { cpus: Some(bao_supervise::CpuShare::ONE), ..ResourceLimits::default() },
             stderr_cap: defaults::STDERR_CAP_BYTES,
             quit_grace: defaults::QUIT_GRACE,
             isolation: bao_supervise::Isolation::default(),
             sandbox: bao_supervise::SandboxProfile::default(),
+            no_ponder: false,
         }
     }
 }

@@ -28,5 +28,5 @@ mod fairness_tests;
 pub use clock::Clock;
 pub use config::{GameConfig, TimeControl};
 pub use error::GameError;
-pub use reason::{GameResult, Reason};
+pub use reason::{AbortCause, GameResult, Reason};
 pub use runner::play_game;

@@ -81,6 +81,22 @@ pub struct Header {
     pub limits: ResourceLimits,
     /// Wall-clock start time, RFC 3339 UTC.
     pub started_at: String,
+    /// How the bots' CPU was held: whether the CPU limit of `limits` was enforced here, and
+    /// whether pondering was off (absent in logs written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuRecord>,
+}
+
+/// How the bots' CPU was held in a game (see `docs/supervision.md`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuRecord {
+    /// Whether the kernel held each bot's whole tree to the CPU limit (`limits.cpus`).
+    pub confined: bool,
+    /// How (`cgroup v2 cpu.max`…) when confined; why not otherwise.
+    pub detail: String,
+    /// Whether the bot not to move was frozen (`--no-ponder`): a bot got CPU only while its
+    /// own clock ran.
+    pub no_ponder: bool,
 }
 
 /// A bot's ready message, as the log records it.

@@ -59,6 +59,19 @@ pub struct GameResult {
     pub names: [String; 2],
     /// The position at the end of the game.
     pub final_position: bao_rules::Position,
+    /// For an aborted game, why (`None` for every other result).
+    pub aborted: Option<AbortCause>,
+}
+
+/// Why a game was aborted: never a verdict on either bot, never counted or rated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AbortCause {
+    /// The referee was interrupted (Ctrl-C, SIGTERM, a server stopping).
+    Interrupted,
+    /// The referee or the machine failed, not a bot: no descriptors, memory, disk or
+    /// processes to start a bot, a sandbox this machine cannot set up (the sentence says which).
+    /// The game should be played again later.
+    RefereeFault(String),
 }
 
 impl GameResult {

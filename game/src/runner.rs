@@ -9,7 +9,7 @@ use crate::GameError;
 
 use crate::lag::micros;
 use crate::log::{
-    BotRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
+    BotRecord, CpuRecord, GameLog, Header, LOG_VERSION, LogRecord, Offense, PlyRecord, ReadyRecord, Reported,
     ResultRecord, StderrRecord,
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
@@ -133,7 +133,18 @@ pub async fn play_game(
         () = cancel.cancelled() => Ending::Aborted,
         ending = run(config, &mut seats, &mut position, &mut plies, log, observer) => ending?,
     };
+    if config.no_ponder {
+        // Both run again to read the end and quit by themselves.
+        for seat in &seats {
+            thaw(seat);
+        }
+    }
 
+    let ending_kind = match &ending {
+        Ending::Aborted => EndingKind::Interrupted,
+        Ending::RefereeFault(_) => EndingKind::RefereeFault,
+        _ => EndingKind::Other,
+    };
     // Announce the end, ask both to quit, and end both process trees.
     let (winner, reason, detail, offense) = match ending {
         Ending::Rules { winner, reason } => {
@@ -145,6 +156,12 @@ pub async fn play_game(
         }
         Ending::MaxPlies => (None, Reason::MaxPlies, format!("adjudicated a draw after {plies} plies"), None),
         Ending::Aborted => (None, Reason::Aborted, "the referee was interrupted".to_owned(), None),
+        Ending::RefereeFault(why) => (
+            None,
+            Reason::Aborted,
+            format!("the referee could not start a bot (not the bot's fault): {why}"),
+            None,
+        ),
         Ending::Fault(f) => {
             let offense = Offense { side: f.side, line: f.line, mv: f.mv, time_us: f.time_us };
             let detail = format!("{} ({}): {}", f.side, seats[f.side.index()].name(), f.detail);
@@ -157,7 +174,13 @@ pub async fn play_game(
         }
     };
     tracing::info!(reason = %reason, winner = ?winner, plies, detail = %detail, "game over");
+    let aborted = match &ending_kind {
+        EndingKind::Interrupted => Some(crate::reason::AbortCause::Interrupted),
+        EndingKind::RefereeFault => Some(crate::reason::AbortCause::RefereeFault(detail.clone())),
+        EndingKind::Other => None,
+    };
     let result = GameResult {
+        aborted,
         winner,
         reason,
         detail: detail.clone(),
@@ -219,8 +242,25 @@ enum Ending {
     },
     MaxPlies,
     Aborted,
+    /// The referee or the machine could not start a bot (the sentence says why).
+    RefereeFault(String),
     Fault(Fault),
     BothFailed(Fault, Fault),
+}
+
+/// Which kind of ending, kept past the match that consumes it.
+enum EndingKind {
+    Interrupted,
+    RefereeFault,
+    Other,
+}
+
+/// Why a bot could not be started.
+enum StartError {
+    /// Its own fault: the verdict.
+    Bot(Fault),
+    /// The referee's or the machine's (no descriptors, memory, disk...): a sentence.
+    Referee(String),
 }
 
 /// Sends game_over and quit (best effort) and ends the bot's process tree.
@@ -276,10 +316,22 @@ async fn run(
             observer.on_record(&record);
         }
     }
+    // The referee's own failure first: it says nothing of either bot.
     match (s, n) {
+        (Ok(()), Ok(())) if config.no_ponder => {
+            // Neither thinks before its first request.
+            freeze_until_next_line(south);
+            freeze_until_next_line(north);
+        }
         (Ok(()), Ok(())) => {}
-        (Err(f), Ok(())) | (Ok(()), Err(f)) => return Ok(Ending::Fault(f)),
-        (Err(a), Err(b)) => return Ok(Ending::BothFailed(a, b)),
+        (Err(StartError::Referee(a)), Err(StartError::Referee(b))) => {
+            return Ok(Ending::RefereeFault(format!("{a}; {b}")));
+        }
+        (Err(StartError::Referee(why)), _) | (_, Err(StartError::Referee(why))) => {
+            return Ok(Ending::RefereeFault(why));
+        }
+        (Err(StartError::Bot(f)), Ok(())) | (Ok(()), Err(StartError::Bot(f))) => return Ok(Ending::Fault(f)),
+        (Err(StartError::Bot(a)), Err(StartError::Bot(b))) => return Ok(Ending::BothFailed(a, b)),
     }
 
     // The ply record, reused from ply to ply (its strings keep their buffers); its move is
@@ -322,6 +374,11 @@ async fn run(
             Ok(played) => played,
             Err(fault) => return Ok(Ending::Fault(fault)),
         };
+        if config.no_ponder {
+            // From the arrival of its move until its next request is in its pipe (thawed by
+            // that write, inside the time of its next move: a bot runs only in its own time).
+            freeze_until_next_line(mover);
+        }
         *plies += 1;
         *position = played.next;
         if let LogRecord::Ply(ply) = &mut record {
@@ -359,11 +416,41 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         seed: config.seed,
         limits: config.limits,
         started_at: started_at.to_owned(),
+        cpu: Some(cpu_record(config)),
     })
 }
 
+/// How the bots' CPU is held in this game, for the header.
+fn cpu_record(config: &GameConfig) -> CpuRecord {
+    let machine = bao_supervise::cpu_confinement();
+    let (confined, detail) = match (config.limits.cpus, &machine.limit) {
+        (None, _) => (false, "no CPU limit was asked for".to_owned()),
+        (Some(cpus), Ok(by)) => (true, format!("{cpus} CPU per bot by {by}")),
+        (Some(_), Err(why)) => (false, why.clone()),
+    };
+    CpuRecord { confined, detail, no_ponder: config.no_ponder }
+}
+
+/// Freezes the seat's bot until its next line is written (`--no-ponder`). A failure is the
+/// referee's, never the bot's: it is logged and the game goes on.
+fn freeze_until_next_line(seat: &mut Seat) {
+    let Some(process) = &mut seat.process else { return };
+    if let Err(e) = process.freeze_until_next_line() {
+        tracing::warn!(side = %seat.side, "cannot freeze the bot: {e}");
+    }
+}
+
+/// Thaws the seat's bot (a failure is logged).
+fn thaw(seat: &Seat) {
+    if let Some(process) = &seat.process
+        && let Err(e) = process.thaw()
+    {
+        tracing::warn!(side = %seat.side, "cannot thaw the bot: {e}");
+    }
+}
+
 /// Spawns one bot and runs its handshake.
-async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSink) -> Result<(), Fault> {
+async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSink) -> Result<(), StartError> {
     let side = seat.side;
     let options = SpawnOptions {
         stderr_cap: config.stderr_cap,
@@ -373,12 +460,16 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     };
     let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
         let detail = format!("could not start {:?}: {e}", seat.spec.program);
-        Fault::new(
+        if e.is_referee_fault() {
+            tracing::warn!(side = %side, "{detail} (the referee's fault: the game is aborted)");
+            return StartError::Referee(format!("{side}: {detail}"));
+        }
+        StartError::Bot(Fault::new(
             side,
             Reason::HandshakeFailed,
             detail,
             Cause::Process(bao_supervise::BotFault::Io(e.to_string())),
-        )
+        ))
     })?;
     // Kept only if the game is aborted during the handshake (the process is then dropped,
     // which kills it); `finish` replaces it with how the bot ended otherwise.
@@ -395,7 +486,7 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     // The first move's CPU is counted from here (see `Seat::cpu_mark`).
     seat.cpu_mark = cpu_reading(&process);
     seat.process = Some(process);
-    let ready = result?;
+    let ready = result.map_err(StartError::Bot)?;
     seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
     Ok(())
 }

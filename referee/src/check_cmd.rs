@@ -22,6 +22,7 @@ fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
         ),
     };
     settings.isolation = bao_supervise::Isolation { level: args.isolation, no_network: false };
+    settings.limits.cpus = args.cpus_per_bot.0;
     Ok(settings)
 }
 

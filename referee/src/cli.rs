@@ -70,7 +70,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    init_tracing(cli.verbose);
+    // The server logs at `info` by default (docs/server.md); the other commands at `warn`.
+    let serving = matches!(&cli.command, Command::Serve(args) if args.command.is_none());
+    init_tracing(cli.verbose.saturating_add(u8::from(serving)));
     let code = match cli.command {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
         Command::Match(args) => crate::match_cmd::run(args),

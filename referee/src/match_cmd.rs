@@ -196,6 +196,13 @@ pub fn run(args: MatchArgs) -> u8 {
         );
         return crate::exit::INTERRUPTED;
     };
+    if unstartable.iter().any(|bot| bot.referee_fault) {
+        for bot in &unstartable {
+            eprintln!("error: {bot}");
+        }
+        eprintln!("No game was played: the referee itself could not start a bot (not the bot's fault).");
+        return crate::exit::INTERNAL;
+    }
     if !unstartable.is_empty() {
         let level = if args.forfeit_unstartable { "warning" } else { "error" };
         for bot in &unstartable {
@@ -233,7 +240,11 @@ pub fn run(args: MatchArgs) -> u8 {
     match outcome {
         Ok(result) => {
             report(&args, &result, &log_path, seed);
-            if result.reason == bao_game::Reason::Aborted {
+            if let Some(bao_game::AbortCause::RefereeFault(why)) = &result.aborted {
+                // Not a result: neither bot is charged with what the machine could not do.
+                eprintln!("error: the game was aborted by the referee's own failure, not a bot's: {why}");
+                crate::exit::INTERNAL
+            } else if result.reason == bao_game::Reason::Aborted {
                 eprintln!("{}", crate::signals::stopped_message());
                 crate::exit::INTERRUPTED
             } else {
@@ -288,6 +299,8 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
     config.seed = seed;
     config.limits = args.game.limits();
     config.isolation = args.game.isolation();
+    config.no_ponder = args.game.no_ponder;
+    args.game.check_cpu_confinement().map_err(anyhow::Error::msg)?;
     isolation_preflight(&[&config.south, &config.north], config.isolation)?;
     Ok(config)
 }

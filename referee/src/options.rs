@@ -55,6 +55,30 @@ pub struct GameOptions {
     /// unless --max-processes says otherwise). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
     pub isolation: bao_supervise::IsolationLevel,
+    /// The CPUs each bot's whole process tree may use at once, however many processes it
+    /// starts (cgroup cpu.max): a number (1, 0.5, 2) or `none`. Where enough CPUs are free a
+    /// bot also gets whole CPUs of its own. See docs/supervision.md.
+    #[arg(long, value_name = "CPUS", default_value = "1", value_parser = parse_cpus_per_bot)]
+    pub cpus_per_bot: CpusPerBot,
+    /// Freeze the bot whose turn it is not (cgroup.freeze): a bot gets CPU only while its own
+    /// clock runs (no pondering). See PROTOCOL.md.
+    #[arg(long)]
+    pub no_ponder: bool,
+}
+
+/// `--cpus-per-bot`: a CPU share, or `None` for no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpusPerBot(pub Option<bao_supervise::CpuShare>);
+
+/// A number of CPUs (`0.5`, `1`, `2`), or `none`.
+///
+/// # Errors
+/// A message naming the text that is neither.
+pub fn parse_cpus_per_bot(s: &str) -> Result<CpusPerBot, String> {
+    if s == "none" {
+        return Ok(CpusPerBot(None));
+    }
+    s.parse().map(|cpus| CpusPerBot(Some(cpus))).map_err(|e| format!("{e}, or none for no limit"))
 }
 
 impl GameOptions {
@@ -105,7 +129,26 @@ impl GameOptions {
             max_cpu_secs: self.max_cpu,
             max_processes: self.max_processes,
             max_output_bytes: self.max_output,
+            cpus: self.cpus_per_bot.0,
         }
+    }
+
+    /// Refuses `--no-ponder` where a bot cannot be frozen, and says at start (on stderr) when
+    /// a bot's CPU cannot be confined here.
+    ///
+    /// # Errors
+    /// `--no-ponder` on a machine that cannot freeze a bot, with why.
+    pub fn check_cpu_confinement(&self) -> Result<(), String> {
+        let machine = bao_supervise::cpu_confinement();
+        if self.no_ponder
+            && let Err(why) = &machine.freeze
+        {
+            return Err(format!("--no-ponder: the bots cannot be frozen on this machine: {why}"));
+        }
+        if self.cpus_per_bot.0.is_some() && !machine.limited() {
+            eprintln!("warning: {}", machine.summary());
+        }
+        Ok(())
     }
 
     /// The isolation asked for.
@@ -243,6 +286,14 @@ mod tests {
         assert!(parse_positive_duration("86401").is_err());
         assert_eq!(parse_positive_duration("86400").unwrap(), MAX_DURATION);
         assert!(parse_tc("x+1").unwrap_err().contains("base"));
+    }
+
+    #[test]
+    fn cpus_per_bot() {
+        assert_eq!(parse_cpus_per_bot("none").unwrap(), CpusPerBot(None));
+        assert_eq!(parse_cpus_per_bot("0.5").unwrap().0.unwrap().millis(), 500);
+        assert!(parse_cpus_per_bot("0").unwrap_err().contains("none for no limit"));
+        assert!(parse_cpus_per_bot("many").unwrap_err().contains("many"));
     }
 
     #[test]

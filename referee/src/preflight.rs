@@ -45,6 +45,9 @@ pub struct Unstartable {
     pub problem: String,
     /// What it wrote on stderr (the start of it), trimmed.
     pub stderr: String,
+    /// The referee or the machine could not start it (no descriptors, memory, processes...):
+    /// not the bot's fault, never a forfeit.
+    pub referee_fault: bool,
 }
 
 impl fmt::Display for Unstartable {
@@ -78,11 +81,13 @@ pub async fn check_bot(spec: &BotSpec, with: &Preflight<'_>) -> Result<bao_proto
         dir: spec.dir.as_ref().map(|d| d.display().to_string()),
         problem,
         stderr: quote(&stderr),
+        referee_fault: false,
     };
     let options = SpawnOptions { isolation: with.isolation, ..SpawnOptions::default() };
-    let mut process = BotProcess::spawn_with(spec, with.limits, &options)
-        .await
-        .map_err(|e| failure(e.to_string(), String::new()))?;
+    let mut process = BotProcess::spawn_with(spec, with.limits, &options).await.map_err(|e| Unstartable {
+        referee_fault: e.is_referee_fault(),
+        ..failure(e.to_string(), String::new())
+    })?;
     let deadline = tokio::time::Instant::now() + with.time.startup;
     let hello = wire::hello_line(Side::South, with.start, with.time);
     let answer = handshake(&mut process, &hello, deadline, with).await;

@@ -60,12 +60,16 @@ pub enum UserCommand {
 /// The arguments of `bao-referee submit`.
 #[derive(Debug, clap::Args)]
 pub struct SubmitArgs {
-    /// The server's URL, e.g. http://127.0.0.1:8080.
+    /// The server's URL, e.g. http://127.0.0.1:8080 or https://bao.example.org.
     #[arg(long)]
     pub server: String,
-    /// Your API token (from `bao-referee serve user add`).
-    #[arg(long)]
-    pub token: String,
+    /// Your API token (from `bao-referee serve user add`). Visible to other users in `ps`:
+    /// prefer `BAO_TOKEN` or `--token-file`.
+    #[arg(long, conflicts_with = "token_file")]
+    pub token: Option<String>,
+    /// A file holding your API token (its first line).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
     /// The bot's name (a new version of it when it exists).
     #[arg(long)]
     pub bot: String,
@@ -86,16 +90,22 @@ pub struct SubmitArgs {
 #[must_use]
 pub fn run_serve(args: &ServeArgs) -> u8 {
     let result = match &args.command {
-        None => tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| bao_server::ServerError::io("cannot start the server's runtime", e))
-            .and_then(|rt| {
-                rt.block_on(bao_server::serve(bao_server::ServeOptions {
-                    data_dir: args.data.clone(),
-                    listen: args.listen,
-                }))
-            }),
+        // The server runs until a signal stops it: README's 130 when it stopped cleanly.
+        None => {
+            return match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| bao_server::ServerError::io("cannot start the server's runtime", e))
+                .and_then(|rt| {
+                    rt.block_on(bao_server::serve(bao_server::ServeOptions {
+                        data_dir: args.data.clone(),
+                        listen: args.listen,
+                    }))
+                }) {
+                Ok(()) => crate::exit::INTERRUPTED,
+                Err(e) => finish(Err(e)),
+            };
+        }
         Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
             bao_server::user_add(&args.data, name, *admin).map(|token| crate::out::line(&token))
         }
@@ -121,12 +131,39 @@ pub fn run_serve(args: &ServeArgs) -> u8 {
     finish(result)
 }
 
+/// The token: `--token`, else `--token-file`, else `BAO_TOKEN`.
+fn submit_token(args: &SubmitArgs) -> Result<String, String> {
+    if let Some(token) = &args.token {
+        return Ok(token.clone());
+    }
+    if let Some(path) = &args.token_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+        let token = text.lines().next().unwrap_or("").trim().to_owned();
+        if token.is_empty() {
+            return Err(format!("the token file {} is empty", path.display()));
+        }
+        return Ok(token);
+    }
+    match std::env::var("BAO_TOKEN") {
+        Ok(token) if !token.trim().is_empty() => Ok(token.trim().to_owned()),
+        _ => Err("no API token: set BAO_TOKEN, or give --token-file FILE (or --token)".to_owned()),
+    }
+}
+
 /// Runs `bao-referee submit`; returns the exit code.
 #[must_use]
 pub fn run_submit(args: &SubmitArgs) -> u8 {
+    let token = match submit_token(args) {
+        Ok(token) => token,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::exit::MALFORMED;
+        }
+    };
     let options = bao_server::SubmitOptions {
         server: args.server.clone(),
-        token: args.token.clone(),
+        token,
         file: args.file.clone(),
         bot: args.bot.clone(),
         language: args.language.clone(),
@@ -136,12 +173,23 @@ pub fn run_submit(args: &SubmitArgs) -> u8 {
     finish(bao_server::submit_client(&options).map(|answer| crate::out::line(&answer.to_string())))
 }
 
+/// The exit code of an error (README, "Exit codes"): the operator's (a taken or invalid name,
+/// a bad configuration, something missing) 2, a submission the server refused 1, anything
+/// else (the server or the network failed) 3.
 fn finish(result: Result<(), bao_server::ServerError>) -> u8 {
+    use bao_server::ServerError;
     match result {
         Ok(()) => crate::exit::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            crate::exit::INTERNAL
+            match e {
+                ServerError::Invalid(_)
+                | ServerError::Conflict(_)
+                | ServerError::NotFound(_)
+                | ServerError::Config { .. } => crate::exit::MALFORMED,
+                ServerError::Refused(_) | ServerError::RateLimited(_) => crate::exit::REJECTED,
+                _ => crate::exit::INTERNAL,
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&dir)?;
     std::fs::write(
         dir.join("arena.toml"),
-        bao_server::config::DEFAULT_CONFIG.replacen("\nconcurrency = 1\n", "\nconcurrency = 0\n", 1),
+        bao_server::config::DEFAULT_CONFIG.replacen("\n# concurrency = 1\n", "\nconcurrency = 0\n", 1),
     )?;
     let arena = Arena::open(&dir)?;
     let started = Instant::now();

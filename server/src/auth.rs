@@ -74,17 +74,39 @@ impl FromRequestParts<SharedArena> for PageSession {
 }
 
 /// Checks a form post: the session's CSRF token must match the form's, and an
-/// `Origin` header, when sent, must name this host.
-pub fn check_form(session: &Session, form_csrf: &str, headers: &HeaderMap) -> Result<(), ApiError> {
+/// `Origin` header, when sent, must name this host or the configured `public_url`.
+pub fn check_form(
+    session: &Session,
+    form_csrf: &str,
+    headers: &HeaderMap,
+    public_url: Option<&str>,
+) -> Result<(), ApiError> {
     if !crate::token::constant_time_eq(&session.csrf, form_csrf) {
         return Err(ApiError::forbidden("the form's CSRF token does not match the session: reload the page"));
     }
-    check_origin(headers)
+    check_origin(headers, public_url)
 }
 
-/// An `Origin` header, when present, must name the `Host` the request was sent to.
-pub fn check_origin(headers: &HeaderMap) -> Result<(), ApiError> {
+/// The origin (`scheme://host[:port]`, lower case, no path) of a URL, if it has one.
+#[must_use]
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let scheme = scheme.to_ascii_lowercase();
+    if host.is_empty() || !matches!(scheme.as_str(), "http" | "https") {
+        return None;
+    }
+    Some(format!("{scheme}://{}", host.to_ascii_lowercase()))
+}
+
+/// An `Origin` header, when present, must be the configured `public_url`'s origin (the
+/// server behind a reverse proxy, whose `Host` may be the proxy's upstream name) or name
+/// the `Host` the request was sent to.
+pub fn check_origin(headers: &HeaderMap, public_url: Option<&str>) -> Result<(), ApiError> {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else { return Ok(()) };
+    if public_url.and_then(origin_of).is_some_and(|public| Some(public) == origin_of(origin)) {
+        return Ok(());
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
     if origin_host != host {
@@ -114,10 +136,25 @@ mod tests {
     fn origin_must_match_host() {
         let mut h = HeaderMap::new();
         h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        assert!(check_origin(&h).is_ok());
+        assert!(check_origin(&h, None).is_ok());
         h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:8080"));
-        assert!(check_origin(&h).is_ok());
+        assert!(check_origin(&h, None).is_ok());
         h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
-        assert!(check_origin(&h).is_err());
+        assert!(check_origin(&h, None).is_err());
+    }
+
+    #[test]
+    fn behind_a_proxy_the_public_url_is_the_origin() {
+        // nginx's default `proxy_set_header Host $proxy_host`: the upstream's name.
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
+        h.insert(header::ORIGIN, HeaderValue::from_static("https://bao.example.org"));
+        assert!(check_origin(&h, None).is_err(), "without public_url the proxy's name is refused");
+        assert!(check_origin(&h, Some("https://bao.example.org/")).is_ok());
+        assert!(check_origin(&h, Some("https://Bao.Example.org")).is_ok());
+        assert!(check_origin(&h, Some("http://bao.example.org")).is_err(), "another scheme");
+        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
+        assert!(check_origin(&h, Some("https://bao.example.org")).is_err());
+        assert_eq!(origin_of("bao.example.org"), None);
     }
 }

@@ -19,7 +19,8 @@ pub const DEFAULT_CONFIG: &str = include_str!("../arena.default.toml");
 pub struct ArenaConfig {
     /// The address to listen on (`--listen` overrides it).
     pub listen: SocketAddr,
-    /// The public URL of the server, shown in pages (informational).
+    /// The URL the server is reached at through a reverse proxy (`https://bao.example.org`):
+    /// a form posted from this origin is accepted whatever `Host` the proxy sends.
     #[serde(default)]
     pub public_url: Option<String>,
     /// Set the `Secure` flag on the session cookie (serve behind HTTPS).
@@ -42,6 +43,9 @@ pub struct ArenaConfig {
     pub sandbox: SandboxConfig,
     /// The languages entrants may submit in.
     pub languages: Vec<Language>,
+    /// Connections: timeouts, caps, `/metrics` (defaults when the section is missing).
+    #[serde(default)]
+    pub http: crate::http::settings::HttpConfig,
 }
 
 /// How games are played.
@@ -58,14 +62,62 @@ pub struct GamesConfig {
     pub startup_ms: u64,
     /// A game still running after this many plies is a draw.
     pub max_plies: u32,
-    /// Pairs of games played at the same time (0 pauses the game loop).
-    pub concurrency: usize,
+    /// Pairs of games played at the same time (0 pauses the game loop); absent: what the
+    /// CPUs can give every thinking bot a full CPU ([`GamesConfig::slots`]).
+    #[serde(default)]
+    pub concurrency: Option<usize>,
+    /// Freeze the bot not to move (`bao-referee match --no-ponder`): a bot gets CPU only
+    /// while its own clock runs.
+    #[serde(default)]
+    pub no_ponder: bool,
+    /// Play rated games even where a bot's CPU cannot be confined (no cgroup CPU limit here),
+    /// where one entrant's busy processes can make others lose on time. Off: the game loop
+    /// does not run on such a machine, and says why at start.
+    #[serde(default)]
+    pub allow_unconfined_cpu: bool,
     /// Random plies from the start position that make a pair's shared opening.
     pub opening_plies: u32,
     /// Memory limit per bot process, in MiB.
     pub bot_memory_mib: u64,
     /// CPU-time limit per bot process for one game, in seconds.
     pub bot_cpu_secs: u64,
+}
+
+impl GamesConfig {
+    /// The game slots to run, and why (one line for the start): `concurrency` if set, else
+    /// as many as the CPUs can give every bot that may be thinking one CPU of its own (one
+    /// bot a slot with `no_ponder`, both otherwise); none where the bots' CPU cannot be
+    /// confined, unless `allow_unconfined_cpu`.
+    #[must_use]
+    pub fn slots(&self) -> (usize, String) {
+        let machine = bao_supervise::cpu_confinement();
+        let unconfined = match (&machine.limit, &machine.freeze) {
+            (Err(why), _) => Some(why.clone()),
+            (Ok(_), Err(why)) if self.no_ponder => Some(format!("no_ponder, but {why}")),
+            _ => None,
+        };
+        if let Some(why) = &unconfined
+            && !self.allow_unconfined_cpu
+        {
+            return (
+                0,
+                format!(
+                    "no rated games: a bot's CPU cannot be confined here ({why}); set                      games.allow_unconfined_cpu = true in arena.toml to play them anyway"
+                ),
+            );
+        }
+        let warning = unconfined.map(|why| format!("; bots' CPU NOT confined ({why})")).unwrap_or_default();
+        if let Some(n) = self.concurrency {
+            return (n, format!("games.concurrency in arena.toml{warning}"));
+        }
+        let cpus = machine.cpus.max(1);
+        let (thinking, how) = if self.no_ponder {
+            (1, "one bot a game thinks at a time (no_ponder)")
+        } else {
+            (2, "both bots of a game may think at once")
+        };
+        ((cpus / thinking).max(1), format!("{cpus} CPUs, one CPU per thinking bot, {how}{warning}"))
+    }
 }
 
 /// Limits on uploads, builds and submission rate.
@@ -297,6 +349,11 @@ impl ArenaConfig {
         if !(ordered && rates) {
             return Err("candidate: need elo1 > elo0 and 0 < alpha, beta < 0.5".into());
         }
+        self.http.validate()?;
+        if let Some(url) = &self.public_url {
+            crate::auth::origin_of(url)
+                .ok_or_else(|| format!("public_url must be like \"https://bao.example.org\", not {url:?}"))?;
+        }
         if self.languages.is_empty() {
             return Err("at least one [[languages]] entry is needed".into());
         }
@@ -325,7 +382,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_bad_values_are_named() {
-        let bad = DEFAULT_CONFIG.replace("concurrency = 1\n", "concurrency = 1\nbogus = 3\n");
+        let bad = DEFAULT_CONFIG.replace("# concurrency = 1\n", "concurrency = 1\nbogus = 3\n");
+        assert_ne!(bad, DEFAULT_CONFIG);
         let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("unknown key").to_string();
         assert!(e.contains("bogus"), "{e}");
         let bad = DEFAULT_CONFIG.replace("variant = \"kiswahili\"", "variant = \"chess\"");

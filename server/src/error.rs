@@ -43,9 +43,12 @@ pub enum ServerError {
     /// Something was not found.
     #[error("{0}")]
     NotFound(String),
-    /// A client request to a server failed.
+    /// A client request to a server failed (it could not be sent, or the answer is unreadable).
     #[error("{0}")]
     Client(String),
+    /// The server answered the client's request with a refusal (its message quoted).
+    #[error("{0}")]
+    Refused(String),
     /// A background task failed to run.
     #[error("internal error: {0}")]
     Internal(String),

@@ -66,9 +66,9 @@ enum Command {
         /// The server's URL.
         #[arg(long)]
         server: String,
-        /// The API token.
+        /// The API token (else the `BAO_TOKEN` environment variable).
         #[arg(long)]
-        token: String,
+        token: Option<String>,
         /// The bot's name.
         #[arg(long)]
         bot: String,
@@ -86,6 +86,9 @@ enum Command {
     },
 }
 
+/// The exit code after a stop by SIGTERM, SIGINT or SIGHUP.
+const STOPPED: u8 = 130;
+
 fn main() -> ExitCode {
     // The bots' re-exec stub (limits, namespaces) runs from this executable.
     bao_supervise::exec_stub::run_if_requested();
@@ -97,12 +100,15 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    let mut return_code = 0;
     let result = match cli.command {
         Command::Serve { data, listen } => tokio::runtime::Runtime::new()
             .map_err(|e| bao_server::ServerError::io("cannot start the runtime", e))
             .and_then(|rt| {
                 rt.block_on(bao_server::serve(bao_server::ServeOptions { data_dir: data, listen }))
-            }),
+            })
+            // Stopped by a signal, as `bao-referee serve` (README, "Exit codes").
+            .map(|()| return_code = STOPPED),
         Command::UserAdd { data, name, admin } => bao_server::user_add(&data, &name, admin).map(|token| {
             println!("{token}");
         }),
@@ -116,16 +122,27 @@ fn main() -> ExitCode {
             println!("exported {} games and {} standings to {}", s.games, s.standings, dir.display());
         }),
         Command::Submit { server, token, bot, language, candidate, auto_promote, file } => {
+            let Some(token) = token.or_else(|| std::env::var("BAO_TOKEN").ok()) else {
+                eprintln!("error: no API token: set BAO_TOKEN or give --token");
+                return ExitCode::from(2);
+            };
             let opts =
                 bao_server::SubmitOptions { server, token, file, bot, language, candidate, auto_promote };
             bao_server::submit_client(&opts).map(|v| println!("{v}"))
         }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(return_code),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(match e {
+                bao_server::ServerError::Invalid(_)
+                | bao_server::ServerError::Conflict(_)
+                | bao_server::ServerError::NotFound(_)
+                | bao_server::ServerError::Config { .. } => 2,
+                bao_server::ServerError::Refused(_) | bao_server::ServerError::RateLimited(_) => 1,
+                _ => 3,
+            })
         }
     }
 }

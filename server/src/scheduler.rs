@@ -45,17 +45,31 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             return;
         }
     };
-    let slots = arena.config.games.concurrency;
-    let mut running: PairTasks<()> = PairTasks::default();
+    let (slots, why) = arena.config.games.slots();
+    tracing::info!("game slots: {slots} ({why})");
+    eprintln!("game slots: {slots} ({why})");
+    let mut running: PairTasks<bool> = PairTasks::default();
+    // After a pair fails by the server's own fault (no descriptors, memory, disk, a database
+    // error, a panic), no new pair starts for a while, doubling up to a minute: no tight
+    // loop of aborts.
+    let mut backoff = Duration::ZERO;
+    let mut resume_at = tokio::time::Instant::now();
     loop {
-        while running.len() < slots && !arena.shutdown.is_cancelled() {
+        while running.len() < slots
+            && !arena.shutdown.is_cancelled()
+            && tokio::time::Instant::now() >= resume_at
+        {
             match next_pair(&arena, &stats, running.busy()).await {
                 Ok(Some(plan)) => {
                     let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
                     running.spawn(ids, async move {
-                        if let Err(e) = play_pair(&arena, &engine, &stats, &plan).await {
-                            tracing::error!(error = %e, "a pair of games failed");
+                        match play_pair(&arena, &engine, &stats, &plan).await {
+                            Ok(()) => false,
+                            Err(e) => {
+                                tracing::error!(error = %e, "a pair of games failed");
+                                true
+                            }
                         }
                     });
                 }
@@ -68,16 +82,41 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
         }
         tokio::select! {
             () = arena.shutdown.cancelled() => break,
-            Some(_) = running.join_next(), if !running.is_empty() => {
+            Some((_, done)) = running.join_next(), if !running.is_empty() => {
+                // `None`: the task panicked, a failure of the server's own as well.
+                if done.unwrap_or(true) {
+                    backoff = (backoff * 2).clamp(MIN_BACKOFF, MAX_BACKOFF);
+                    resume_at = tokio::time::Instant::now() + backoff;
+                    tracing::warn!(secs = backoff.as_secs(), "no new game for a while after a failure of the server's own");
+                } else {
+                    backoff = Duration::ZERO;
+                }
                 arena.rating_wake.notify_one();
             }
             () = arena.game_wake.notified() => {}
-            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+            () = tokio::time::sleep_until(next_look(resume_at)) => {}
         }
     }
     // The engine aborts running games on shutdown; wait for them to be recorded.
     while running.join_next().await.is_some() {}
 }
+
+/// When the loop looks again without being woken: every 2 s, or at the end of a pause.
+fn next_look(resume_at: tokio::time::Instant) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    let look = now + Duration::from_secs(2);
+    if resume_at > now { resume_at.min(look) } else { look }
+}
+
+/// A game's reason as shown to anyone: the arena's folder left out of it.
+fn public_text(arena: &Arena, text: &str) -> String {
+    crate::http::log_privacy::scrub_text(text, &crate::http::log_privacy::arena_prefixes(&arena.dir))
+}
+
+/// The first pause after a failure of the server's own.
+const MIN_BACKOFF: Duration = Duration::from_secs(1);
+/// The longest pause.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// What the game loop knows of past games, read once at start and then kept
 /// up to date by the loop itself (the only writer of games), so that choosing
@@ -246,6 +285,7 @@ fn game_config(
     config.limits = profile.limits;
     config.isolation = profile.options.isolation;
     config.sandbox = profile.options.sandbox;
+    config.no_ponder = g.no_ponder;
     Ok(config)
 }
 
@@ -329,8 +369,15 @@ async fn play_one(
     match outcome {
         Ok(r) if r.reason == bao_game::Reason::Aborted => {
             arena.metrics.games_aborted.inc();
-            let why = r.detail.clone();
+            let why = public_text(arena, &r.detail);
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
+            if let Some(bao_game::AbortCause::RefereeFault(why)) = r.aborted {
+                // Never a result: played again later, after the loop's pause.
+                arena.leaderboard.changed();
+                return Err(ServerError::Internal(format!(
+                    "game {id} aborted by the server's own failure: {why}"
+                )));
+            }
         }
         Ok(r) => {
             let result = match r.winner {
@@ -341,7 +388,7 @@ async fn play_one(
             let reason = if r.detail.is_empty() {
                 r.reason.to_string()
             } else {
-                format!("{}: {}", r.reason, r.detail)
+                format!("{}: {}", r.reason, public_text(arena, &r.detail))
             };
             let plies = r.plies;
             arena.db.write(move |c| games::finish(c, id, result, &reason, plies)).await?;
@@ -350,7 +397,7 @@ async fn play_one(
         }
         Err(e) => {
             arena.metrics.games_aborted.inc();
-            let why = format!("the server failed to play the game: {e}");
+            let why = public_text(arena, &format!("the server failed to play the game: {e}"));
             arena.db.write(move |c| games::abort(c, id, &why)).await?;
             arena.leaderboard.changed();
             return Err(e);

@@ -1,6 +1,6 @@
 //! Running the server: open the arena, recover from a stop, start the
-//! background workers (builds, games, ratings), serve HTTP until SIGTERM or
-//! Ctrl-C, then stop gracefully (running games are recorded as aborted).
+//! background workers (builds, games, ratings), serve HTTP until SIGTERM, SIGINT
+//! or SIGHUP, then stop gracefully (running games are recorded as aborted).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,8 +10,10 @@ use tokio::net::TcpListener;
 
 use crate::arena::{Arena, SharedArena};
 use crate::build::gate::ConformanceGate;
+use crate::config::ArenaConfig;
 use crate::engine::{CheckLimits, Engine};
 use crate::error::ServerError;
+use crate::http::listener::{self, ConnectionLimits};
 
 /// How to run the server.
 #[derive(Debug, Clone)]
@@ -22,7 +24,7 @@ pub struct ServeOptions {
     pub listen: Option<SocketAddr>,
 }
 
-/// Runs the server until SIGTERM or Ctrl-C.
+/// Runs the server until SIGTERM, SIGINT (Ctrl-C) or SIGHUP; `Ok` after such a stop.
 pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     let arena = Arena::open(&opts.data_dir)?;
     let (aborted, requeued) = arena.recover()?;
@@ -31,6 +33,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     }
     crate::sandbox::probe::require(&arena.config, &arena.dir.join("arena.toml")).await?;
     let arena: SharedArena = Arc::new(arena);
+    let limits = connection_limits(&arena.config);
     let addr = opts.listen.unwrap_or(arena.config.listen);
     let listener =
         TcpListener::bind(addr).await.map_err(|e| ServerError::io(format!("cannot listen on {addr}"), e))?;
@@ -58,15 +61,26 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     let app = crate::http::router(arena.clone());
     let shutdown = arena.shutdown.clone();
     tokio::spawn(async move {
-        wait_for_signal().await;
-        tracing::info!("shutting down");
+        let signal = wait_for_signal().await;
+        tracing::info!(signal, "shutting down");
         shutdown.cancel();
     });
-    let token = arena.shutdown.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move { token.cancelled().await })
-        .await
-        .map_err(|e| ServerError::io("the HTTP server failed", e))?;
+    let metrics_server = match arena.config.http.metrics_listen {
+        None => None,
+        Some(addr) => {
+            let metrics = TcpListener::bind(addr)
+                .await
+                .map_err(|e| ServerError::io(format!("cannot listen on {addr} (http.metrics_listen)"), e))?;
+            tracing::info!(%addr, "serving /metrics");
+            let few = ConnectionLimits { max_connections: 16, per_address: 16, ..limits };
+            let router = crate::http::metrics_router(arena.clone());
+            Some(tokio::spawn(listener::serve(metrics, router, few, arena.shutdown.clone())))
+        }
+    };
+    listener::serve(listener, app, limits, arena.shutdown.clone()).await;
+    if let Some(m) = metrics_server {
+        let _ = m.await;
+    }
     for w in workers {
         let _ = w.await;
     }
@@ -84,20 +98,78 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     Ok(())
 }
 
-async fn wait_for_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+/// Waits for SIGTERM, SIGINT (Ctrl-C) or SIGHUP, each a graceful stop (README, "Exit
+/// codes": the server then exits 130); returns the signal's name.
+async fn wait_for_signal() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn one(kind: SignalKind, name: &'static str) -> &'static str {
+        match signal(kind) {
             Ok(mut s) => {
                 s.recv().await;
+                name
             }
             Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
+                tracing::error!(error = %e, "cannot listen for {name}");
+                std::future::pending().await
             }
         }
-    };
+    }
     tokio::select! {
-        () = term => {}
-        r = tokio::signal::ctrl_c() => { if let Err(e) = r { tracing::error!(error = %e, "ctrl-c"); } }
+        name = one(SignalKind::terminate(), "SIGTERM") => name,
+        name = one(SignalKind::interrupt(), "SIGINT") => name,
+        name = one(SignalKind::hangup(), "SIGHUP") => name,
+    }
+}
+
+/// Descriptors kept for the games, builds, database and logs, out of the connections' reach.
+fn reserved_descriptors(config: &ArenaConfig) -> u64 {
+    // A game: two bots, each with its pipes, pidfd, cgroup files, log; a build likewise.
+    let games = config.games.slots().0 as u64 * 2;
+    let builds = config.limits.build_concurrency as u64;
+    128 + 48 * games + 32 * builds
+}
+
+/// Raises the soft descriptor limit to the hard one and fits the connection cap under it.
+fn connection_limits(config: &ArenaConfig) -> ConnectionLimits {
+    let http = &config.http;
+    let descriptors = raise_descriptor_limit();
+    let room = descriptors.map(|n| n.saturating_sub(reserved_descriptors(config)));
+    let mut max_connections = http.max_connections;
+    if let Some(room) = room {
+        let room = usize::try_from(room).unwrap_or(usize::MAX).max(1);
+        if room < max_connections {
+            tracing::warn!(
+                configured = max_connections,
+                used = room,
+                descriptors,
+                "http.max_connections lowered to fit the descriptor limit (raise `ulimit -n` or LimitNOFILE)"
+            );
+            max_connections = room;
+        }
+    }
+    tracing::info!(max_connections, per_address = http.max_connections_per_address, "connection caps");
+    ConnectionLimits {
+        header_timeout: http.header_timeout(),
+        max_connections,
+        per_address: http.max_connections_per_address.min(max_connections),
+    }
+}
+
+/// Sets the soft `RLIMIT_NOFILE` to the hard limit; returns the soft limit now in force.
+fn raise_descriptor_limit() -> Option<u64> {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    if soft >= hard {
+        return Some(soft);
+    }
+    match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok(()) => {
+            tracing::info!(from = soft, to = hard, "raised the descriptor limit");
+            Some(hard)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, soft, hard, "cannot raise the descriptor limit");
+            Some(soft)
+        }
     }
 }

@@ -13,6 +13,12 @@
 //! `pread` at offset 0 (the kernel regenerates the text on each read from the start): one
 //! system call per reading instead of `open` + `read` + `close` on cgroupfs, read twice a ply.
 //!
+//! CPU confinement (see `docs/supervision.md`): with [`ResourceLimits::cpus`], `cpu.max` on
+//! `bao-bot-PID-N/` (or, where the v2 hierarchy has no `cpu` controller, the v1 CFS quota of
+//! [`crate::cgroup_v1`]), and, when enough CPUs are free, a cpuset of the bot's own
+//! ([`CpuLease`]). `cgroup.freeze` is kept open, so that freezing or thawing the whole tree is
+//! one `pwrite` ([`BotCgroup::freeze`]).
+//!
 //! The cgroup is created as a child of the referee's own cgroup (`/proc/self/cgroup`, line
 //! `0::PATH`) under the cgroup2 mount found in `/proc/self/mountinfo`. Anything that fails
 //! (no cgroup2 mount, not writable, no `cgroup.kill`) makes [`BotCgroup::create`] return an
@@ -27,6 +33,8 @@ use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use super::ResourceLimits;
+use super::cgroup_v1::{Controller, V1Group};
+use super::cpu_lease::CpuLease;
 use super::memory_v1::MemoryV1;
 
 /// One bot's cgroup; removed by [`BotCgroup::remove`] once empty.
@@ -43,7 +51,20 @@ pub(crate) struct BotCgroup {
     memory_v1: Option<MemoryV1>,
     memory_limited: bool,
     pids_limited: bool,
+    /// How the kernel holds the tree to its CPU limit, if it does.
+    cpu_limit_by: Option<&'static str>,
+    /// The v1 cgroups of the CPU limit and the cpuset, where v2 has no such controller.
+    cpu_v1: Vec<V1Group>,
+    /// The bot's own CPUs (`cpuset.cpus`), given back when its processes are killed.
+    lease: std::sync::Mutex<Option<CpuLease>>,
+    /// The CPUs of the lease as `cpuset.cpus` lists them, once set.
+    cpuset: Option<String>,
+    /// `bao-bot-PID-N/cgroup.freeze`, kept open for writing.
+    freeze: Option<File>,
 }
+
+/// The `cpu.max` period, in microseconds (the kernel's default).
+const CPU_PERIOD_US: u64 = 100_000;
 
 const PREFIX: &str = "bao-bot-";
 /// The leaf's name.
@@ -56,7 +77,12 @@ const STALE_KILL_WAIT: Duration = Duration::from_secs(2);
 impl BotCgroup {
     /// Creates a cgroup for one bot and sets the limits it can enforce. `task_backstop` is the
     /// `pids.max` to use if `limits.max_processes` is set (pids.max counts threads too).
-    pub(crate) fn create(limits: &ResourceLimits, task_backstop: Option<u64>) -> Result<Self, String> {
+    /// With `own_cpus`, a bot with a CPU limit also gets CPUs of its own when enough are free.
+    pub(crate) fn create(
+        limits: &ResourceLimits,
+        task_backstop: Option<u64>,
+        own_cpus: bool,
+    ) -> Result<Self, String> {
         let parent = own_cgroup_dir().ok_or("no cgroup v2 hierarchy found for this process")?;
         static CLEAN_STALE: Once = Once::new();
         CLEAN_STALE.call_once(|| remove_stale(parent));
@@ -64,7 +90,8 @@ impl BotCgroup {
         let name = format!("{PREFIX}{}-{}", std::process::id(), SEQUENCE.fetch_add(1, Ordering::Relaxed));
         let path = parent.join(name);
         std::fs::create_dir(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let two_levels = limits.max_memory_bytes.is_some() || task_backstop.is_some();
+        let two_levels =
+            limits.max_memory_bytes.is_some() || task_backstop.is_some() || limits.cpus.is_some();
         let leaf = if two_levels { path.join(LEAF) } else { path.clone() };
         let mut cgroup = Self {
             dir: path,
@@ -73,6 +100,11 @@ impl BotCgroup {
             memory_v1: None,
             memory_limited: false,
             pids_limited: false,
+            cpu_limit_by: None,
+            cpu_v1: Vec::new(),
+            lease: std::sync::Mutex::new(None),
+            cpuset: None,
+            freeze: None,
         };
         // The kernel's, not the directory's: asked once per process.
         static HAS_KILL: OnceLock<bool> = OnceLock::new();
@@ -111,7 +143,88 @@ impl BotCgroup {
             enable_controller(parent, "pids");
             cgroup.pids_limited = cgroup.write("pids.max", &tasks.to_string()).is_ok();
         }
+        if let Some(cpus) = limits.cpus {
+            cgroup.confine_cpu(parent, cpus, own_cpus);
+        }
+        cgroup.freeze = std::fs::OpenOptions::new()
+            .write(true)
+            .open(cgroup.dir.join("cgroup.freeze"))
+            .inspect_err(|e| tracing::debug!("cannot open {}/cgroup.freeze: {e}", cgroup.dir.display()))
+            .ok();
         Ok(cgroup)
+    }
+
+    /// Sets the CPU limit (`cpu.max`, else the v1 CFS quota) and, with `own_cpus` and enough
+    /// free CPUs, the bot's own cpuset (v2, else v1). What cannot be set is left out and said
+    /// by [`BotCgroup::cpu_limit_by`] and [`BotCgroup::cpuset`].
+    fn confine_cpu(&mut self, parent: &Path, cpus: crate::CpuShare, own_cpus: bool) {
+        let quota = cpus.quota_us(CPU_PERIOD_US);
+        let name = self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        enable_controller(parent, "cpu");
+        if self.write("cpu.max", &format!("{quota} {CPU_PERIOD_US}")).is_ok() {
+            self.cpu_limit_by = Some("cgroup v2 cpu.max");
+        } else {
+            let settings =
+                [("cpu.cfs_period_us", CPU_PERIOD_US.to_string()), ("cpu.cfs_quota_us", quota.to_string())];
+            match V1Group::create(Controller::Cpu, &name, &settings) {
+                Ok(group) => {
+                    self.cpu_v1.push(group);
+                    self.cpu_limit_by = Some("cgroup v1 cpu.cfs_quota_us");
+                }
+                Err(reason) => tracing::debug!("no kernel CPU limit for the bot: {reason}"),
+            }
+        }
+        if !own_cpus {
+            return;
+        }
+        let Some(lease) = CpuLease::take(cpus.whole_cpus()) else { return };
+        let list = lease.list();
+        enable_controller(parent, "cpuset");
+        let set = if self.write("cpuset.cpus", &list).is_ok() {
+            true
+        } else {
+            let mems = super::cgroup_v1::own_cpuset_mems().unwrap_or_else(|| "0".to_owned());
+            let settings = [("cpuset.mems", mems), ("cpuset.cpus", list.clone())];
+            V1Group::create(Controller::Cpuset, &name, &settings)
+                .inspect_err(|reason| tracing::debug!("no cpuset of its own for the bot: {reason}"))
+                .map(|group| self.cpu_v1.push(group))
+                .is_ok()
+        };
+        if set {
+            self.cpuset = Some(list);
+            *self.lease.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(lease);
+        }
+    }
+
+    /// How the kernel holds the tree to its CPU limit (`cgroup v2 cpu.max`…), if it does.
+    pub(crate) fn cpu_limit_by(&self) -> Option<&'static str> {
+        self.cpu_limit_by
+    }
+
+    /// The bot's own CPUs, as `cpuset.cpus` lists them, if it has some.
+    pub(crate) fn cpuset(&self) -> Option<&str> {
+        self.cpuset.as_deref()
+    }
+
+    /// Whether the tree can be frozen ([`BotCgroup::freeze`]).
+    pub(crate) fn freezable(&self) -> bool {
+        self.freeze.is_some()
+    }
+
+    /// Freezes (`true`) or thaws (`false`) every process of the tree: one `pwrite` of
+    /// `cgroup.freeze`. The kernel freezes asynchronously: this returns once every task has
+    /// been told to stop (a running one is interrupted at once), not once all have;
+    /// [`BotCgroup::wait_frozen`] waits for that.
+    pub(crate) fn freeze(&self, frozen: bool) -> io::Result<()> {
+        let file =
+            self.freeze.as_ref().ok_or_else(|| io::Error::other("the bot's cgroup cannot be frozen"))?;
+        file.write_at(if frozen { b"1" } else { b"0" }, 0).map(drop)
+    }
+
+    /// Waits until the kernel reports the tree frozen (`cgroup.events` `frozen 1`), at most
+    /// `within`; true if it is.
+    pub(crate) fn wait_frozen(&self, within: Duration) -> bool {
+        wait_for_event(&self.dir, "frozen", 1, within)
     }
 
     /// The cgroup the bot's processes are in (the leaf).
@@ -129,17 +242,21 @@ impl BotCgroup {
         self.pids_limited
     }
 
-    /// Every cgroup directory the bot's processes must join (the v2 leaf, and the v1 memory
-    /// cgroup if there is one).
+    /// Every cgroup directory the bot's processes must join (the v2 leaf, and the v1 memory,
+    /// cpu and cpuset cgroups if there are some).
     pub(crate) fn join_paths(&self) -> Vec<PathBuf> {
         std::iter::once(self.leaf.clone())
             .chain(self.memory_v1.as_ref().map(|v1| v1.path().to_path_buf()))
+            .chain(self.cpu_v1.iter().map(|v1| v1.path().to_path_buf()))
             .collect()
     }
 
     /// Moves a process into this cgroup.
     pub(crate) fn add(&self, pid: u32) -> io::Result<()> {
         if let Some(v1) = &self.memory_v1 {
+            v1.add(pid)?;
+        }
+        for v1 in &self.cpu_v1 {
             v1.add(pid)?;
         }
         std::fs::write(self.leaf.join("cgroup.procs"), pid.to_string())
@@ -187,14 +304,28 @@ impl BotCgroup {
         &self.dir
     }
 
-    /// SIGKILLs every process in the cgroup, atomically with respect to forks.
+    /// SIGKILLs every process in the cgroup, atomically with respect to forks (a frozen
+    /// tree too: SIGKILL reaches frozen tasks). The bot's own CPUs are free again.
     pub(crate) fn kill(&self) -> bool {
-        self.write("cgroup.kill", "1").is_ok()
+        let killed = self.write("cgroup.kill", "1").is_ok();
+        self.release_cpus();
+        killed
+    }
+
+    /// Gives the bot's own CPUs back for the next bot.
+    pub(crate) fn release_cpus(&self) {
+        if let Some(mut lease) = self.lease.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            lease.release();
+        }
     }
 
     /// Removes the (empty) cgroup directories; a failure is only logged.
     pub(crate) fn remove(&self) {
+        self.release_cpus();
         if let Some(v1) = &self.memory_v1 {
+            v1.remove();
+        }
+        for v1 in &self.cpu_v1 {
             v1.remove();
         }
         let leaf = (self.leaf != self.dir).then_some(&self.leaf);
@@ -218,6 +349,12 @@ impl BotCgroup {
 /// No sleep-polling: the kernel notifies a change of `cgroup.events` to `poll` (as
 /// `POLLPRI`), so this wakes up when the last process has left.
 pub(crate) fn wait_until_empty(dir: &Path, within: Duration) -> bool {
+    wait_for_event(dir, "populated", 0, within)
+}
+
+/// Waits until `key` of `dir/cgroup.events` is `value`, at most `within` (woken by the
+/// kernel's `POLLPRI`); true if it is (or the file cannot be read).
+fn wait_for_event(dir: &Path, key: &str, value: u64, within: Duration) -> bool {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     use std::os::fd::AsFd;
     let Ok(events) = File::open(dir.join("cgroup.events")) else { return true };
@@ -225,7 +362,7 @@ pub(crate) fn wait_until_empty(dir: &Path, within: Duration) -> bool {
     loop {
         let mut buf = [0u8; 256];
         let text = events.read_at(&mut buf, 0).ok().and_then(|n| std::str::from_utf8(&buf[..n]).ok());
-        if text.is_none_or(|text| keyed_value(text, "populated") == Some(0)) {
+        if text.is_none_or(|text| keyed_value(text, key) == Some(value)) {
             return true;
         }
         let left = until.saturating_duration_since(std::time::Instant::now());
@@ -307,41 +444,48 @@ fn enable_controller(parent: &Path, controller: &str) {
 /// SIGKILLs every process still in their bots' cgroups (`cgroup.kill`), waits for them to
 /// die, and removes the cgroups.
 fn remove_stale(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else { continue };
-        let Some(owner) =
-            rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        if Path::new("/proc").join(owner).exists() {
-            continue;
-        }
-        let dir = entry.path();
-        let populated = |dir: &Path| {
-            std::fs::read_to_string(dir.join("cgroup.events"))
-                .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
-        };
-        if populated(&dir) {
-            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
-            let until = std::time::Instant::now() + STALE_KILL_WAIT;
-            while populated(&dir) && std::time::Instant::now() < until {
-                std::thread::sleep(Duration::from_millis(10));
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(owner) = name.to_str().and_then(dead_owner) else { continue };
+            remove_stale_cgroup(&entry.path(), owner);
+            if let Some(v1) = crate::memory_v1::own_memory_dir() {
+                let _ = std::fs::remove_dir(v1.join(&name));
             }
-            tracing::warn!(
-                "killed the processes left in {} by referee process {owner}, which no longer exists",
-                dir.display()
-            );
         }
-        let _ = std::fs::remove_dir(dir.join(LEAF));
-        if let Err(e) = std::fs::remove_dir(&dir) {
-            tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
+    }
+    crate::cgroup_v1::remove_stale(|name| dead_owner(name).is_some());
+}
+
+/// The referee process id in a bot cgroup's name (`bao-bot-PID-N`), if that process no longer
+/// exists.
+fn dead_owner(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let owner = rest.split('-').next().filter(|o| !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()))?;
+    (!Path::new("/proc").join(owner).exists()).then_some(owner)
+}
+
+/// SIGKILLs what is left in the stale cgroup `dir` of the dead referee `owner`, waits for it
+/// to die, and removes the cgroup.
+fn remove_stale_cgroup(dir: &Path, owner: &str) {
+    let populated = |dir: &Path| {
+        std::fs::read_to_string(dir.join("cgroup.events"))
+            .is_ok_and(|text| keyed_value(&text, "populated").unwrap_or(0) > 0)
+    };
+    if populated(dir) {
+        let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+        let until = std::time::Instant::now() + STALE_KILL_WAIT;
+        while populated(dir) && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
         }
-        if let Some(v1) = crate::memory_v1::own_memory_dir() {
-            let _ = std::fs::remove_dir(v1.join(&name));
-        }
+        tracing::warn!(
+            "killed the processes left in {} by referee process {owner}, which no longer exists",
+            dir.display()
+        );
+    }
+    let _ = std::fs::remove_dir(dir.join(LEAF));
+    if let Err(e) = std::fs::remove_dir(dir) {
+        tracing::warn!("cannot remove the stale cgroup {}: {e}", dir.display());
     }
 }
 
@@ -355,6 +499,15 @@ mod tests {
         assert_eq!(cgroup2_mount(line), Some(("/".to_owned(), "/sys/fs/cgroup".to_owned())));
         let v1 = "36 24 0:31 / /sys/fs/cgroup/memory rw shared:10 - cgroup cgroup rw,memory";
         assert_eq!(cgroup2_mount(v1), None);
+    }
+
+    #[test]
+    fn stale_cgroups_are_those_of_dead_referees() {
+        assert_eq!(dead_owner("bao-bot-1-3"), None, "pid 1 always exists");
+        assert_eq!(dead_owner(&format!("bao-bot-{}-0", std::process::id())), None);
+        assert_eq!(dead_owner("bao-bot-4194305-7"), Some("4194305"), "beyond the largest pid");
+        assert_eq!(dead_owner("bao-bot--1"), None);
+        assert_eq!(dead_owner("user.slice"), None);
     }
 
     #[test]

@@ -403,7 +403,7 @@ mod tests {
     /// way into a bot's cgroup is in that cgroup.
     #[test]
     fn the_child_has_its_own_thread_id_and_cgroup() {
-        let cgroup = match crate::cgroup::BotCgroup::create(&crate::ResourceLimits::default(), None) {
+        let cgroup = match crate::cgroup::BotCgroup::create(&crate::ResourceLimits::default(), None, false) {
             Ok(cgroup) => Some(cgroup),
             Err(why) => {
                 let why = format!("skipped: the way into a cgroup ({why})");

@@ -169,10 +169,103 @@ pub enum SpawnError {
     },
 }
 
+impl SpawnError {
+    /// Whether the bot could not be started because of the referee or the machine, not the
+    /// bot: no file descriptors (`EMFILE`, `ENFILE`), no memory (`ENOMEM`), no disk (`ENOSPC`,
+    /// `EDQUOT`), no process (`EAGAIN` on fork), no buffers (`ENOBUFS`), or a sandbox this
+    /// machine cannot set up. A missing or unusable program or directory is the bot's.
+    /// Callers must not charge such a failure to the bot (a game is aborted, not lost).
+    #[must_use]
+    pub fn is_referee_fault(&self) -> bool {
+        match self {
+            SpawnError::NotFound { .. }
+            | SpawnError::NotExecutable { .. }
+            | SpawnError::BadDirectory { .. } => false,
+            SpawnError::Isolation { .. } => true,
+            SpawnError::Spawn { source, .. } => is_resource_shortage(source),
+        }
+    }
+}
+
+/// Whether an OS error says the machine or the process ran out of something (descriptors,
+/// memory, disk, processes), including an errno the spawn server reported.
+#[must_use]
+pub fn is_resource_shortage(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    let errno = error
+        .raw_os_error()
+        .or_else(|| error.get_ref().and_then(|e| e.downcast_ref::<WordedOsError>()).map(|r| r.errno))
+        .filter(|&errno| errno != 0);
+    if let Some(errno) = errno {
+        return matches!(
+            nix::errno::Errno::from_raw(errno),
+            nix::errno::Errno::EMFILE
+                | nix::errno::Errno::ENFILE
+                | nix::errno::Errno::ENOMEM
+                | nix::errno::Errno::ENOSPC
+                | nix::errno::Errno::EDQUOT
+                | nix::errno::Errno::EAGAIN
+                | nix::errno::Errno::ENOBUFS
+        );
+    }
+    matches!(
+        error.kind(),
+        ErrorKind::OutOfMemory | ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::WouldBlock
+    )
+}
+
+/// An OS error worded with its context (or reported by the spawn server): its errno, kept so
+/// that [`is_resource_shortage`] can tell, and its message, shown.
+#[derive(Debug)]
+pub(crate) struct WordedOsError {
+    /// The errno (0 when unknown).
+    pub(crate) errno: i32,
+    /// The message.
+    pub(crate) message: String,
+}
+
+impl fmt::Display for WordedOsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WordedOsError {}
+
 fn searched_in(dirs: &[PathBuf]) -> String {
     if dirs.is_empty() {
         return String::new();
     }
     let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     format!(" (searched {})", shown.join(":"))
+}
+
+#[cfg(test)]
+mod shortage_tests {
+    use super::*;
+    use nix::errno::Errno;
+
+    #[test]
+    fn running_out_of_descriptors_memory_or_disk_is_the_referees_fault() {
+        for errno in [Errno::EMFILE, Errno::ENFILE, Errno::ENOMEM, Errno::ENOSPC, Errno::EAGAIN] {
+            let source = std::io::Error::from_raw_os_error(errno as i32);
+            assert!(is_resource_shortage(&source), "{source}");
+            let spawn = SpawnError::Spawn { program: "bot".into(), source };
+            assert!(spawn.is_referee_fault(), "{spawn}");
+        }
+        // As the spawn server reports it: the errno travels beside the message.
+        let worded = WordedOsError { errno: Errno::EMFILE as i32, message: "fork: too many".into() };
+        let source = std::io::Error::other(worded);
+        assert!(is_resource_shortage(&source));
+    }
+
+    #[test]
+    fn a_missing_or_broken_program_is_the_bots_fault() {
+        let source = std::io::Error::from_raw_os_error(Errno::ENOENT as i32);
+        assert!(!SpawnError::Spawn { program: "bot".into(), source }.is_referee_fault());
+        let source = std::io::Error::from_raw_os_error(Errno::EACCES as i32);
+        assert!(!SpawnError::Spawn { program: "bot".into(), source }.is_referee_fault());
+        assert!(!SpawnError::NotFound { program: "bot".into(), searched: Vec::new() }.is_referee_fault());
+        assert!(!SpawnError::NotExecutable { path: "bot".into() }.is_referee_fault());
+    }
 }

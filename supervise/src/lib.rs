@@ -31,8 +31,11 @@ mod arrival;
 mod bot_child;
 mod bot_user;
 mod cgroup;
+mod cgroup_v1;
 mod cleanup;
 mod clone_into_cgroup;
+mod cpu_lease;
+mod cpu_probe;
 pub mod exec_stub;
 mod fault;
 mod isolation_probe;
@@ -62,17 +65,21 @@ mod tree;
 mod tree_copy;
 
 #[cfg(test)]
+mod cpu_tests;
+#[cfg(test)]
 mod test_executable;
 #[cfg(test)]
 mod tests;
 
 pub use cleanup::wait_for_cleanups;
-pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, signal_name};
+pub use cpu_lease::allowed_cpus;
+pub use cpu_probe::{CpuConfinement, cpu_confinement};
+pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, is_resource_shortage, signal_name};
 pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
 pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sandbox_profile::{IdRange, ProgramDirAccess, SandboxProfile};
 pub use sandbox_support::{FeatureState, SandboxFeature, SandboxSupport};
 pub use sibling_stub::STUB_EXECUTABLE;
-pub use spec::{BotSpec, ResourceLimits};
+pub use spec::{BotSpec, CpuShare, ResourceLimits};
 pub use stderr::StderrCapture;

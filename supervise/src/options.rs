@@ -106,6 +106,9 @@ pub struct SpawnOptions {
     pub stub: StubChoice,
     /// Put the bot in its own cgroup v2 when this process may create one.
     pub cgroup: bool,
+    /// Give a bot with a CPU limit ([`crate::ResourceLimits::cpus`]) whole CPUs of its own
+    /// (a cpuset) when enough of this process's CPUs are held by no other bot.
+    pub own_cpus: bool,
     /// Namespaces.
     pub isolation: Isolation,
     /// What the sandbox shows and allows, under [`IsolationLevel::Full`] (ignored at the
@@ -122,6 +125,7 @@ impl Default for SpawnOptions {
             max_line_bytes: bao_protocol::MAX_LINE_BYTES,
             stub: StubChoice::Auto,
             cgroup: true,
+            own_cpus: true,
             isolation: Isolation::default(),
             sandbox: SandboxProfile::default(),
         }

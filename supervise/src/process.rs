@@ -69,6 +69,13 @@ pub struct Supervision {
     pub uid: Option<u32>,
     /// The bot's private temporary directory (`TMPDIR`), removed after the bot has ended.
     pub tmpdir: Option<PathBuf>,
+    /// How the kernel holds the tree to [`ResourceLimits::cpus`] (`cgroup v2 cpu.max`,
+    /// `cgroup v1 cpu.cfs_quota_us`), or `None` when nothing does.
+    pub cpu_limit_by: Option<&'static str>,
+    /// The bot's own CPUs (its cpuset, as `cpuset.cpus` lists them), if it has some.
+    pub cpuset: Option<String>,
+    /// Whether the tree can be frozen ([`BotProcess::freeze`]).
+    pub freezable: bool,
 }
 
 impl std::fmt::Display for Supervision {
@@ -90,6 +97,12 @@ impl std::fmt::Display for Supervision {
         }
         if let Some(uid) = self.uid {
             write!(f, "; uid {uid}")?;
+        }
+        if let Some(by) = self.cpu_limit_by {
+            write!(f, "; CPU limit by {by}")?;
+        }
+        if let Some(cpus) = &self.cpuset {
+            write!(f, "; own CPUs {cpus}")?;
         }
         Ok(())
     }
@@ -118,6 +131,9 @@ pub struct BotProcess {
     supervision: Supervision,
     tmp: Option<PrivateTmp>,
     shut_down: bool,
+    /// Set by [`BotProcess::freeze_until_next_line`]: the next [`BotProcess::send_line`]
+    /// thaws the bot once its line is in the pipe.
+    thaw_after_send: bool,
 }
 
 impl BotProcess {
@@ -157,7 +173,7 @@ impl BotProcess {
             _ => limits.max_processes.map(task_backstop),
         };
         let cgroup = if options.cgroup {
-            BotCgroup::create(limits, tasks)
+            BotCgroup::create(limits, tasks, options.own_cpus)
                 .inspect_err(|reason| tracing::debug!("no cgroup for the bot: {reason}"))
                 .ok()
         } else {
@@ -173,10 +189,13 @@ impl BotProcess {
                 program: spec.program.clone(),
                 source: std::io::Error::new(
                     source.kind(),
-                    format!(
-                        "cannot create its private temporary directory in {}: {source}",
-                        std::env::temp_dir().display()
-                    ),
+                    crate::fault::WordedOsError {
+                        errno: source.raw_os_error().unwrap_or(0),
+                        message: format!(
+                            "cannot create its private temporary directory in {}: {source}",
+                            std::env::temp_dir().display()
+                        ),
+                    },
                 ),
             })?)
         };
@@ -245,6 +264,9 @@ impl BotProcess {
             isolation: if stub.is_some() { isolation } else { Isolation::NONE },
             uid: user.map(|u| u.uid),
             tmpdir: Some(tmp_path(tmp.as_ref()).to_path_buf()),
+            cpu_limit_by: cgroup.as_ref().and_then(BotCgroup::cpu_limit_by),
+            cpuset: cgroup.as_ref().and_then(|c| c.cpuset().map(str::to_owned)),
+            freezable: cgroup.as_ref().is_some_and(BotCgroup::freezable),
         };
         tracing::debug!("started bot `{}` as pid {pid}: {supervision}", spec.display_name());
 
@@ -289,6 +311,7 @@ impl BotProcess {
             supervision,
             tmp,
             shut_down: false,
+            thaw_after_send: false,
         })
     }
 
@@ -338,7 +361,13 @@ impl BotProcess {
             stdin.write_all(bytes).await?;
             stdin.flush().await
         };
-        match tokio::time::timeout_at(deadline, write).await {
+        let written = tokio::time::timeout_at(deadline, write).await;
+        if std::mem::take(&mut self.thaw_after_send)
+            && let Err(e) = self.thaw()
+        {
+            tracing::warn!("bot {}: cannot thaw it after writing to it: {e}", self.pid);
+        }
+        match written {
             Ok(Ok(())) => Ok(()),
             Err(_) => Err(BotFault::Timeout),
             Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -397,6 +426,58 @@ impl BotProcess {
         lock(&self.shared.tree).cpu_time()
     }
 
+    /// Freezes the bot's whole process tree (cgroup v2 `cgroup.freeze`): none of its processes
+    /// runs until [`BotProcess::thaw`]. One `pwrite` on a descriptor kept open: it returns once
+    /// every task has been told to stop (running ones are interrupted at once), without
+    /// waiting for the kernel to report the whole tree frozen (see `BENCHMARKS.md`).
+    ///
+    /// A bot frozen in the middle of writing a line finishes it once thawed; the reader stamps
+    /// a line when its `'\n'` is read, so what was written before the freeze keeps its time.
+    ///
+    /// # Errors
+    /// When the bot has no cgroup that can be frozen ([`Supervision::freezable`]), or the
+    /// kernel refused.
+    pub fn freeze(&self) -> std::io::Result<()> {
+        self.set_frozen(true)
+    }
+
+    /// Freezes the bot (as [`BotProcess::freeze`]) until the next line written to it is in
+    /// its stdin pipe: [`BotProcess::send_line`] thaws it then, so that the bot runs again
+    /// only once there is something for it to read (the line of a frozen bot waits in the
+    /// pipe's buffer, 64 KiB on Linux). A bot woken before the line is written would run
+    /// in the time between, which may be long on a busy machine.
+    ///
+    /// # Errors
+    /// As [`BotProcess::freeze`] (the bot is then not frozen, and not thawed by the next line).
+    pub fn freeze_until_next_line(&mut self) -> std::io::Result<()> {
+        self.set_frozen(true)?;
+        self.thaw_after_send = true;
+        Ok(())
+    }
+
+    /// Lets a frozen bot run again (see [`BotProcess::freeze`]).
+    ///
+    /// # Errors
+    /// As [`BotProcess::freeze`].
+    pub fn thaw(&self) -> std::io::Result<()> {
+        self.set_frozen(false)
+    }
+
+    /// Waits, at most `within`, until the kernel reports every process of the bot frozen
+    /// (`cgroup.events` `frozen 1`); true if it does. For tests and benchmarks: the freeze
+    /// itself needs no wait.
+    #[must_use]
+    pub fn wait_frozen(&self, within: Duration) -> bool {
+        lock(&self.shared.tree).cgroup().is_some_and(|cgroup| cgroup.wait_frozen(within))
+    }
+
+    fn set_frozen(&self, frozen: bool) -> std::io::Result<()> {
+        match lock(&self.shared.tree).cgroup() {
+            Some(cgroup) => cgroup.freeze(frozen),
+            None => Err(std::io::Error::other("the bot has no cgroup to freeze")),
+        }
+    }
+
     /// A snapshot of the captured stderr.
     #[must_use]
     pub fn stderr(&self) -> StderrCapture {
@@ -428,6 +509,10 @@ impl BotProcess {
     /// killed and reaped before this returns.
     pub async fn shutdown(mut self, grace: Duration) -> ExitReport {
         self.shut_down = true;
+        // A frozen bot is thawed first, to see its stdin close and exit by itself.
+        if self.supervision.freezable {
+            let _ = self.thaw();
+        }
         drop(self.stdin.take());
         let mut report = match self.wait_exit(grace).await {
             Some(report) => report,

@@ -136,7 +136,7 @@ impl SandboxSupport {
             Err(why) => state(SandboxFeature::Namespaces, false, why.clone()),
         }
         let limits = crate::ResourceLimits { max_memory_bytes: Some(64 << 20), ..Default::default() };
-        match crate::cgroup::BotCgroup::create(&limits, Some(64)) {
+        match crate::cgroup::BotCgroup::create(&limits, Some(64), false) {
             Ok(cgroup) => {
                 state(SandboxFeature::CgroupV2, true, cgroup.dir().display().to_string());
                 let memory = cgroup.memory_limited();

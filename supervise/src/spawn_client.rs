@@ -113,7 +113,10 @@ pub(crate) fn spawn(stub: &Path, request: &SpawnRequest) -> ServerSpawn {
                     reap_own_child(Pid::from_raw(pid));
                 }
                 let kind = io::Error::from_raw_os_error(errno).kind();
-                return ServerSpawn::Failed(io::Error::new(kind, message));
+                return ServerSpawn::Failed(io::Error::new(
+                    kind,
+                    crate::fault::WordedOsError { errno, message },
+                ));
             }
             Ok((SpawnAnswer::Unsupported { message, .. }, _)) => {
                 tracing::debug!(

@@ -4,6 +4,7 @@
 
 mod check;
 mod closed_pipe;
+mod cpu_hog;
 mod doc_examples;
 mod first_hour;
 mod hostile;
@@ -13,6 +14,7 @@ mod matches;
 mod option_ranges;
 mod owned_nyumba_match;
 mod protocol_doc;
+mod referee_fault;
 mod rules_cli;
 mod sandbox;
 mod sandbox_holes;

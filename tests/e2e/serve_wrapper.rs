@@ -67,9 +67,10 @@ fn serve_submit_sigterm_and_export_through_the_referee_cli() {
     let (status, me) = server.get_json("/api/me", Some(&fresh));
     assert_eq!((status, me["name"].as_str()), (200, Some("alice")), "{me}");
 
-    // SIGTERM: a graceful stop with exit status 0; the games that were running are aborted, not lost.
+    // SIGTERM: a graceful stop with exit status 130 (README, "Exit codes"); the games that were
+    // running are aborted, not lost.
     let status = server.terminate();
-    assert_eq!(status.code(), Some(0), "serve exits 0 on SIGTERM: {status:?}");
+    assert_eq!(status.code(), Some(130), "serve exits 130 on SIGTERM: {status:?}");
 
     // `serve export DIR` writes every finished game's log; each one verifies.
     let out = arena.path("export");

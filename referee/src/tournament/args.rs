@@ -26,8 +26,9 @@ pub struct TournamentArgs {
     /// Rounds; each round plays --games games per pairing, with fresh openings.
     #[arg(long, default_value_t = 1)]
     pub rounds: u32,
-    /// Games played at once (default: the number of cores less one, at least 1: a core is left
-    /// for the referee, which times every move).
+    /// Games played at once (default: what the CPUs can give every bot that may be thinking
+    /// its --cpus-per-bot: CPUs / (2 × CPUs per bot), or CPUs / CPUs per bot with --no-ponder;
+    /// at least 1; printed at start).
     #[arg(long, value_name = "N", value_parser = parse_concurrency)]
     pub concurrency: Option<usize>,
     /// Openings: start, random:PLIES (random legal plies from the start, seeded), or a file of

@@ -285,6 +285,12 @@ async fn play_scheduled(
     }
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
     let result = outcome.with_context(|| format!("game {}", game.game))?;
+    if let Some(bao_game::AbortCause::RefereeFault(why)) = &result.aborted {
+        eprintln!(
+            "game {}: aborted by the referee's own failure (not counted, played again on --resume): {why}",
+            game.game
+        );
+    }
     let worst_lag = seen.max(context.lag.worst_since(started));
     let entry = journal_entry(&context.plan, &game, &result, worst_lag);
     // The bots are gone: the seat goes to the next game once this game holds a place among

@@ -158,9 +158,14 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     } else {
         eprintln!("tournament {}: {planned} games", out.root().display());
     }
-    let concurrency = args.concurrency.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
-    });
+    let concurrency = match args.concurrency {
+        Some(n) => n,
+        None => {
+            let (n, why) = default_concurrency(&plan);
+            eprintln!("concurrency {n}: {why}");
+            n
+        }
+    };
     if let crate::trace::TraceTarget::Dir(dir) = &trace {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("--trace {}", dir.display()))
@@ -184,6 +189,22 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     })
     .map_err(internal)?;
     finish(args, &plan, &out, report)
+}
+
+/// The games to play at once when `--concurrency` is not given, and why: as many as the CPUs
+/// this process may use can give every bot that may be thinking a full share (its
+/// `--cpus-per-bot`, one CPU without a limit): one bot a game with `--no-ponder`, both
+/// otherwise (a bot may ponder in its opponent's time). At least one.
+fn default_concurrency(plan: &Plan) -> (usize, String) {
+    let cpus = bao_supervise::allowed_cpus().len().max(1);
+    let per_bot = plan.limits.cpus.map_or(1, |c| c.whole_cpus() as usize);
+    let (thinking, how) = if plan.no_ponder {
+        (1, "one bot a game thinks at a time (--no-ponder)")
+    } else {
+        (2, "both bots of a game may think at once (pondering; --no-ponder halves this)")
+    };
+    let n = (cpus / (per_bot * thinking)).max(1);
+    (n, format!("{cpus} CPUs, {per_bot} CPU per thinking bot, {how}"))
 }
 
 /// Where `--debug` or `--trace DIR` sends the games' protocol lines (a path under a file is
@@ -304,6 +325,14 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
     if unstartable.is_empty() {
         return Ok(());
     }
+    if unstartable.iter().any(|bot| bot.referee_fault) {
+        for bot in &unstartable {
+            eprintln!("error: {bot}");
+        }
+        return Err(internal(anyhow::anyhow!(
+            "no game was played: the referee itself could not start a bot (not the bot's fault)"
+        )));
+    }
     let level = if forfeit { "warning" } else { "error" };
     for bot in &unstartable {
         eprintln!("{level}: {bot}");
@@ -373,6 +402,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         args.game.isolation(),
     )
     .map_err(malformed)?;
+    args.game.check_cpu_confinement().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     if bots.is_empty() {
         return Err(malformed(anyhow::anyhow!(
             "no bots: give them with --bot name=NAME cmd=CMD or --config FILE"
@@ -429,6 +459,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
         isolation: args.game.isolation(),
+        no_ponder: args.game.no_ponder,
         games: schedule.len(),
         opening_source: args.openings.to_string(),
         start: start.to_string(),

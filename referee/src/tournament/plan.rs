@@ -68,6 +68,9 @@ pub struct Plan {
     /// Namespaces for every bot (absent in plans written before this field existed).
     #[serde(default)]
     pub isolation: bao_supervise::Isolation,
+    /// Whether the bot not to move is frozen (`--no-ponder`; absent: pondering on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_ponder: bool,
     /// The number of games of the schedule (all shards): derived from the bots, the mode, the
     /// rounds and the games per round, stored so that a reader need not derive it.
     pub games: u32,
@@ -165,6 +168,7 @@ impl Plan {
         config.seed = self.seed;
         config.limits = self.limits;
         config.isolation = self.isolation;
+        config.no_ponder = self.no_ponder;
         Ok(config)
     }
 
@@ -477,6 +481,7 @@ pub(crate) mod tests {
             max_plies: Some(40),
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            no_ponder: false,
             games: 12,
             opening_source: "start".into(),
             start,

@@ -249,11 +249,16 @@ pub async fn game(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Resu
         .ok_or_else(|| ApiError::not_found(format!("no game has id {id}")))
 }
 
-/// A game's log (JSON lines, verifiable with `bao-referee verify`).
+/// A game's log (JSON lines, verifiable with `bao-referee verify`). Without the token of an
+/// owner of either bot or of an administrator it has no stderr and no server folder.
 #[utoipa::path(get, path = "/api/games/{id}/log", tag = "games",
     params(("id" = i64, Path, description = "The game's id")),
     responses((status = 200, content_type = "application/x-ndjson", body = String), (status = 404, body = ErrorBody)))]
-pub async fn game_log(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Result<Response, ApiError> {
+pub async fn game_log(
+    State(arena): State<SharedArena>,
+    Path(id): Path<i64>,
+    MaybeApiUser(user): MaybeApiUser,
+) -> Result<Response, ApiError> {
     let game = arena
         .db
         .read(move |c| games::game(c, id))
@@ -269,6 +274,14 @@ pub async fn game_log(State(arena): State<SharedArena>, Path(id): Path<i64>) -> 
     let bytes = tokio::fs::read(&path)
         .await
         .map_err(|e| ApiError::not_found(format!("the log of game {id} is not on the server ({e})")))?;
+    // The whole log for the owner of either bot and for administrators; for anyone else no
+    // stderr and no server folder.
+    let full = user.is_some_and(|u| u.is_admin || u.id == game.south.owner_id || u.id == game.north.owner_id);
+    let bytes = if full {
+        bytes
+    } else {
+        super::log_privacy::public_log(&String::from_utf8_lossy(&bytes), &arena.dir).into_bytes()
+    };
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-ndjson".to_owned()),

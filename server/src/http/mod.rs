@@ -2,16 +2,23 @@
 //! operations endpoints, and the layers every request passes through.
 
 pub mod api;
+pub mod event_streams;
 pub mod json_errors;
+pub mod listener;
+pub mod log_privacy;
 pub mod ops;
 pub mod pages;
+pub mod settings;
 pub mod trace;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
 use axum::routing::{get, post};
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutLayer};
 
 use crate::arena::SharedArena;
+use settings::MetricsAccess;
 
 /// The whole application.
 pub fn router(arena: SharedArena) -> Router {
@@ -32,12 +39,29 @@ pub fn router(arena: SharedArena) -> Router {
         .route("/games/{id}/log", get(api::game_log))
         .fallback(api::not_found)
         .layer(axum::middleware::map_response_with_state(arena.clone(), json_errors::to_json));
-    Router::new()
-        .nest("/api", api)
-        .route("/healthz", get(ops::healthz))
-        .route("/metrics", get(ops::metrics))
-        .merge(pages::routes())
+    let http = &arena.config.http;
+    let streams = event_streams::EventStreams::new(http.max_event_streams);
+    let mut app = Router::new().nest("/api", api).route("/healthz", get(ops::healthz));
+    // `/metrics` on its own address when one is set (see `metrics_router`), else here.
+    if http.metrics_listen.is_none() {
+        app = match http.metrics {
+            MetricsAccess::Admin => app.route("/metrics", get(ops::metrics_for_admins)),
+            MetricsAccess::Public => app.route("/metrics", get(ops::metrics)),
+        };
+    }
+    app.merge(pages::routes())
+        .layer(axum::middleware::from_fn(move |request, next| {
+            event_streams::limit(streams.clone(), request, next)
+        }))
         .layer(DefaultBodyLimit::max(body_limit))
+        // A body that stalls is cut; a request must be answered (headers) in time.
+        .layer(RequestBodyTimeoutLayer::new(http.body_timeout()))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout()))
         .layer(axum::middleware::from_fn(trace::trace))
         .with_state(arena)
+}
+
+/// The router of the separate metrics address (`http.metrics_listen`): `/metrics` only.
+pub fn metrics_router(arena: SharedArena) -> Router {
+    Router::new().route("/metrics", get(ops::metrics)).with_state(arena)
 }

@@ -6,6 +6,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 
 use crate::arena::SharedArena;
+use crate::auth::ApiUser;
 use crate::error::ApiError;
 use crate::lifecycle::VersionState;
 
@@ -31,6 +32,17 @@ pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoRespon
     }
     let text = arena.metrics.render()?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
+}
+
+/// The Prometheus metrics, for administrators only (`http.metrics = "admin"`).
+pub async fn metrics_for_admins(
+    State(arena): State<SharedArena>,
+    ApiUser(user): ApiUser,
+) -> Result<impl IntoResponse, ApiError> {
+    if !user.is_admin {
+        return Err(ApiError::forbidden("/metrics is for administrators (arena.toml: http.metrics)"));
+    }
+    metrics(State(arena)).await
 }
 
 /// The OpenAPI document, generated from the handlers.

@@ -217,7 +217,7 @@ async fn promote(
     Form(form): Form<CsrfForm>,
 ) -> Response {
     let Some(s) = &session.0 else { return failed(&arena, &session, ApiError::unauthorized("log in first")) };
-    if let Err(e) = check_form(s, &form.csrf, &headers) {
+    if let Err(e) = check_form(s, &form.csrf, &headers, arena.config.public_url.as_deref()) {
         return failed(&arena, &session, e);
     }
     match crate::http::api::promote_as(&arena, &s.user, id).await {
@@ -291,8 +291,11 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
     if g.state == "running" {
         return Redirect::to(&format!("/live/{id}")).into_response();
     }
+    let me = session.0.as_ref().map(|s| &s.user);
+    let full = me.is_some_and(|u| u.is_admin || u.id == g.south.owner_id || u.id == g.north.owner_id);
     let text = match tokio::fs::read_to_string(arena.game_log_path(id)).await {
-        Ok(t) => t,
+        Ok(t) if full => t,
+        Ok(t) => super::log_privacy::public_log(&t, &arena.dir),
         Err(e) => {
             return failed(
                 &arena,
@@ -354,7 +357,7 @@ async fn login(
     jar: CookieJar,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    if let Err(e) = check_origin(&headers) {
+    if let Err(e) = check_origin(&headers, arena.config.public_url.as_deref()) {
         return arena.templates.error(e.status, &e.message, None);
     }
     let token = form.token.trim().to_owned();
@@ -399,7 +402,7 @@ async fn logout(
     Form(form): Form<CsrfForm>,
 ) -> Response {
     let Some(s) = &session.0 else { return Redirect::to("/").into_response() };
-    if let Err(e) = check_form(s, &form.csrf, &headers) {
+    if let Err(e) = check_form(s, &form.csrf, &headers, arena.config.public_url.as_deref()) {
         return failed(&arena, &session, e);
     }
     if let Some(cookie) = jar.get(SESSION_COOKIE).map(|c| c.value().to_owned()) {
@@ -414,16 +417,30 @@ async fn submit_form(State(arena): State<SharedArena>, session: PageSession) -> 
     arena.templates.page("submit.html", context! { languages => arena.config.languages.clone(), user, csrf })
 }
 
-async fn read_submission(mut form: Multipart) -> Result<(Submission, String), ApiError> {
+/// A failed upload: over the size limit it is a 413 that says the limit (the body limit
+/// stops the read), anything else a 400 with the parser's words.
+fn upload_error(e: &axum::extract::multipart::MultipartError, upload_bytes: usize) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the file is too large: uploads are limited to {} KiB ({upload_bytes} bytes); \
+                 make it smaller (an archive?) and submit again",
+                upload_bytes / 1024
+            ),
+        );
+    }
+    ApiError::bad_request(format!("bad upload: {}", e.body_text()))
+}
+
+async fn read_submission(mut form: Multipart, upload_bytes: usize) -> Result<(Submission, String), ApiError> {
     let mut fields: BTreeMap<String, String> = BTreeMap::new();
     let mut file: Option<(String, Vec<u8>)> = None;
-    while let Some(field) =
-        form.next_field().await.map_err(|e| ApiError::bad_request(format!("bad form: {e}")))?
-    {
+    while let Some(field) = form.next_field().await.map_err(|e| upload_error(&e, upload_bytes))? {
         let name = field.name().unwrap_or_default().to_owned();
         if name == "file" {
             let file_name = field.file_name().unwrap_or("upload").to_owned();
-            let bytes = field.bytes().await.map_err(|e| ApiError::bad_request(format!("bad upload: {e}")))?;
+            let bytes = field.bytes().await.map_err(|e| upload_error(&e, upload_bytes))?;
             file = Some((file_name, bytes.to_vec()));
         } else {
             let text = field
@@ -455,11 +472,23 @@ async fn submit_post(
     let Some(s): Option<&Session> = session.0.as_ref() else {
         return failed(&arena, &session, ApiError::unauthorized("log in first"));
     };
-    let (sub, csrf) = match read_submission(form).await {
+    let (sub, csrf) = match read_submission(form, arena.config.limits.upload_bytes).await {
         Ok(x) => x,
+        // The form again, with what was wrong, rather than an error page that loses it.
+        Err(e) if e.status == StatusCode::PAYLOAD_TOO_LARGE => {
+            let (user, csrf) = who(&session);
+            let page = arena.templates.render(
+                "submit.html",
+                context! { languages => arena.config.languages.clone(), message => e.message.clone(), user, csrf },
+            );
+            return match page {
+                Ok(html) => (e.status, axum::response::Html(html)).into_response(),
+                Err(render) => failed(&arena, &session, render),
+            };
+        }
         Err(e) => return failed(&arena, &session, e),
     };
-    if let Err(e) = check_form(s, &csrf, &headers) {
+    if let Err(e) = check_form(s, &csrf, &headers, arena.config.public_url.as_deref()) {
         return failed(&arena, &session, e);
     }
     match submit::submit(&arena, &s.user, sub).await {

@@ -53,6 +53,8 @@ impl Profile {
                 max_cpu_secs: Some(l.build_cpu_secs),
                 max_processes: Some(l.build_processes),
                 max_output_bytes: Some(BUILD_OUTPUT_BYTES),
+                // Builds are confined like games: one CPU for the whole tree.
+                cpus: Some(bao_supervise::CpuShare::ONE),
             },
             options: SpawnOptions { stderr_cap: l.build_log_bytes, sandbox, ..sandboxed() },
             path: config.sandbox.path.clone(),
@@ -76,6 +78,8 @@ impl Profile {
                 max_cpu_secs: Some(g.bot_cpu_secs),
                 max_processes: Some(BOT_PROCESSES),
                 max_output_bytes: Some(BOT_OUTPUT_BYTES),
+                // One CPU for the bot's whole tree, in games and at the gate alike.
+                cpus: Some(bao_supervise::CpuShare::ONE),
             },
             options: SpawnOptions { sandbox, ..sandboxed() },
             path: config.sandbox.path.clone(),

@@ -73,7 +73,7 @@ pub fn kill_9_leaves_no_sandbox_process() {
     });
     server.kill9();
     // No game at the next start: what is left is the killed server's.
-    edit_config(&arena, "\nconcurrency = 1\n", "\nconcurrency = 0\n");
+    edit_config(&arena, "\n# concurrency = 1\n", "\nconcurrency = 0\n");
     let server = Server::start(&arena.data());
     assert_eq!(wait_until_gone(&game_marker, 5), 0, "a process of the killed server's game is left");
     drop(server);

@@ -105,7 +105,7 @@ pub fn ladder_survives_kill_9_and_exports() {
 
     // Stop gracefully, then every finished game is counted exactly once in the standings.
     let status = server.terminate();
-    assert!(status.success(), "{status}");
+    assert_eq!(status.code(), Some(130), "{status}");
     let server = Server::start(&data);
     let games = finished_games(&server);
     let board = wait_for(30, "the standings to count every game", || {

@@ -8,6 +8,8 @@
 mod attack;
 mod browser;
 mod candidate;
+mod connections;
+mod cpu_hog;
 mod honest;
 mod hostile;
 mod kill9;
@@ -32,16 +34,27 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
+    (
+        "descriptor_flood_during_games_and_private_logs",
+        connections::descriptor_flood_during_games_and_private_logs,
+    ),
+    ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
     ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),
     ("builds_take_turns_between_users", state::builds_take_turns_between_users),
     ("crashes_between_writes_are_completed_or_undone", state::crashes_between_writes_are_completed_or_undone),
     ("five_bots_spread_their_games", state::five_bots_spread_their_games),
+    (
+        "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
+        cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
+    ),
 ];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--bot") {
-        return support::run_bot(args.get(1).map_or("random", String::as_str));
+        let kind = args.get(1).map_or("random", String::as_str);
+        return cpu_hog::run_bot(kind).unwrap_or_else(|| support::run_bot(kind));
     }
     // `cargo test` passes libtest flags (e.g. --quiet); the first other argument filters by name.
     let filter = args.iter().find(|a| !a.starts_with('-')).cloned();

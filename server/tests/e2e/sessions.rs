@@ -39,13 +39,16 @@ pub fn api_errors_auth_and_docs() {
         assert!(doc["paths"].get(path).is_some(), "{path} missing from the OpenAPI document");
     }
     assert_eq!(doc["components"]["securitySchemes"]["token"]["scheme"], "bearer");
-    let metrics = get(&format!("{u}/metrics"), None, None);
+    // /metrics is for administrators by default (http.metrics = "admin").
+    let anonymous = get(&format!("{u}/metrics"), None, None);
+    assert_eq!(anonymous.status, 401, "{}", anonymous.body);
+    let metrics = get(&format!("{u}/metrics"), Some(&arena.tokens[0]), None);
     assert!(metrics.body.contains("bao_games_finished_total 0"), "{}", metrics.body);
     assert!(metrics.body.contains("bao_versions{state=\"active\"} 0"));
     let languages = get(&format!("{u}/api/languages"), None, None).json();
     assert_eq!(languages.as_array().map(Vec::len), Some(6));
     let status = server.terminate();
-    assert!(status.success(), "graceful shutdown on SIGTERM: {status}");
+    assert_eq!(status.code(), Some(130), "graceful shutdown on SIGTERM exits 130 (README): {status}");
 }
 
 pub fn pages_sessions_and_csrf() {

@@ -72,7 +72,7 @@ fn submit_into_crash(server: &Server, token: &str, bot: &str) {
 pub fn parallel_submissions_count_the_limit_once() {
     let mut edits = FAST.to_vec();
     edits.push(("queued_per_user = 4", "queued_per_user = 50"));
-    edits.push(("checked).\nconcurrency = 1", "checked).\nconcurrency = 0"));
+    edits.push(("\n# concurrency = 1\n", "\nconcurrency = 0\n"));
     let arena = Arena::new(&["admin", "gus"], &edits);
     let server = Server::start(&arena.data());
     let gus = arena.tokens[1].clone();
@@ -102,7 +102,7 @@ pub fn builds_take_turns_between_users() {
     let mut edits = FAST.to_vec();
     edits.push(("submissions_per_hour = 12", "submissions_per_hour = 30"));
     edits.push(("queued_per_user = 4", "queued_per_user = 10"));
-    edits.push(("checked).\nconcurrency = 1", "checked).\nconcurrency = 0"));
+    edits.push(("\n# concurrency = 1\n", "\nconcurrency = 0\n"));
     edits.push(("build = \"chmod 755 ./bot\"", "build = \"sleep 1 && chmod 755 ./bot\""));
     let arena = Arena::new(&["admin", "hana", "ivo"], &edits);
     let server = Server::start(&arena.data());
@@ -255,7 +255,7 @@ pub fn five_bots_spread_their_games() {
         ("increment_ms = 100", "increment_ms = 20"),
         ("max_plies = 600", "max_plies = 160"),
         ("recompute_secs = 5", "recompute_secs = 1"),
-        ("checked).\nconcurrency = 1", "checked).\nconcurrency = 0"),
+        ("\n# concurrency = 1\n", "\nconcurrency = 0\n"),
     ];
     let arena = Arena::new(&["admin", "kim"], &edits);
     let data = arena.data();

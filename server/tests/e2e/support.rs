@@ -144,15 +144,25 @@ pub fn test_exe() -> PathBuf {
 
 /// A command running `bao-server` as [`server_user`] (through `setpriv`) or as this process.
 pub fn server_command() -> Command {
+    server_command_through(&[])
+}
+
+/// [`server_command`] started through `wrapper` (e.g. `prlimit --nofile=1024`), if not empty.
+pub fn server_command_through(wrapper: &[&str]) -> Command {
     let exe = bin_dir().join("bao-server");
-    match server_user() {
-        Some(user) => {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid", &user, "--regid", &user, "--clear-groups", "--"]).arg(exe);
-            c
-        }
-        None => Command::new(exe),
+    let mut argv: Vec<std::ffi::OsString> = wrapper.iter().map(Into::into).collect();
+    if let Some(user) = server_user() {
+        argv.extend(["setpriv", "--reuid", &user, "--regid", &user, "--clear-groups", "--"].map(Into::into));
     }
+    argv.push(exe.into_os_string());
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]);
+    c
+}
+
+/// The server binary as cargo built it (for commands run as this process's user).
+pub fn server_exe() -> &'static str {
+    env!("CARGO_BIN_EXE_bao-server")
 }
 
 /// Gives `path` (recursively) to [`server_user`], if there is one.
@@ -204,7 +214,17 @@ impl Arena {
             ("read_only_paths = []", &format!("read_only_paths = {:?}", shown)),
             ("unsafe_sandbox = \"\"", &format!("unsafe_sandbox = {:?}", accepted_gaps())),
         ];
-        for (from, to) in sandbox.iter().copied().chain(edits.iter().copied()) {
+        // A server that is not root gets no cgroup delegated on the CI machine, so it cannot
+        // confine a bot's CPU either: its arenas accept that too (as `accepted_gaps` does for
+        // the sandbox), or the ladder would play no game at all.
+        let unconfined: &[(&str, &str)] = if server_user().is_some() || !nix::unistd::geteuid().is_root() {
+            &[("allow_unconfined_cpu = false", "allow_unconfined_cpu = true")]
+        } else {
+            &[]
+        };
+        for (from, to) in
+            sandbox.iter().copied().chain(unconfined.iter().copied()).chain(edits.iter().copied())
+        {
             assert!(text.contains(from), "arena.toml has no {from:?}");
             text = text.replace(from, to);
         }
@@ -232,7 +252,12 @@ pub struct Server {
 
 impl Server {
     pub fn start(data: &Path) -> Server {
-        Server::start_with_env(data, &[])
+        Server::launch(data, &[], &[])
+    }
+
+    /// Starts the server through a wrapper command (`prlimit --nofile=... --`).
+    pub fn start_with(data: &Path, wrapper: &[&str]) -> Server {
+        Server::launch(data, wrapper, &[])
     }
 
     /// Waits for the server to exit by itself (a crash injected by a failpoint).
@@ -253,12 +278,17 @@ impl Server {
 
     /// Starts the server with `env` added to its environment.
     pub fn start_with_env(data: &Path, env: &[(&str, &str)]) -> Server {
+        Server::launch(data, &[], env)
+    }
+
+    /// Starts the server, through `wrapper` if not empty, with `env` added.
+    fn launch(data: &Path, wrapper: &[&str], env: &[(&str, &str)]) -> Server {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(data.with_extension("log"))
             .expect("server log");
-        let mut child = server_command()
+        let mut child = server_command_through(wrapper)
             .args(["serve", "--listen", "127.0.0.1:0", "--data"])
             .arg(data)
             .env("RUST_LOG", "info")
@@ -298,10 +328,15 @@ impl Server {
     }
 
     /// SIGTERM, and the exit status.
-    pub fn terminate(mut self) -> std::process::ExitStatus {
+    pub fn terminate(self) -> std::process::ExitStatus {
+        self.signal(nix::sys::signal::Signal::SIGTERM)
+    }
+
+    /// Sends `signal`, and waits for the exit status.
+    pub fn signal(mut self, signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
         let mut c = self.child.take().expect("running");
         let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        nix::sys::signal::kill(pid, signal).expect("signal");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(status) = c.try_wait().expect("wait") {
@@ -309,7 +344,7 @@ impl Server {
             }
             if Instant::now() > deadline {
                 let _ = c.kill();
-                panic!("the server did not stop within 30 s of SIGTERM");
+                panic!("the server did not stop within 30 s of {signal}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }
