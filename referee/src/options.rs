@@ -50,8 +50,9 @@ pub struct GameOptions {
     /// How far each bot is kept from the referee, its opponent and other games: none (process
     /// group only), pid (own user, PID and mount namespaces and /proc; the default) or full
     /// (the sandbox: pid, no network, a new root with only the system folders and the bot's
-    /// folder read-only, a private /tmp, seccomp, Landlock, and a separate uid per bot when
-    /// run as root). See docs/supervision.md.
+    /// folder read-only, a private /tmp, seccomp, Landlock, a separate uid per bot when run
+    /// as root, an environment of PATH, LANG, HOME and TMPDIR only, and at most 256 tasks
+    /// unless --max-processes says otherwise). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
     pub isolation: bao_supervise::IsolationLevel,
     /// The CPUs each bot's whole process tree may use at once, however many processes it

@@ -10,15 +10,71 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::sandbox::BotUser;
 use crate::sandbox_profile::IdRange;
 
-/// A fresh user for one bot from `range` (checked with [`IdRange::validate`]): distinct for
-/// every bot of this process while the range lasts, and unlikely to meet the ids of another
-/// referee's bots (the referee's pid spreads them).
-pub(crate) fn next(range: IdRange) -> BotUser {
+/// Where a root caller's leases of sandbox ids are locked: one file per id, each held with
+/// `flock` by the process whose sandbox runs as it (root-only `/run`: no other user can make
+/// or hold them).
+const LEASE_DIR: &str = "/run/bao-sandbox-ids";
+
+/// How many ids a lease tries past its starting point before it gives up locking.
+const LEASE_TRIES: u32 = 4096;
+
+/// A sandbox's own user, held until dropped: while the lease lives, no other lease on this
+/// machine (any process's, with the same [`LEASE_DIR`]) gets the same id.
+#[derive(Debug)]
+pub(crate) struct IdLease {
+    /// The user leased.
+    pub(crate) user: BotUser,
+    /// The locked file of the id and its path (`None` when no lock could be taken: see
+    /// [`lease`]); removed when the lease is dropped, while still locked.
+    lock: Option<(nix::fcntl::Flock<std::fs::File>, std::path::PathBuf)>,
+}
+
+impl Drop for IdLease {
+    fn drop(&mut self) {
+        if let Some((_, path)) = &self.lock {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// A fresh user for one bot from `range` (checked with [`IdRange::validate`]), leased: the
+/// first id from this bot's starting point (the process's pid and its count of bots spread
+/// them, so an id just released, whose processes the kernel may still be tearing down, is
+/// not taken again at once) whose lock file in
+/// [`LEASE_DIR`] no other lease holds, so that concurrent referees and servers, sharing a
+/// range or overlapping ones, never run two sandboxes as one uid. Where no lock can be taken
+/// (no `/run`, not root) it falls back to an unlocked id, distinct within this process.
+pub(crate) fn lease(range: IdRange) -> IdLease {
     static SEQUENCE: AtomicU32 = AtomicU32::new(0);
+    let count = range.count.max(1);
     let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-    let spread = std::process::id().wrapping_mul(4096).wrapping_add(n) % range.count.max(1);
-    let id = range.first.saturating_add(spread);
-    BotUser { uid: id, gid: id }
+    let start = std::process::id().wrapping_mul(4096).wrapping_add(n) % count;
+    let dir_ready = std::fs::create_dir_all(LEASE_DIR).is_ok();
+    for attempt in (0..LEASE_TRIES.min(count)).take_while(|_| dir_ready) {
+        let id = range.first.saturating_add(start.wrapping_add(attempt) % count);
+        let path = Path::new(LEASE_DIR).join(id.to_string());
+        let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
+        else {
+            break;
+        };
+        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+            // Locked, and still the file at `path` (not one a releasing lease just removed).
+            Ok(lock)
+                if std::fs::metadata(&path)
+                    .ok()
+                    .zip(lock.metadata().ok())
+                    .is_some_and(|(named, held)| named.ino() == held.ino()) =>
+            {
+                return IdLease { user: BotUser { uid: id, gid: id }, lock: Some((lock, path)) };
+            }
+            Ok(_) => {}
+            Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
+            Err(_) => break,
+        }
+    }
+    tracing::debug!("no lock on a sandbox id in {LEASE_DIR}: an unlocked id");
+    let id = range.first.saturating_add(start);
+    IdLease { user: BotUser { uid: id, gid: id }, lock: None }
 }
 
 /// The user the isolation probe runs as: the one just past the default range.
@@ -67,13 +123,36 @@ mod tests {
 
     #[test]
     fn ids_are_distinct_and_in_range() {
-        let (a, b) = (next(IdRange::default()), next(IdRange::default()));
-        assert_ne!(a.uid, b.uid);
-        for user in [a, b, probe_user()] {
+        let (a, b) = (lease(IdRange::default()), lease(IdRange::default()));
+        assert_ne!(a.user.uid, b.user.uid);
+        for user in [a.user, b.user, probe_user()] {
             assert!(user.uid >= IdRange::default().first && user.uid == user.gid);
         }
         let small = IdRange { first: 7000, count: 10 };
-        assert!((7000..7010).contains(&next(small).uid));
+        assert!((7000..7010).contains(&lease(small).user.uid));
+    }
+
+    /// A held lease's id is skipped (the lock is per open file, so another lease of this
+    /// process is refused it as another process's would be), and comes free when dropped.
+    #[test]
+    fn leases_are_exclusive_until_dropped() {
+        if !nix::unistd::geteuid().is_root() {
+            let why = "leases_are_exclusive_until_dropped: skipped: the lease directory is root's";
+            assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
+            eprintln!("{why}");
+            return;
+        }
+        let range = IdRange { first: 3_999_000_000, count: 2 };
+        let first = lease(range);
+        let second = lease(range);
+        assert_ne!(first.user.uid, second.user.uid, "both ids of the range, once each");
+        let taken = first.user.uid;
+        let file = Path::new(LEASE_DIR).join(taken.to_string());
+        assert!(file.exists());
+        drop(first);
+        assert!(!file.exists(), "a dropped lease leaves no file");
+        let (third, fourth) = (lease(range), lease(range));
+        assert!([third.user.uid, fourth.user.uid].contains(&taken), "a dropped lease's id is free again");
     }
 
     #[test]

@@ -45,6 +45,7 @@
 //! It also starts by unblocking every signal, so the bot inherits an empty signal mask.
 
 use std::ffi::OsString;
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 
@@ -432,13 +433,27 @@ fn run_sandbox_init(
         let _ = nix::sys::signal::kill(Pid::from_raw(-1), Signal::SIGKILL);
         while matches!(nix::sys::wait::waitpid(None::<Pid>, None), Ok(_) | Err(nix::errno::Errno::EINTR)) {}
         let budget = args.writable_mib.unwrap_or(0) << 20;
-        if let Err(e) = crate::tree_copy::copy_back(host, &program_dir, budget) {
-            if let Some(stderr) = report_to {
-                let message = format!("{NAME}: cannot copy the program's folder back: {e}\n");
-                let _ = std::io::Write::write_all(&mut std::fs::File::from(stderr), message.as_bytes());
+        match crate::tree_copy::copy_back(host, &program_dir, budget) {
+            Ok(left_out) => {
+                if let Some(stderr) = report_to {
+                    let mut stderr = std::fs::File::from(stderr);
+                    for link in left_out {
+                        let message = format!(
+                            "{NAME}: left out the symbolic link {}: it leads out of the program's folder\n",
+                            link.display()
+                        );
+                        let _ = std::io::Write::write_all(&mut stderr, message.as_bytes());
+                    }
+                }
             }
-            status.send(format_args!("exit 126"));
-            return 126;
+            Err(e) => {
+                if let Some(stderr) = report_to {
+                    let message = format!("{NAME}: cannot copy the program's folder back: {e}\n");
+                    let _ = std::io::Write::write_all(&mut std::fs::File::from(stderr), message.as_bytes());
+                }
+                status.send(format_args!("exit 126"));
+                return 126;
+            }
         }
     }
     match end {
@@ -456,8 +471,10 @@ fn run_sandbox_init(
 /// The program's process in a sandbox, forked by its init inside the new root: drops to its
 /// own ids (the sandbox's uid for a root caller, or a locking user namespace), follows the
 /// init, sets the rlimits, restricts itself with Landlock (`paths`: read-only and writable)
-/// and seccomp (`no_new_privs` with them), then becomes the program with `TMPDIR=/tmp` and
-/// `HOME=/tmp`. With
+/// and seccomp (`no_new_privs` with them), then becomes the program with an environment of
+/// `PATH`, `LANG`, the supervisor's marker and the `--pass-env` variables (the caller's),
+/// `TMPDIR=/tmp` and `HOME=/tmp`. A root caller's pipes on its stdin, stdout and stderr are
+/// given to the sandbox's uid first, so that the program can open `/dev/stdout`. With
 /// `--probe` it says on stdout what it could enforce (`seccomp on`, `landlock ABI`) and exits
 /// with 0 instead.
 fn sandbox_program(
@@ -472,7 +489,10 @@ fn sandbox_program(
     // `exec` would make it dumpable anyway.
     let _ = nix::sys::prctl::set_dumpable(true);
     let identity = match user {
-        Some(user) if nix::unistd::geteuid().is_root() => sandbox::switch_user(user),
+        Some(user) if nix::unistd::geteuid().is_root() => {
+            give_pipes(user);
+            sandbox::switch_user(user)
+        }
         _ => sandbox::lock_mounts(mapped).map(drop),
     };
     if let Err(e) = identity {
@@ -509,14 +529,42 @@ fn sandbox_program(
         eprintln!("{NAME}: no program given");
         return 126;
     };
-    // The caller's home is not in the sandbox: `/tmp` is a home that exists and is writable.
-    let error = std::process::Command::new(program)
-        .args(program_args)
-        .env("TMPDIR", "/tmp")
-        .env("HOME", "/tmp")
-        .exec();
+    // Only the few variables a program needs, not the caller's whole environment; the
+    // caller's home is not in the sandbox: `/tmp` is a home that exists and is writable.
+    let mut command = std::process::Command::new(program);
+    command.env_clear();
+    let kept = ["PATH", "LANG", crate::tree::MARKER_VARIABLE]
+        .into_iter()
+        .chain(args.pass_env.iter().map(String::as_str));
+    for name in kept {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        command.env("PATH", "/usr/local/bin:/usr/bin:/bin");
+    }
+    let error = command.args(program_args).env("TMPDIR", "/tmp").env("HOME", "/tmp").exec();
     eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
     if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
+}
+
+/// Gives the pipes (and sockets) on fds 0, 1 and 2 to `user`: they are the caller's (root's,
+/// mode 600), and `/dev/stdout` is opened anew through `/proc/self/fd/1`, which checks the
+/// pipe's owner. A terminal or a file is left as it is.
+fn give_pipes(user: BotUser) {
+    use nix::sys::stat::SFlag;
+    for fd in [std::io::stdin().as_fd(), std::io::stdout().as_fd(), std::io::stderr().as_fd()] {
+        let Ok(stat) = nix::sys::stat::fstat(fd) else { continue };
+        let kind = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT;
+        if kind == SFlag::S_IFIFO || kind == SFlag::S_IFSOCK {
+            let owner =
+                (Some(nix::unistd::Uid::from_raw(user.uid)), Some(nix::unistd::Gid::from_raw(user.gid)));
+            if let Err(e) = nix::unistd::fchown(fd, owner.0, owner.1) {
+                eprintln!("{NAME}: warning: cannot give the bot its standard streams: {e}");
+            }
+        }
+    }
 }
 
 /// The init's end of the status pipe.

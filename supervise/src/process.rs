@@ -161,11 +161,15 @@ impl BotProcess {
 
         let stub_path = options.stub.resolve();
         let decided = decide_isolation(options, stub_path.as_deref(), &program, &dir, spec)?;
-        let (isolation, user) = (decided.isolation, decided.user);
+        let (isolation, user, id_lease) = (decided.isolation, decided.user, decided.lease);
         let sandboxed = isolation.level == IsolationLevel::Full;
-        // In the sandbox the profile's task limit, if it has one, is the kernel's exact limit.
+        // In the sandbox the profile's task limit, if it has one, is the kernel's exact limit;
+        // without one, the bot's process limit or else the sandbox's default: never none.
         let tasks = match options.sandbox.max_tasks {
             Some(tasks) if sandboxed => Some(tasks),
+            None if sandboxed => {
+                Some(limits.max_processes.map_or(crate::SandboxProfile::DEFAULT_MAX_TASKS, task_backstop))
+            }
             _ => limits.max_processes.map(task_backstop),
         };
         let cgroup = if options.cgroup {
@@ -279,7 +283,7 @@ impl BotProcess {
         if stub.is_none() {
             tree.sweep_into_cgroup();
         }
-        let shared = Arc::new(Shared::new(options.stderr_cap, tree, Arc::new(AtomicU64::new(0))));
+        let shared = Arc::new(Shared::new(options.stderr_cap, tree, Arc::new(AtomicU64::new(0)), id_lease));
         let (sender, lines) = mpsc::channel(LINE_CHANNEL_CAPACITY);
         let watch = Watch {
             limits: *limits,
@@ -713,6 +717,7 @@ impl StubArgs {
             read_only: self.sandbox.as_ref().map(|s| s.read_only.clone()).unwrap_or_default(),
             writable_mib: self.sandbox.as_ref().and_then(|s| s.writable_mib),
             tmp_mib: self.sandbox.as_ref().map(|s| s.tmp_mib),
+            pass_env: self.sandbox.as_ref().map(|s| s.pass_env.clone()).unwrap_or_default(),
             ..crate::stub_args::ExecBotArgs::default()
         }
         .to_args()
@@ -726,6 +731,8 @@ struct Decided {
     user: Option<BotUser>,
     /// The sandbox's settings (`--isolation full`).
     sandbox: Option<SandboxArgs>,
+    /// The lease on the separate user's id, held as long as the bot's state.
+    lease: Option<crate::bot_user::IdLease>,
 }
 
 /// The isolation a bot gets, its separate user and its sandbox if it has them: what was
@@ -750,7 +757,7 @@ fn decide_isolation(
                     .to_owned(),
             ));
         }
-        return Ok(Decided { isolation: asked, user: None, sandbox: None });
+        return Ok(Decided { isolation: asked, user: None, sandbox: None, lease: None });
     };
     let separate_user = sandboxed && nix::unistd::geteuid().is_root();
     let sandbox = if sandboxed {
@@ -765,10 +772,10 @@ fn decide_isolation(
         Ok(()) => {}
         // The sandbox was asked for by name: never a silent fallback to less.
         Err(why) if sandboxed => return Err(refuse(format!("the sandbox cannot be set up here: {why}"))),
-        Err(_) => return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None }),
+        Err(_) => return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None, lease: None }),
     }
     if !separate_user {
-        return Ok(Decided { isolation: asked, user: None, sandbox });
+        return Ok(Decided { isolation: asked, user: None, sandbox, lease: None });
     }
     let writable = matches!(options.sandbox.program_dir, crate::ProgramDirAccess::Writable { .. });
     if let Some(reason) = crate::bot_user::unreachable_in_sandbox(program, dir, writable) {
@@ -776,7 +783,8 @@ fn decide_isolation(
             "under --isolation full as root it runs as a separate unprivileged user, and {reason}"
         )));
     }
-    Ok(Decided { isolation: asked, user: Some(crate::bot_user::next(options.sandbox.ids)), sandbox })
+    let lease = crate::bot_user::lease(options.sandbox.ids);
+    Ok(Decided { isolation: asked, user: Some(lease.user), sandbox, lease: Some(lease) })
 }
 
 /// The program's path as `exec` will find it: a name without a slash is looked up on `PATH`

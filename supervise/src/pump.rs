@@ -53,6 +53,9 @@ pub(crate) struct Shared {
     pub(crate) tree: Mutex<ProcessTree>,
     /// Bytes read from stdout and stderr together.
     pub(crate) output_bytes: Arc<AtomicU64>,
+    /// The lease on the sandbox's own uid, if it has one: released when the last holder of
+    /// this state (the handle, the pump, the cleanup that ends the tree) is gone.
+    _id_lease: Option<crate::bot_user::IdLease>,
 }
 
 /// Locks a mutex, ignoring poisoning (the data stays consistent: every update is one step).
@@ -61,7 +64,12 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    pub(crate) fn new(stderr_cap: usize, tree: ProcessTree, output_bytes: Arc<AtomicU64>) -> Self {
+    pub(crate) fn new(
+        stderr_cap: usize,
+        tree: ProcessTree,
+        output_bytes: Arc<AtomicU64>,
+        id_lease: Option<crate::bot_user::IdLease>,
+    ) -> Self {
         Self {
             stderr: Mutex::new(StderrBuffer::new(stderr_cap)),
             terminal: Mutex::new(None),
@@ -69,6 +77,7 @@ impl Shared {
             ended_by: Mutex::new(EndedBy::Itself),
             tree: Mutex::new(tree),
             output_bytes,
+            _id_lease: id_lease,
         }
     }
 

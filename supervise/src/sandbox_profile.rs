@@ -53,9 +53,15 @@ pub struct SandboxProfile {
     /// The most tasks (processes and threads together) the sandbox may run at once,
     /// enforced by the kernel (cgroup `pids.max`, v2 or v1, or `RLIMIT_NPROC` of the
     /// sandbox's own uid); a `fork` or thread start beyond it fails with `EAGAIN`. `None`:
-    /// the process limit of [`ResourceLimits::max_processes`](crate::ResourceLimits), if
-    /// any, with its usual allowance of threads.
+    /// the process limit of [`ResourceLimits::max_processes`](crate::ResourceLimits) with its
+    /// usual allowance of threads, or, without one, [`SandboxProfile::DEFAULT_MAX_TASKS`]: a
+    /// sandbox always has a task limit.
     pub max_tasks: Option<u64>,
+    /// Variables of the caller's environment passed on to the program (`JAVA_OPTS`), when
+    /// set. Without them the program's environment is only `PATH` and `LANG` (the caller's,
+    /// when set), `HOME` and `TMPDIR` (both `/tmp`) and the supervisor's own marker: the
+    /// caller's other variables (tokens, paths) never reach it.
+    pub pass_env: Vec<String>,
     /// The uids (and gids of the same numbers) the sandboxes of a root caller run as: each
     /// sandbox gets one of its own. Unused when the caller is not root (the sandbox then
     /// runs as the caller's uid outside its user namespace; see `docs/supervision.md`).
@@ -64,13 +70,15 @@ pub struct SandboxProfile {
 
 impl Default for SandboxProfile {
     /// A game's (and the gate's) profile: the program's folder read-only, no extra paths,
-    /// a 64 MiB `/tmp`, the bot's usual process limit, the default [`IdRange`].
+    /// a 64 MiB `/tmp`, the bot's process limit (or [`SandboxProfile::DEFAULT_MAX_TASKS`]),
+    /// the default [`IdRange`].
     fn default() -> Self {
         Self {
             program_dir: ProgramDirAccess::ReadOnly,
             read_only_paths: Vec::new(),
             tmp_mib: Self::DEFAULT_TMP_MIB,
             max_tasks: None,
+            pass_env: Vec::new(),
             ids: IdRange::default(),
         }
     }
@@ -79,6 +87,9 @@ impl Default for SandboxProfile {
 impl SandboxProfile {
     /// The default size of `/tmp`, in MiB.
     pub const DEFAULT_TMP_MIB: u64 = 64;
+    /// The task limit of a sandbox whose profile and limits set none: 256 tasks (processes
+    /// and threads together), room for a JVM's threads, not for a fork bomb.
+    pub const DEFAULT_MAX_TASKS: u64 = 256;
 
     /// A build's profile: the program's folder writable, the folder and `/tmp` each limited
     /// to `disk_mib`, and at most `max_tasks` tasks.
@@ -103,8 +114,9 @@ pub enum ProgramDirAccess {
     /// Writable within `disk_mib` (a build). The folder's contents are copied into a tmpfs
     /// of that size, mounted at the folder's path, before the program starts; when the
     /// program has ended, the tmpfs's contents replace the folder's (regular files, folders
-    /// and symbolic links, the links copied as links, never followed; other kinds of file are
-    /// left out). A write beyond the limit fails with `ENOSPC` and nothing of it reaches the
+    /// and symbolic links, the links copied as links, never followed, and only those that are
+    /// relative and resolve within the folder; modes at most `0o755`; other kinds of file are
+    /// left out, a left-out link named on the program's stderr). A write beyond the limit fails with `ENOSPC` and nothing of it reaches the
     /// host's disk. A sandbox killed before its end (a `kill -9` of the caller) leaves the
     /// folder as it was, or partly copied back.
     Writable {

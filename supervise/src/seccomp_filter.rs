@@ -1,13 +1,18 @@
 //! The sandbox's seccomp filter (`seccompiler`), installed last before the program's `exec`:
 //! system calls a program has no use for and an attacker has, refused with `EPERM`; `clone3`
 //! refused with `ENOSYS` (its flags are behind a pointer, which a filter cannot read), so that
-//! the C library falls back to `clone`, whose namespace flags the filter does see. Sets
-//! `no_new_privs`.
+//! the C library falls back to `clone`, whose namespace flags the filter does see; sockets
+//! (`socket`, `socketpair`) of any family but `AF_UNIX`, `AF_INET`, `AF_INET6` and
+//! `AF_NETLINK` refused with `EAFNOSUPPORT` (a network namespace does not cover `AF_VSOCK`,
+//! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest); on x86_64, every x32
+//! system call (number ≥ `0x40000000`, the same architecture to the filter's check) refused
+//! with `ENOSYS`. Sets `no_new_privs`.
 
 use std::collections::BTreeMap;
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    sock_filter,
 };
 
 /// Refused outright: tracing, mounts, kernel keyrings, BPF, perf, namespaces joined, kernel
@@ -80,9 +85,17 @@ const PERSONALITIES: [u64; 5] = [0, 8, 0x0002_0000, 0x0002_0008, 0xffff_ffff];
 /// `ioctl`s refused: pushing input into a terminal (`TIOCSTI`, `TIOCLINUX`).
 const IOCTLS: [u64; 2] = [0x5412, 0x541c];
 
+/// The socket families allowed: local sockets (the C library's `nscd` lookups), IP (whose
+/// network is the sandbox's own empty namespace) and netlink (`getifaddrs`, in that
+/// namespace too).
+const SOCKET_FAMILIES: [libc::c_int; 4] = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
+
 /// Installs the filter on this thread (and so on the program it `exec`s).
 pub(crate) fn install() -> Result<(), String> {
-    for program in [refusals()?, no_clone3()?] {
+    for program in [refusals()?, no_clone3()?, other_socket_families()?, no_x32()] {
+        if program.is_empty() {
+            continue;
+        }
         seccompiler::apply_filter(&program).map_err(|e| format!("cannot install the seccomp filter: {e}"))?;
     }
     Ok(())
@@ -132,6 +145,52 @@ fn refusals() -> Result<BpfProgram, String> {
     compile(rules, libc::EPERM)
 }
 
+/// `socket` and `socketpair` of a family outside [`SOCKET_FAMILIES`] refused with
+/// `EAFNOSUPPORT`.
+fn other_socket_families() -> Result<BpfProgram, String> {
+    let other = || -> Result<Vec<SeccompRule>, String> {
+        let conditions = SOCKET_FAMILIES
+            .iter()
+            .map(|&family| {
+                condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, family.unsigned_abs().into())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(vec![rule(conditions)?])
+    };
+    compile(
+        BTreeMap::from([(libc::SYS_socket, other()?), (libc::SYS_socketpair, other()?)]),
+        libc::EAFNOSUPPORT,
+    )
+}
+
+/// On x86_64, every x32 system call (its number has bit 30 set; the architecture the filter
+/// checks is the same) refused with `ENOSYS`: `seccompiler` matches exact numbers only, so
+/// this short filter is written out. Elsewhere, an empty program (not installed).
+fn no_x32() -> BpfProgram {
+    if !cfg!(target_arch = "x86_64") {
+        return Vec::new();
+    }
+    const X32_BIT: u32 = 0x4000_0000;
+    const AUDIT_ARCH_X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+    const LOAD_WORD: u16 = (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16;
+    const RETURN: u16 = libc::BPF_RET as u16;
+    let jump = |op: u32, k: u32, jt: u8, jf: u8| sock_filter {
+        code: (libc::BPF_JMP | op | libc::BPF_K) as u16,
+        jt,
+        jf,
+        k,
+    };
+    let errno = libc::SECCOMP_RET_ERRNO | libc::ENOSYS.unsigned_abs();
+    vec![
+        sock_filter { code: LOAD_WORD, jt: 0, jf: 0, k: 4 }, // seccomp_data.arch
+        jump(libc::BPF_JEQ, AUDIT_ARCH_X86_64, 0, 3),
+        sock_filter { code: LOAD_WORD, jt: 0, jf: 0, k: 0 }, // seccomp_data.nr
+        jump(libc::BPF_JGE, X32_BIT, 0, 1),
+        sock_filter { code: RETURN, jt: 0, jf: 0, k: errno },
+        sock_filter { code: RETURN, jt: 0, jf: 0, k: libc::SECCOMP_RET_ALLOW },
+    ]
+}
+
 /// `clone3` refused with `ENOSYS`.
 fn no_clone3() -> Result<BpfProgram, String> {
     compile(BTreeMap::from([(libc::SYS_clone3, Vec::new())]), libc::ENOSYS)
@@ -154,5 +213,7 @@ mod tests {
     fn the_filters_compile() {
         assert!(refusals().unwrap().len() > REFUSED.len());
         assert!(!no_clone3().unwrap().is_empty());
+        assert!(!other_socket_families().unwrap().is_empty());
+        assert_eq!(no_x32().len(), if cfg!(target_arch = "x86_64") { 6 } else { 0 });
     }
 }

@@ -11,7 +11,7 @@ use crate::options::IsolationLevel;
 /// to the running executable is used only if it prints the same (`__exec-bot
 /// --stub-protocol`), and a spawn server only if it greets with it; change it whenever the
 /// stub's options, its spawn server's messages or its behaviour change.
-pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 5");
+pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 6");
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,6 +44,9 @@ pub struct ExecBotArgs {
     pub writable_mib: Option<u64>,
     /// Under `--isolation full`: the size of `/tmp` in MiB (`--tmp-mib`; default 64).
     pub tmp_mib: Option<u64>,
+    /// Under `--isolation full`: variables of the stub's environment passed on to the program
+    /// (`--pass-env NAME`), beyond the few it always gets.
+    pub pass_env: Vec<String>,
     /// Check that the isolation can be set up, then exit with 0 instead of running a program.
     pub probe: bool,
     /// Print [`STUB_PROTOCOL`] and exit.
@@ -102,6 +105,11 @@ pub fn parse(argv: impl IntoIterator<Item = OsString>) -> Result<ExecBotArgs, St
             Long("uid") => args.uid = Some(parser.value().map_err(error)?.parse().map_err(error)?),
             Long("gid") => args.gid = Some(parser.value().map_err(error)?.parse().map_err(error)?),
             Long("ro") => args.read_only.push(parser.value().map_err(error)?.into()),
+            Long("pass-env") => {
+                let name = parser.value().map_err(error)?;
+                let name = name.into_string().map_err(|name| format!("invalid variable name {name:?}"))?;
+                args.pass_env.push(name);
+            }
             Long("rw-mib") => {
                 args.writable_mib = Some(parser.value().map_err(error)?.parse().map_err(error)?);
             }
@@ -152,6 +160,9 @@ impl ExecBotArgs {
         for path in &self.read_only {
             out.extend(["--ro".into(), path.into()]);
         }
+        for name in &self.pass_env {
+            out.extend(["--pass-env".into(), name.into()]);
+        }
         if self.isolation != IsolationLevel::None {
             out.extend(["--isolation".into(), self.isolation.name().into()]);
         }
@@ -188,6 +199,7 @@ mod tests {
             read_only: vec!["/opt/jdk".into(), "/root/.pyenv".into()],
             writable_mib: Some(100),
             tmp_mib: Some(32),
+            pass_env: vec!["JAVA_OPTS".into()],
             probe: false,
             stub_protocol: false,
             command: words("bot --mode x -- y"),

@@ -17,6 +17,7 @@ mod protocol_doc;
 mod referee_fault;
 mod rules_cli;
 mod sandbox;
+mod sandbox_holes;
 mod serve_hostile;
 mod serve_support;
 mod serve_wrapper;
