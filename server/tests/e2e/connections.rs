@@ -111,7 +111,8 @@ pub fn slow_and_many_clients_are_cut() {
 
 /// A shell script that writes a marker and its folder to stderr, then plays as `kind`.
 fn noisy_bot(kind: &str) -> Vec<u8> {
-    let exe = std::env::current_exe().expect("current exe");
+    // The test binary as the sandbox shows it (the arena's read-only `bin_dir`).
+    let exe = crate::support::test_exe();
     format!("#!/bin/sh\necho \"stderr-marker from $(pwd)\" >&2\nexec '{}' --bot {kind}\n", exe.display())
         .into_bytes()
 }
