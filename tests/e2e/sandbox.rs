@@ -41,6 +41,11 @@ fn ready(test: &str) -> bool {
             .map(|p| format!("`{p}` is not installed"))
     };
     let Some(why) = missing else { return true };
+    skipped(test, &why)
+}
+
+/// Says why `test` is skipped and returns false, or fails it under `BAO_REQUIRE_ALL=1`.
+pub(crate) fn skipped(test: &str, why: &str) -> bool {
     let why = format!("{test}: skipped: {why}");
     assert!(std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"), "{why} (BAO_REQUIRE_ALL=1)");
     eprintln!("{why}");
@@ -48,7 +53,7 @@ fn ready(test: &str) -> bool {
 }
 
 /// A folder every user may enter (the program's folder, or a host folder to attack).
-fn open_dir(label: &str) -> Scratch {
+pub(crate) fn open_dir(label: &str) -> Scratch {
     let dir = Scratch::dir(label);
     std::fs::set_permissions(&*dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir

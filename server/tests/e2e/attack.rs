@@ -16,18 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Arena, FAST, Server, get, settle, submit, test_exe, wait_for};
-
-/// The test arena's language whose build and run are the entrant's own scripts
-/// (an operator may offer one; the sandbox must hold whatever a build runs).
-const SCRIPT_LANGUAGE: &str = "name = \"script\"
-description = \"test: build.sh builds, bot.sh runs\"
-main = \"bot.sh\"
-build = \"sh ./build.sh\"
-run = \"sh ./bot.sh\"
-
-[[languages]]
-name = \"executable\"";
+use crate::support::{Arena, FAST, SCRIPT_LANGUAGE, Server, get, settle, submit, test_exe, wait_for};
 
 /// The disk a build may write in the test arena, in MiB.
 const BUILD_DISK_MIB: u64 = 100;

@@ -2,17 +2,9 @@
 //! sandbox (a `setsid` daemon included) is left once the server has started again.
 
 use crate::attack::{processes_with, wait_until_gone, zip_of};
-use crate::support::{Arena, FAST, Server, bot_script, get, settle, submit, test_exe, wait_for};
-
-/// The test arena's language whose build is the entrant's own script.
-const SCRIPT_LANGUAGE: &str = "name = \"script\"
-description = \"test: build.sh builds, bot.sh runs\"
-main = \"bot.sh\"
-build = \"sh ./build.sh\"
-run = \"sh ./bot.sh\"
-
-[[languages]]
-name = \"executable\"";
+use crate::support::{
+    Arena, FAST, SCRIPT_LANGUAGE, Server, bot_script, get, settle, submit, test_exe, wait_for,
+};
 
 fn edit_config(arena: &Arena, from: &str, to: &str) {
     let path = arena.data().join("arena.toml");

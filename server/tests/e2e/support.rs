@@ -237,6 +237,18 @@ impl Arena {
     }
 }
 
+/// The test arena's language whose build and run are the entrant's own scripts
+/// (an operator may offer one; the sandbox must hold whatever a build runs): an edit
+/// of the default arena.toml that puts it before the `executable` language.
+pub const SCRIPT_LANGUAGE: &str = "name = \"script\"
+description = \"test: build.sh builds, bot.sh runs\"
+main = \"bot.sh\"
+build = \"sh ./build.sh\"
+run = \"sh ./bot.sh\"
+
+[[languages]]
+name = \"executable\"";
+
 /// Fast games for tests.
 pub const FAST: &[(&str, &str)] = &[
     ("base_ms = 10000", "base_ms = 3000"),
