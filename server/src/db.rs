@@ -30,7 +30,7 @@ pub fn open(path: &Path) -> Result<Connection, ServerError> {
     }
     make_private(path, 0o600)?;
     let mut conn = Connection::open(path)?;
-    configure(&conn)?;
+    configure(&mut conn)?;
     let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
     migrations.to_latest(&mut conn)?;
     Ok(conn)
@@ -49,13 +49,21 @@ pub fn make_private(path: &Path, mode: u32) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// WAL journal, full synchronisation of commits, foreign keys, a busy timeout.
-fn configure(conn: &Connection) -> Result<(), ServerError> {
+/// A busy timeout, WAL journal, full synchronisation of commits, foreign keys, and
+/// immediate transactions.
+///
+/// Transactions take the write lock when they begin: a deferred transaction that
+/// reads and then writes fails at once with "database is locked" (the busy
+/// handler is not called) when another process — `serve user revoke` beside the
+/// running server — wrote in between.
+fn configure(conn: &mut Connection) -> Result<(), ServerError> {
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(ServerError::Internal(format!("the database refused WAL mode (journal_mode = {mode})")));
     }
-    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;")?;
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
     Ok(())
 }
 
@@ -72,8 +80,10 @@ impl Db {
     /// Opens the database at `path` (see [`open`]) with a second connection for reads.
     pub fn open(path: &Path) -> Result<Db, ServerError> {
         let writer = open(path)?;
-        let reader = Connection::open(path)?;
-        configure(&reader)?;
+        let mut reader = Connection::open(path)?;
+        configure(&mut reader)?;
+        // The reader's transactions only read: a snapshot that takes no write lock.
+        reader.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
         Ok(Db { writer: Arc::new(Mutex::new(writer)), reader: Arc::new(Mutex::new(reader)) })
     }
 
@@ -167,5 +177,33 @@ mod tests {
         let conn = open(&path).expect("reopen migrates nothing");
         let n: i64 = conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0)).expect("users table");
         assert_eq!(n, 0);
+    }
+
+    /// `serve user revoke` beside the running server: a transaction that reads and then
+    /// writes, while another connection commits a write in between, must wait for the
+    /// lock, not fail with "database is locked".
+    #[test]
+    fn a_read_then_write_transaction_survives_a_concurrent_writer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.sqlite3");
+        let mut cli = open(&path).expect("open");
+        crate::users::create_user(&mut cli, "alice", false).expect("alice");
+        let tx = cli.transaction().expect("begin");
+        let before: i64 = tx.query_row("SELECT count(*) FROM tokens", [], |r| r.get(0)).expect("read");
+        let server = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let mut server = open(&path).expect("second connection");
+                crate::users::create_user(&mut server, "bob", false).map(|_| ())
+            }
+        });
+        // Give the other writer time to commit if it could (it cannot: the lock is held).
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let deleted = tx.execute("DELETE FROM tokens", []).expect("the write after the read is not refused");
+        tx.commit().expect("commit");
+        assert_eq!(deleted as i64, before);
+        server.join().expect("thread").expect("the other writer waited and then wrote");
+        let users: i64 = cli.query_row("SELECT count(*) FROM users", [], |r| r.get(0)).expect("users");
+        assert_eq!(users, 2);
     }
 }

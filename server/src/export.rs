@@ -24,7 +24,8 @@ pub fn export(data_dir: &Path, out: &Path) -> Result<ExportSummary, ServerError>
     std::fs::create_dir_all(&games_dir)
         .map_err(|e| ServerError::io(format!("cannot create {}", games_dir.display()), e))?;
     let (all, standings) = arena.db.write_blocking(|c| {
-        let tx = c.transaction()?;
+        // Deferred: a read snapshot that never holds the running server's write lock.
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
         let mut all = Vec::new();
         let mut before = None;
         loop {
