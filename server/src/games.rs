@@ -2,10 +2,12 @@
 //! `finished` (exactly once, in one statement) after its log is on disk;
 //! a game found `running` at start-up was cut by a stop and becomes `aborted`.
 
+use bao_rules::Side;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
+use crate::domain::{GameChange, GameResult, GameState, Purpose};
 use crate::error::ServerError;
 
 /// One side of a game.
@@ -38,12 +40,12 @@ pub struct Game {
     pub pair_key: String,
     /// The seed of the shared random opening.
     pub opening_seed: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: String,
-    /// `running`, `finished` or `aborted`.
-    pub state: String,
-    /// `south`, `north` or `draw` (finished games).
-    pub result: Option<String>,
+    /// Why it was played.
+    pub purpose: Purpose,
+    /// Running, finished or aborted.
+    pub state: GameState,
+    /// Who won (finished games).
+    pub result: Option<GameResult>,
     /// How it ended.
     pub reason: String,
     /// Plies played.
@@ -103,8 +105,8 @@ pub struct NewGame {
     pub pair_key: String,
     /// The opening's seed.
     pub opening_seed: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: &'static str,
+    /// Why it is played.
+    pub purpose: Purpose,
 }
 
 /// Records a game as running (one transaction); returns its id. Its log goes to `log_path(id)`.
@@ -116,8 +118,8 @@ pub fn insert_running(
     let tx = conn.transaction()?;
     tx.execute(
         "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, '')",
-        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, now_ms()],
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '')",
+        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, GameState::Running, now_ms()],
     )?;
     let id = tx.last_insert_rowid();
     tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
@@ -129,23 +131,25 @@ pub fn insert_running(
 pub fn finish(
     conn: &Connection,
     id: i64,
-    result: &str,
+    result: GameResult,
     reason: &str,
     plies: u32,
 ) -> Result<bool, ServerError> {
+    let change = GameChange::FINISH;
     let n = conn.execute(
-        "UPDATE games SET state = 'finished', result = ?2, reason = ?3, plies = ?4, finished_at = ?5
-         WHERE id = ?1 AND state = 'running'",
-        params![id, result, reason, plies, now_ms()],
+        "UPDATE games SET state = ?6, result = ?2, reason = ?3, plies = ?4, finished_at = ?5
+         WHERE id = ?1 AND state = ?7",
+        params![id, result, reason, plies, now_ms(), change.to(), change.from()],
     )?;
     Ok(n == 1)
 }
 
 /// Records a running game as aborted (not counted).
 pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError> {
+    let change = GameChange::ABORT;
     conn.execute(
-        "UPDATE games SET state = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = 'running'",
-        params![id, reason, now_ms()],
+        "UPDATE games SET state = ?4, reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = ?5",
+        params![id, reason, now_ms(), change.to(), change.from()],
     )?;
     Ok(())
 }
@@ -166,7 +170,7 @@ pub struct GameFilter {
     /// Only games of this bot (any version).
     pub bot_id: Option<i64>,
     /// Only games in this state.
-    pub state: Option<String>,
+    pub state: Option<GameState>,
     /// At most this many, newest first.
     pub limit: u32,
     /// Only games with an id below this (paging).
@@ -185,9 +189,9 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
         args.push(bot.into());
         args.push(bot.into());
     }
-    if let Some(state) = &f.state {
+    if let Some(state) = f.state {
         clauses.push("g.state = ?");
-        args.push(state.clone().into());
+        args.push(state.as_str().to_owned().into());
     }
     if let Some(before) = f.before {
         clauses.push("g.id < ?");
@@ -221,27 +225,19 @@ pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter
     let rows = {
         let mut stmt = tx.prepare_cached(
             "SELECT id, south_id, north_id, result FROM games
-             WHERE id > ?1 AND state = 'finished' AND purpose != 'candidate' ORDER BY id",
+             WHERE id > ?1 AND state = ?2 AND purpose != ?3 ORDER BY id",
         )?;
-        let rows = stmt.query_map([after], |r| {
-            let result: String = r.get(3)?;
+        let rows = stmt.query_map(params![after, GameState::Finished, Purpose::Candidate], |r| {
+            let result: GameResult = r.get(3)?;
             Ok((
                 r.get(0)?,
-                Outcome {
-                    south: r.get(1)?,
-                    north: r.get(2)?,
-                    south_score: match result.as_str() {
-                        "south" => 1.0,
-                        "north" => 0.0,
-                        _ => 0.5,
-                    },
-                },
+                Outcome { south: r.get(1)?, north: r.get(2)?, south_score: result.score_of(Side::South) },
             ))
         })?;
         rows.collect::<Result<Vec<_>, _>>()?
     };
     let running: Option<i64> =
-        tx.query_row("SELECT min(id) FROM games WHERE state = 'running'", [], |r| r.get(0))?;
+        tx.query_row("SELECT min(id) FROM games WHERE state = ?1", [GameState::Running], |r| r.get(0))?;
     tx.commit()?;
     Ok((rows, running))
 }

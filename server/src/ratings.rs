@@ -65,9 +65,9 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
         .db
         .read(move |c| {
             let players: Vec<i64> = {
-                let mut stmt =
-                    c.prepare_cached("SELECT id FROM versions WHERE state = 'active' ORDER BY id")?;
-                stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+                let mut stmt = c.prepare_cached("SELECT id FROM versions WHERE state = ?1 ORDER BY id")?;
+                stmt.query_map([crate::domain::VersionState::Active], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?
             };
             Ok((players, crate::games::outcomes_after(c, after)?))
         })
@@ -81,8 +81,11 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
     state.counted.retain(|&id| id > mark);
     let table = std::mem::take(&mut state.table);
     let mut gamma = std::mem::take(&mut state.gamma);
+    let model = arena.config.rating.model;
     let (table, gamma, mut ratings) = tokio::task::spawn_blocking(move || {
-        let r = BradleyTerry.fit(&players, &table, &mut gamma);
+        let r = match model {
+            crate::domain::RatingModel::BradleyTerry => BradleyTerry.fit(&players, &table, &mut gamma),
+        };
         (table, gamma, r)
     })
     .await

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bao_game::{GameConfig, TimeControl};
-use bao_rules::Side;
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
 use crate::db::now_ms;
+use crate::domain::{GameResult, GameState, Purpose, VersionState};
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::games::{self, NewGame};
@@ -30,8 +30,8 @@ pub struct PairPlan {
     pub first: i64,
     /// Plays South in the second game.
     pub second: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: &'static str,
+    /// Why the pair is played.
+    pub purpose: Purpose,
     /// The candidate under test, for candidate pairs.
     pub candidate: Option<i64>,
 }
@@ -136,10 +136,10 @@ impl LadderStats {
     pub fn load(conn: &rusqlite::Connection) -> Result<LadderStats, ServerError> {
         let mut stats = LadderStats::default();
         let mut stmt = conn.prepare(
-            "SELECT south_id, north_id, count(*), max(started_at), sum(state = 'finished') FROM games
-             WHERE purpose != 'candidate' GROUP BY south_id, north_id",
+            "SELECT south_id, north_id, count(*), max(started_at), sum(state = ?1) FROM games
+             WHERE purpose != ?2 GROUP BY south_id, north_id",
         )?;
-        let rows = stmt.query_map([], |r| {
+        let rows = stmt.query_map(rusqlite::params![GameState::Finished, Purpose::Candidate], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(3)?, r.get::<_, u32>(4)?))
         })?;
         for row in rows {
@@ -178,9 +178,11 @@ fn entrants(
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
         "SELECT v.id, coalesce(r.elo, 1500.0), v.state_at
-         FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
+         FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = ?1 ORDER BY v.id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
+    let rows = stmt.query_map([VersionState::Active], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?))
+    })?;
     let mut list = Vec::new();
     for row in rows {
         let (id, rating, active_since) = row?;
@@ -214,10 +216,11 @@ async fn next_pair(
             let list = entrants(c, &stats, placement)?;
             let mut stmt = c.prepare_cached(
                 "SELECT v.id, v.baseline_id FROM versions v JOIN versions b ON b.id = v.baseline_id
-                 WHERE v.state = 'evaluating' AND v.sprt_result IS NULL AND b.state = 'active' ORDER BY v.id",
+                 WHERE v.state = ?1 AND v.sprt_result IS NULL AND b.state = ?2 ORDER BY v.id",
             )?;
-            let candidates: Vec<(i64, i64)> =
-                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            let candidates: Vec<(i64, i64)> = stmt
+                .query_map([VersionState::Evaluating, VersionState::Active], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
             Ok((list, candidates))
         })
         .await?;
@@ -229,7 +232,11 @@ async fn next_pair(
     let plan_of = |p: Pairing| PairPlan {
         first: p.anchor,
         second: p.opponent,
-        purpose: if p.reason == matchmaking::Reason::Placement { "placement" } else { "ladder" },
+        purpose: if p.reason == matchmaking::Reason::Placement {
+            Purpose::Placement
+        } else {
+            Purpose::Ladder
+        },
         candidate: None,
     };
     if let Some(p) = ladder
@@ -238,7 +245,12 @@ async fn next_pair(
         return Ok(Some(plan_of(p)));
     }
     if let Some(&(cand, base)) = candidates.iter().find(|(c, b)| !busy.contains(c) && !busy.contains(b)) {
-        return Ok(Some(PairPlan { first: cand, second: base, purpose: "candidate", candidate: Some(cand) }));
+        return Ok(Some(PairPlan {
+            first: cand,
+            second: base,
+            purpose: Purpose::Candidate,
+            candidate: Some(cand),
+        }));
     }
     Ok(ladder.map(plan_of))
 }
@@ -312,7 +324,7 @@ pub async fn play_pair(
         }
         let finished = play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
         if finished
-            && plan.purpose != "candidate"
+            && plan.purpose.is_rated()
             && let Ok(mut s) = stats.lock()
         {
             s.finished(south.id, north.id);
@@ -332,7 +344,7 @@ async fn play_one(
     north: &Version,
     pair_key: &str,
     seed: u32,
-    purpose: &'static str,
+    purpose: Purpose,
 ) -> Result<bool, ServerError> {
     let config = game_config(arena, south, north, u64::from(seed))?;
     let new = NewGame {
@@ -358,7 +370,7 @@ async fn play_one(
         &GameStart {
             south: format!("{} v{}", south.bot, south.number),
             north: format!("{} v{}", north.bot, north.number),
-            purpose: purpose.to_owned(),
+            purpose,
         },
     );
     let outcome = engine.play(config, arena.game_log_path(id), id).await;
@@ -380,11 +392,7 @@ async fn play_one(
             }
         }
         Ok(r) => {
-            let result = match r.winner {
-                Some(Side::South) => "south",
-                Some(Side::North) => "north",
-                None => "draw",
-            };
+            let result = GameResult::of_winner(r.winner);
             let reason = if r.detail.is_empty() {
                 r.reason.to_string()
             } else {

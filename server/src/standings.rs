@@ -44,10 +44,10 @@ pub fn leaderboard(conn: &Connection) -> Result<Vec<Standing>, ServerError> {
                 r.draws, r.rank_sure
          FROM versions v JOIN bots b ON b.id = v.bot_id JOIN users u ON u.id = b.owner_id
          LEFT JOIN ratings r ON r.version_id = v.id
-         WHERE v.state = 'active'
+         WHERE v.state = ?1
          ORDER BY r.elo IS NULL, r.elo DESC, v.id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([crate::domain::VersionState::Active], |r| {
         Ok(Standing {
             rank: 0,
             bot: r.get(0)?,

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::arena::Arena;
 use crate::db::now_ms;
+use crate::domain::VersionState;
 use crate::error::ServerError;
 use crate::upload::{UnpackLimits, UploadError, unpack};
 use crate::users::User;
@@ -129,7 +130,11 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                 }
             };
             let baseline: Option<i64> = tx
-                .query_row("SELECT id FROM versions WHERE bot_id = ?1 AND state = 'active'", [bot_id], |r| r.get(0))
+                .query_row(
+                    "SELECT id FROM versions WHERE bot_id = ?1 AND state = ?2",
+                    params![bot_id, VersionState::Active],
+                    |r| r.get(0),
+                )
                 .optional()?;
             if candidate && baseline.is_none() {
                 return Err(ServerError::Invalid(format!(
@@ -144,7 +149,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             tx.execute(
                 "INSERT INTO versions (bot_id, number, language, source_name, source_bytes, state, candidate,
                  auto_promote, baseline_id, submitted_at, state_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9, ?9)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?10, ?6, ?7, ?8, ?9, ?9)",
                 params![
                     bot_id,
                     number,
@@ -154,7 +159,8 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                     candidate,
                     auto,
                     if candidate { baseline } else { None },
-                    now
+                    now,
+                    VersionState::Queued
                 ],
             )?;
             let id = tx.last_insert_rowid();

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::SharedArena;
 use crate::auth::{ApiUser, MaybeApiUser};
+use crate::domain::GameState;
 use crate::error::{ApiError, ErrorBody};
 use crate::games::{self, Game, GameFilter};
 use crate::languages::Language;
@@ -219,11 +220,15 @@ pub async fn games(
     State(arena): State<SharedArena>,
     Query(q): Query<GamesQuery>,
 ) -> Result<Json<Vec<Game>>, ApiError> {
-    if let Some(s) = &q.state
-        && !matches!(s.as_str(), "running" | "finished" | "aborted")
-    {
-        return Err(ApiError::bad_request(format!("state must be running, finished or aborted, not {s:?}")));
-    }
+    let state = match q.state.as_deref().map(str::parse::<GameState>).transpose() {
+        Ok(state) => state,
+        Err(e) => {
+            return Err(ApiError::bad_request(format!(
+                "state must be running, finished or aborted, not {:?}",
+                e.text
+            )));
+        }
+    };
     let bot_id = match q.bot.clone() {
         None => None,
         Some(name) => {
@@ -232,7 +237,7 @@ pub async fn games(
             Some(bot.ok_or_else(|| ApiError::not_found(format!("no bot is named {name:?}")))?.id)
         }
     };
-    let filter = GameFilter { bot_id, state: q.state, limit: q.limit.unwrap_or(50), before: q.before };
+    let filter = GameFilter { bot_id, state, limit: q.limit.unwrap_or(50), before: q.before };
     Ok(Json(arena.db.read(move |c| games::list(c, &filter)).await?))
 }
 
@@ -264,7 +269,7 @@ pub async fn game_log(
         .read(move |c| games::game(c, id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no game has id {id}")))?;
-    if game.state == "running" {
+    if game.state == GameState::Running {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             format!("game {id} is still running: watch it on /live/{id}"),

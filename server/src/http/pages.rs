@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::SharedArena;
 use crate::auth::{PageSession, SESSION_COOKIE, check_form, check_origin};
+use crate::domain::{GameResult, GameState};
 use crate::error::{ApiError, ServerError};
 use crate::games::{self, Game, GameFilter};
 use crate::pages::format_time;
@@ -104,7 +105,7 @@ struct Plot {
 
 fn head_to_head(bot_id: i64, games: &[Game]) -> Vec<HeadToHead> {
     let mut by: BTreeMap<String, HeadToHead> = BTreeMap::new();
-    for g in games.iter().filter(|g| g.state == "finished") {
+    for g in games.iter().filter(|g| g.state == GameState::Finished) {
         let (me_south, opp) = if g.south.bot_id == bot_id && g.north.bot_id != bot_id {
             (true, g.north.bot.clone())
         } else if g.north.bot_id == bot_id && g.south.bot_id != bot_id {
@@ -121,9 +122,9 @@ fn head_to_head(bot_id: i64, games: &[Game]) -> Vec<HeadToHead> {
             score: 0.0,
         });
         row.games += 1;
-        match (g.result.as_deref(), me_south) {
-            (Some("south"), true) | (Some("north"), false) => row.wins += 1,
-            (Some("draw"), _) => row.draws += 1,
+        match (g.result, me_south) {
+            (Some(GameResult::South), true) | (Some(GameResult::North), false) => row.wins += 1,
+            (Some(GameResult::Draw), _) => row.draws += 1,
             _ => row.losses += 1,
         }
     }
@@ -288,7 +289,7 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
-    if g.state == "running" {
+    if g.state == GameState::Running {
         return Redirect::to(&format!("/live/{id}")).into_response();
     }
     let me = session.0.as_ref().map(|s| &s.user);
