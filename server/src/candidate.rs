@@ -10,18 +10,21 @@ use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::arena::Arena;
 use crate::config::CandidateConfig;
-use crate::domain::{GameResult, GameState, Purpose, SprtVerdict, VersionChange, VersionState};
+use crate::domain::{GameResult, GameState, Purpose, SprtVerdict, VersionChange, VersionId, VersionState};
 use crate::error::ServerError;
 use crate::versions;
 
 /// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
-pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<PentanomialCounts, ServerError> {
+pub fn pair_counts(
+    conn: &rusqlite::Connection,
+    candidate: VersionId,
+) -> Result<PentanomialCounts, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT pair_key, south_id, result FROM games
          WHERE purpose = ?2 AND state = ?3 AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
     )?;
     let rows = stmt.query_map(params![candidate, Purpose::Candidate, GameState::Finished], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, GameResult>(2)?))
+        Ok((r.get::<_, String>(0)?, r.get::<_, VersionId>(1)?, r.get::<_, GameResult>(2)?))
     })?;
     let mut games = Vec::new();
     for row in rows {
@@ -46,7 +49,7 @@ pub fn sprt_parameters(c: &CandidateConfig) -> Result<SprtParameters, ServerErro
 /// Updates the SPRT of a candidate and acts on its decision, in one
 /// transaction: the LLR, the verdict and the state change are written
 /// together or not at all. Returns the decision.
-pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, ServerError> {
+pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision, ServerError> {
     let c = arena.config.candidate.clone();
     arena
         .db
@@ -62,7 +65,11 @@ pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, Serve
 /// The SPRT update of one candidate inside the caller's transaction (see
 /// [`update`]); also run at start for every candidate under evaluation, which
 /// completes a verdict a stop interrupted.
-pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<SprtDecision, ServerError> {
+pub fn decide(
+    conn: &Connection,
+    candidate: VersionId,
+    c: &CandidateConfig,
+) -> Result<SprtDecision, ServerError> {
     let params = sprt_parameters(c)?;
     let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
     if v.state != VersionState::Evaluating {
@@ -144,7 +151,7 @@ pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<
 }
 
 /// Promotes a candidate whose SPRT accepted H1 (its owner asked), in one transaction.
-pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), ServerError> {
+pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<(), ServerError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let result: Option<SprtVerdict> =
         tx.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
@@ -166,7 +173,7 @@ pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), Se
 }
 
 /// Records a candidate's SPRT verdict (inside the caller's transaction).
-fn set_verdict(conn: &Connection, candidate: i64, verdict: SprtVerdict) -> Result<(), ServerError> {
+fn set_verdict(conn: &Connection, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET sprt_result = ?2 WHERE id = ?1", params![candidate, verdict])?;
     Ok(())
 }

@@ -7,31 +7,33 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
-use crate::domain::{GameChange, GameResult, GameState, Purpose};
+use crate::domain::{
+    BotId, BotName, GameChange, GameId, GameResult, GameState, Purpose, UserId, UserName, VersionId,
+};
 use crate::error::ServerError;
 
 /// One side of a game.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GameSide {
     /// The version's id.
-    pub version_id: i64,
+    pub version_id: VersionId,
     /// The bot's id.
-    pub bot_id: i64,
+    pub bot_id: BotId,
     /// The bot's name.
-    pub bot: String,
+    pub bot: BotName,
     /// The version's number.
     pub number: i64,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
     /// The owner's user id.
-    pub owner_id: i64,
+    pub owner_id: UserId,
 }
 
 /// A game, as the API and pages show it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Game {
     /// Database id.
-    pub id: i64,
+    pub id: GameId,
     /// South (moves first).
     pub south: GameSide,
     /// North.
@@ -98,9 +100,9 @@ fn game_from_row(r: &Row<'_>) -> rusqlite::Result<Game> {
 #[derive(Debug, Clone)]
 pub struct NewGame {
     /// South's version.
-    pub south_id: i64,
+    pub south_id: VersionId,
     /// North's version.
-    pub north_id: i64,
+    pub north_id: VersionId,
     /// The pair it belongs to.
     pub pair_key: String,
     /// The opening's seed.
@@ -113,15 +115,15 @@ pub struct NewGame {
 pub fn insert_running(
     conn: &mut Connection,
     g: &NewGame,
-    log_path: impl Fn(i64) -> String,
-) -> Result<i64, ServerError> {
+    log_path: impl Fn(GameId) -> String,
+) -> Result<GameId, ServerError> {
     let tx = conn.transaction()?;
     tx.execute(
         "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '')",
         params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, GameState::Running, now_ms()],
     )?;
-    let id = tx.last_insert_rowid();
+    let id = GameId::new(tx.last_insert_rowid());
     tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
     tx.commit()?;
     Ok(id)
@@ -130,7 +132,7 @@ pub fn insert_running(
 /// Records the end of a running game, once: false if it was not running.
 pub fn finish(
     conn: &Connection,
-    id: i64,
+    id: GameId,
     result: GameResult,
     reason: &str,
     plies: u32,
@@ -145,7 +147,7 @@ pub fn finish(
 }
 
 /// Records a running game as aborted (not counted).
-pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError> {
+pub fn abort(conn: &Connection, id: GameId, reason: &str) -> Result<(), ServerError> {
     let change = GameChange::ABORT;
     conn.execute(
         "UPDATE games SET state = ?4, reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = ?5",
@@ -155,12 +157,12 @@ pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError
 }
 
 /// One game.
-pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, ServerError> {
+pub fn game(conn: &Connection, id: GameId) -> Result<Option<Game>, ServerError> {
     Ok(conn.query_row(&format!("{GAME_SELECT} WHERE g.id = ?1"), [id], game_from_row).optional()?)
 }
 
 /// The log path of a game.
-pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerError> {
+pub fn log_path(conn: &Connection, id: GameId) -> Result<Option<String>, ServerError> {
     Ok(conn.query_row("SELECT log_path FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
 }
 
@@ -168,13 +170,13 @@ pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerErro
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
     /// Only games of this bot (any version).
-    pub bot_id: Option<i64>,
+    pub bot_id: Option<BotId>,
     /// Only games in this state.
     pub state: Option<GameState>,
     /// At most this many, newest first.
     pub limit: u32,
     /// Only games with an id below this (paging).
-    pub before: Option<i64>,
+    pub before: Option<GameId>,
 }
 
 /// Games, newest first. The SQL holds only the filters given, so that SQLite
@@ -186,8 +188,8 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
         clauses.push(
             "(g.south_id IN (SELECT id FROM versions WHERE bot_id = ?) OR g.north_id IN (SELECT id FROM versions WHERE bot_id = ?))",
         );
-        args.push(bot.into());
-        args.push(bot.into());
+        args.push(bot.get().into());
+        args.push(bot.get().into());
     }
     if let Some(state) = f.state {
         clauses.push("g.state = ?");
@@ -195,7 +197,7 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
     }
     if let Some(before) = f.before {
         clauses.push("g.id < ?");
-        args.push(before.into());
+        args.push(before.get().into());
     }
     let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
     let sql = format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {}", f.limit.min(1000));
@@ -208,19 +210,19 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
     /// South's version.
-    pub south: i64,
+    pub south: VersionId,
     /// North's version.
-    pub north: i64,
+    pub north: VersionId,
     /// South's score: 1, ½ or 0.
     pub south_score: f64,
 }
 
 /// Finished games with their ids, and the smallest id of a game still running.
-pub type OutcomesAfter = (Vec<(i64, Outcome)>, Option<i64>);
+pub type OutcomesAfter = (Vec<(GameId, Outcome)>, Option<GameId>);
 
 /// Finished ladder and placement games with an id above `after`, and the
 /// smallest id of a game still running (all in one snapshot).
-pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter, ServerError> {
+pub fn outcomes_after(conn: &mut Connection, after: GameId) -> Result<OutcomesAfter, ServerError> {
     let tx = conn.transaction()?;
     let rows = {
         let mut stmt = tx.prepare_cached(
@@ -236,7 +238,7 @@ pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter
         })?;
         rows.collect::<Result<Vec<_>, _>>()?
     };
-    let running: Option<i64> =
+    let running: Option<GameId> =
         tx.query_row("SELECT min(id) FROM games WHERE state = ?1", [GameState::Running], |r| r.get(0))?;
     tx.commit()?;
     Ok((rows, running))

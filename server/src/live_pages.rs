@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arena::SharedArena;
 use crate::auth::PageSession;
-use crate::domain::GameState;
+use crate::domain::{GameId, GameState};
 use crate::error::ApiError;
 use crate::games::{self, Game, GameFilter};
 use crate::live::{LiveEvent, LiveHub};
@@ -76,12 +76,12 @@ pub async fn live_game(
     session: PageSession,
     Path(id): Path<i64>,
 ) -> Response {
-    let g = match arena.db.read(move |c| games::game(c, id)).await {
+    let g = match arena.db.read(move |c| games::game(c, GameId::new(id))).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
     let base = arena.config.games.base_ms;
     let variant = arena.config.variant();
     let running = g.state == GameState::Running;
@@ -207,13 +207,13 @@ fn game_stream(st: GameStream) -> impl Stream<Item = Result<Event, Infallible>> 
 
 /// The events of a game from the log of a game the hub no longer holds.
 async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<LiveEvent>> {
-    let g = arena.db.read(move |c| games::game(c, id)).await.ok().flatten();
+    let g = arena.db.read(move |c| games::game(c, GameId::new(id))).await.ok().flatten();
     let Some(g) = g else { return Vec::new() };
     if g.state == GameState::Running {
         // Between the game's row and its first record: the browser retries shortly.
         return Vec::new();
     }
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
     let replay =
         tokio::task::spawn_blocking(move || bao_viewer::replay_from_log(&text).ok()).await.ok().flatten();
     let mut out: Vec<Arc<LiveEvent>> = Vec::new();

@@ -22,7 +22,7 @@ use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::config::CandidateConfig;
 use crate::db::now_ms;
-use crate::domain::{GameChange, VersionChange, VersionState};
+use crate::domain::{BotId, GameChange, VersionChange, VersionState};
 use crate::error::ServerError;
 use crate::versions;
 
@@ -77,7 +77,7 @@ pub fn recover(
             done.verdicts += 1;
         }
     }
-    let rows: HashSet<(i64, i64)> = {
+    let rows: HashSet<(BotId, i64)> = {
         let mut stmt = tx.prepare("SELECT bot_id, number FROM versions")?;
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?
     };
@@ -105,7 +105,7 @@ fn remove_staging(tmp: &Path) -> Result<usize, ServerError> {
 }
 
 /// Removes every `bots/BOT/vN` directory that has no version row.
-fn remove_orphans(bots: &Path, rows: &HashSet<(i64, i64)>) -> Result<usize, ServerError> {
+fn remove_orphans(bots: &Path, rows: &HashSet<(BotId, i64)>) -> Result<usize, ServerError> {
     let mut removed = 0;
     let list = |p: &Path| -> Result<Vec<std::fs::DirEntry>, ServerError> {
         match std::fs::read_dir(p) {
@@ -117,7 +117,10 @@ fn remove_orphans(bots: &Path, rows: &HashSet<(i64, i64)>) -> Result<usize, Serv
         }
     };
     for bot in list(bots)? {
-        let Some(bot_id) = bot.file_name().to_str().and_then(|n| n.parse::<i64>().ok()) else { continue };
+        let Some(bot_id) = bot.file_name().to_str().and_then(|n| n.parse::<i64>().ok()).map(BotId::new)
+        else {
+            continue;
+        };
         for version in list(&bot.path())? {
             let name = version.file_name();
             let Some(number) =

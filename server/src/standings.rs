@@ -11,11 +11,11 @@ pub struct Standing {
     /// 1 for the best.
     pub rank: usize,
     /// The bot's name.
-    pub bot: String,
+    pub bot: crate::domain::BotName,
     /// The owner's name.
-    pub owner: String,
+    pub owner: crate::domain::UserName,
     /// The active version's id.
-    pub version_id: i64,
+    pub version_id: crate::domain::VersionId,
     /// The active version's number.
     pub version: i64,
     /// The rating, on the Elo scale (the mean over the active versions is 1500).

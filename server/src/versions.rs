@@ -5,33 +5,33 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
-use crate::domain::{SprtVerdict, VersionChange, VersionState};
+use crate::domain::{BotId, BotName, SprtVerdict, UserId, UserName, VersionChange, VersionId, VersionState};
 use crate::error::ServerError;
 
 /// A bot: a name owned by a user, with versions.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Bot {
     /// Database id.
-    pub id: i64,
+    pub id: BotId,
     /// The bot's name.
-    pub name: String,
+    pub name: BotName,
     /// The owner's user id.
-    pub owner_id: i64,
+    pub owner_id: UserId,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
 }
 
 /// A version of a bot, as anyone may see it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Version {
     /// Database id.
-    pub id: i64,
+    pub id: VersionId,
     /// The bot's id.
-    pub bot_id: i64,
+    pub bot_id: BotId,
     /// The bot's name.
-    pub bot: String,
+    pub bot: BotName,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
     /// 1 for the first version of the bot, then 2, ...
     pub number: i64,
     /// The language (a name from the arena's table).
@@ -47,7 +47,7 @@ pub struct Version {
     /// Whether a candidate that passes its SPRT replaces the active version.
     pub auto_promote: bool,
     /// The version a candidate is tested against.
-    pub baseline_id: Option<i64>,
+    pub baseline_id: Option<VersionId>,
     /// When it was submitted (Unix ms).
     pub submitted_at: i64,
     /// When it entered its state (Unix ms).
@@ -113,12 +113,12 @@ fn select_versions(
 }
 
 /// One version by id.
-pub fn version(conn: &Connection, id: i64) -> Result<Option<Version>, ServerError> {
+pub fn version(conn: &Connection, id: VersionId) -> Result<Option<Version>, ServerError> {
     Ok(select_versions(conn, "WHERE v.id = ?1", [id])?.pop())
 }
 
 /// One version with its logs.
-pub fn version_detail(conn: &Connection, id: i64) -> Result<Option<VersionDetail>, ServerError> {
+pub fn version_detail(conn: &Connection, id: VersionId) -> Result<Option<VersionDetail>, ServerError> {
     let Some(version) = version(conn, id)? else { return Ok(None) };
     let (build_log, check_report) =
         conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [id], |r| {
@@ -128,7 +128,7 @@ pub fn version_detail(conn: &Connection, id: i64) -> Result<Option<VersionDetail
 }
 
 /// The versions of a bot, newest first.
-pub fn versions_of_bot(conn: &Connection, bot_id: i64) -> Result<Vec<Version>, ServerError> {
+pub fn versions_of_bot(conn: &Connection, bot_id: BotId) -> Result<Vec<Version>, ServerError> {
     select_versions(conn, "WHERE v.bot_id = ?1 ORDER BY v.number DESC", [bot_id])
 }
 
@@ -164,7 +164,7 @@ pub fn all_bots(conn: &Connection) -> Result<Vec<Bot>, ServerError> {
 /// when the version was not in state `from` any more.
 pub fn set_state(
     conn: &Connection,
-    id: i64,
+    id: VersionId,
     change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
@@ -181,14 +181,14 @@ pub fn set_state(
 /// version is no longer in state `change.from()`.
 pub fn activate_in(
     conn: &Connection,
-    id: i64,
+    id: VersionId,
     change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
     if change.to() != VersionState::Active {
         return Err(ServerError::Internal(format!("version {id}: {} is no activation", change.to())));
     }
-    let bot_id: i64 = conn.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+    let bot_id: BotId = conn.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
     if !set_state(conn, id, change, reason)? {
         return Ok(false);
     }
@@ -213,7 +213,7 @@ pub fn activate_in(
 /// transaction that commits only when the version was still in state `change.from()`.
 pub fn activate(
     conn: &mut Connection,
-    id: i64,
+    id: VersionId,
     change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
@@ -226,13 +226,13 @@ pub fn activate(
 }
 
 /// Stores the build output of a version.
-pub fn set_build_log(conn: &Connection, id: i64, log: &str) -> Result<(), ServerError> {
+pub fn set_build_log(conn: &Connection, id: VersionId, log: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET build_log = ?2 WHERE id = ?1", params![id, log])?;
     Ok(())
 }
 
 /// Stores the conformance report of a version.
-pub fn set_check_report(conn: &Connection, id: i64, report: &str) -> Result<(), ServerError> {
+pub fn set_check_report(conn: &Connection, id: VersionId, report: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET check_report = ?2 WHERE id = ?1", params![id, report])?;
     Ok(())
 }
@@ -264,7 +264,7 @@ pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
 }
 
 /// The versions a user has waiting to be built or checked (queued, building, checking).
-pub fn pending_of_user(conn: &Connection, user_id: i64) -> Result<i64, ServerError> {
+pub fn pending_of_user(conn: &Connection, user_id: UserId) -> Result<i64, ServerError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
          WHERE b.owner_id = ?1 AND v.state IN (?2, ?3, ?4)",

@@ -31,7 +31,7 @@ pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
 /// Builds and checks one queued version; false when none was queued.
 pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bool, ServerError> {
     let Some(v) = arena.db.write(|conn| versions::claim_queued(conn)).await? else { return Ok(false) };
-    let span = tracing::info_span!("build", version = v.id, bot = %v.bot, number = v.number);
+    let span = tracing::info_span!("build", version = v.id.get(), bot = %v.bot, number = v.number);
     let _enter = span.enter();
     let dir = arena.version_dir(v.bot_id, v.number);
     let Some(language) = arena.config.language(&v.language).cloned() else {
@@ -128,7 +128,7 @@ async fn reject(
     change: VersionChange,
     reason: String,
 ) -> Result<(), ServerError> {
-    tracing::info!(version = v.id, %reason, "version rejected");
+    tracing::info!(version = v.id.get(), %reason, "version rejected");
     let id = v.id;
     arena.db.write(move |conn| versions::set_state(conn, id, change, &reason)).await?;
     Ok(())
