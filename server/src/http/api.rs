@@ -220,15 +220,9 @@ pub async fn games(
     State(arena): State<SharedArena>,
     Query(q): Query<GamesQuery>,
 ) -> Result<Json<Vec<Game>>, ApiError> {
-    let state = match q.state.as_deref().map(str::parse::<GameState>).transpose() {
-        Ok(state) => state,
-        Err(e) => {
-            return Err(ApiError::bad_request(format!(
-                "state must be running, finished or aborted, not {:?}",
-                e.text
-            )));
-        }
-    };
+    let state = q.state.as_deref().map(str::parse::<GameState>).transpose().map_err(|e| {
+        ApiError::bad_request(format!("state must be running, finished or aborted, not {:?}", e.text))
+    })?;
     let bot_id = match q.bot.clone() {
         None => None,
         Some(name) => {
