@@ -83,7 +83,7 @@ chmod 400 "$tmp/munge/munge.key"
 munged --force --foreground \
     --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.socket" \
     --pid-file="$tmp/munge/munged.pid" --seed-file="$tmp/munge/munged.seed" \
-    --log-file="$tmp/munged.log" &
+    --log-file="$tmp/munged.log" >"$tmp/munged.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do
     [ -S "$tmp/munge/munge.socket" ] && break
@@ -128,9 +128,9 @@ MinJobAge=600
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
-slurmctld -D -i -f "$SLURM_CONF" &
+slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" &
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
 pids+=($!)
 
 say "waiting for the node to be idle"
@@ -185,13 +185,14 @@ job_states() {
 import sys
 for line in sys.stdin:
     f = dict(w.split("=", 1) for w in line.split() if "=" in w)
-    print(f.get("JobId"), f.get("ArrayTaskId", "-"), f.get("JobState"), f.get("ExitCode"))'
+    name = f["ArrayJobId"] + "_" + f["ArrayTaskId"] if "ArrayTaskId" in f else f.get("JobId")
+    print(name, f.get("JobState"), f.get("ExitCode"))'
 }
 states=$(job_states "$array"; job_states "$merge")
 echo "$states" | sed 's/^/test-one-node:   job /'
 tasks=$(job_states "$array" | wc -l)
 [ "$tasks" -eq "$shards" ] || fail "the array has $tasks task(s), not $shards"
-bad=$(awk '$3 != "COMPLETED" || $4 != "0:0"' <<<"$states")
+bad=$(awk '$2 != "COMPLETED" || $3 != "0:0"' <<<"$states")
 [ -z "$bad" ] || fail "a job did not complete with exit 0: $bad"
 say "the array and the merge completed after $((SECONDS - started)) s"
 
