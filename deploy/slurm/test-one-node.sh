@@ -92,7 +92,7 @@ done
 [ -S "$tmp/munge/munge.socket" ] || fail "munged did not start (see $tmp/munged.log)"
 
 # --- a one-node cluster
-node=$(hostname -s)
+node=$(uname -n | cut -d. -f1)
 cpus=$(nproc)
 # Less memory than the machine has: a node configured with more than it has is drained.
 mem=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 / 2))
