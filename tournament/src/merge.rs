@@ -1,5 +1,5 @@
-//! `bao-referee merge DIR... [--out DIR]`: combines the folders of a
-//! tournament's shards into one result.
+//! Merging the folders of a tournament's shards into one result (`bao-referee merge DIR...
+//! [--out DIR]`).
 //!
 //! The folders must hold the same plan (all but the shard); together their
 //! journals must cover the schedule exactly. Missing and duplicate games are
@@ -22,28 +22,13 @@ use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-use crate::tournament::folder::{self, OutDir};
-use crate::tournament::journal::{JournalEntry, JournalError};
-use crate::tournament::journal_stream;
-use crate::tournament::plan::Plan;
-use crate::tournament::results;
-use crate::tournament::tally::{GameSet, Tally};
-
-/// The arguments of `bao-referee merge`.
-#[derive(Debug, clap::Args)]
-pub struct MergeArgs {
-    /// The shard folders (each written by `bao-referee tournament --shard I/N --out DIR`).
-    #[arg(required = true, value_name = "DIR")]
-    pub dirs: Vec<PathBuf>,
-    /// Write the merged tournament to this new folder: plan.json, journal.jsonl, games/, results.json.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Print the results as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
-}
+use crate::error::Error;
+use crate::folder::{self, OutDir};
+use crate::journal::JournalEntry;
+use crate::journal_stream;
+use crate::plan::Plan;
+use crate::results;
+use crate::tally::{GameSet, Tally};
 
 /// The games of the shards, merged: running counts, not entries.
 #[derive(Debug)]
@@ -63,29 +48,29 @@ pub struct Merged {
 ///
 /// # Errors
 /// An unreadable plan, or plans that differ.
-pub fn plans(dirs: &[PathBuf]) -> anyhow::Result<(Plan, Vec<Plan>)> {
+pub fn plans(dirs: &[PathBuf]) -> Result<(Plan, Vec<Plan>), Error> {
     let mut each = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let plan = Plan::load(&OutDir::new(dir).plan())?;
         if let Some(first) = each.first() {
             let first: &Plan = first;
             if let Some(difference) = first.unsharded().difference(&plan.unsharded()) {
-                anyhow::bail!(
+                return Err(Error::Input(format!(
                     "{} and {} hold different tournaments: their plans differ at {difference}",
                     dirs[0].display(),
                     dir.display()
-                );
+                )));
             }
         }
         each.push(plan);
     }
-    let shared = each.first().context("no folders to merge")?.unsharded();
+    let shared = each.first().ok_or_else(|| Error::Input("no folders to merge".into()))?.unsharded();
     Ok((shared, each))
 }
 
 /// Streams the counted entries of the journal of `dir` (one line in memory at a time), stopping
 /// at the first one that is not a game of `plan` (and of its shard).
-fn counted_entries(dir: &Path, plan: &Plan, mut each: impl FnMut(JournalEntry)) -> anyhow::Result<()> {
+fn counted_entries(dir: &Path, plan: &Plan, mut each: impl FnMut(JournalEntry)) -> Result<(), Error> {
     let schedule = plan.schedule()?;
     let mut foreign = None;
     journal_stream::stream_file(&OutDir::new(dir).journal(), |entry| {
@@ -102,14 +87,13 @@ fn counted_entries(dir: &Path, plan: &Plan, mut each: impl FnMut(JournalEntry)) 
         } else {
             foreign = Some(entry.game);
         }
-    })
-    .map_err(|e: JournalError| anyhow::anyhow!(e))?;
+    })?;
     match foreign {
-        Some(game) => anyhow::bail!(
+        Some(game) => Err(Error::Input(format!(
             "{}: the journal holds game {game}, which is not a game of its plan{}",
             dir.display(),
             plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
-        ),
+        ))),
         None => Ok(()),
     }
 }
@@ -119,7 +103,7 @@ fn counted_entries(dir: &Path, plan: &Plan, mut each: impl FnMut(JournalEntry)) 
 ///
 /// # Errors
 /// An unreadable journal, or an entry that is not a game of its plan.
-pub fn check_journals(dirs: &[PathBuf], plans: &[Plan]) -> anyhow::Result<BTreeSet<u32>> {
+pub fn check_journals(dirs: &[PathBuf], plans: &[Plan]) -> Result<BTreeSet<u32>, Error> {
     let mut seen = GameSet::default();
     let mut duplicates = BTreeSet::new();
     for (dir, plan) in dirs.iter().zip(plans) {
@@ -142,8 +126,8 @@ pub fn merge(
     dirs: &[PathBuf],
     plans: (Plan, Vec<Plan>),
     duplicated: &BTreeSet<u32>,
-    mut take: impl FnMut(usize, &JournalEntry) -> anyhow::Result<()>,
-) -> anyhow::Result<Merged> {
+    mut take: impl FnMut(usize, &JournalEntry) -> Result<(), Error>,
+) -> Result<Merged, Error> {
     let (plan, each) = plans;
     let names = (0..plan.bots.len()).map(|i| plan.bot_name(i)).collect();
     let mut tally = Tally::new(names);
@@ -207,86 +191,9 @@ fn reverify(plan: &Plan, dir: &Path, mut entry: JournalEntry) -> JournalEntry {
     entry
 }
 
-/// Runs `bao-referee merge`; returns the exit code (0 exact cover, 1 missing or duplicate games
-/// or a log that did not verify, 2 bad input, 3 I/O failure writing --out).
-#[must_use]
-pub fn run(args: &MergeArgs) -> u8 {
-    let malformed = |e: &anyhow::Error| {
-        eprintln!("error: {}", crate::exit::describe(e));
-        crate::exit::MALFORMED
-    };
-    // Everything is checked (the plans, every journal line) before anything is written.
-    let plans = match plans(&args.dirs) {
-        Ok(plans) => plans,
-        Err(e) => return malformed(&e),
-    };
-    let duplicated = match check_journals(&args.dirs, &plans.1) {
-        Ok(duplicated) => duplicated,
-        Err(e) => return malformed(&e),
-    };
-    // A taken --out is the operator's mistake (exit 2), found before anything is written.
-    if let Some(out) = &args.out
-        && let Some(problem) = taken(out)
-    {
-        eprintln!("error: --out {}: {problem}; choose a new folder", out.display());
-        return crate::exit::MALFORMED;
-    }
-    let mut target = match args.out.as_ref().map(|out| MergedFolder::start(out, &plans.0)).transpose() {
-        Ok(target) => target,
-        Err(e) => {
-            eprintln!("error: {}", crate::exit::describe(&e));
-            return crate::exit::INTERNAL;
-        }
-    };
-    let merged = merge(&args.dirs, plans, &duplicated, |source, entry| match &mut target {
-        Some(target) => target.add(&args.dirs[source], entry),
-        None => Ok(()),
-    });
-    let merged = match merged {
-        Ok(merged) => merged,
-        Err(e) => {
-            eprintln!("error: {}", crate::exit::describe(&e));
-            return if target.is_some() { crate::exit::INTERNAL } else { crate::exit::MALFORMED };
-        }
-    };
-    let mut results = results::compute(&merged.plan, &merged.tally, None);
-    results.duplicates = merged.duplicates.keys().copied().collect();
-    if let Some(target) = target
-        && let Err(e) = target.finish(&results)
-    {
-        eprintln!("error: {}", crate::exit::describe(&e));
-        return crate::exit::INTERNAL;
-    }
-    if args.json {
-        match serde_json::to_string(&results) {
-            Ok(line) => crate::out::outln!("{line}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return crate::exit::INTERNAL;
-            }
-        }
-    } else {
-        crate::out::text(&results::render(&results));
-    }
-    for (game, holders) in &merged.duplicates {
-        let names: Vec<String> = holders.iter().map(|&i| args.dirs[i].display().to_string()).collect();
-        eprintln!("duplicate: game {game} is in {}", names.join(" and "));
-    }
-    for (game, error) in &merged.not_verifying {
-        eprintln!("does not verify: game {game}: {error}");
-    }
-    if !results.missing.is_empty() {
-        eprintln!("missing: {} game(s): {}", results.missing.count, results.missing.text());
-    }
-    if results.missing.is_empty() && merged.duplicates.is_empty() && results.unverified.is_empty() {
-        crate::exit::SUCCESS
-    } else {
-        crate::exit::REJECTED
-    }
-}
-
 /// Why `out` cannot receive a merge: it is not a folder, or a folder that is not empty.
-fn taken(out: &std::path::Path) -> Option<&'static str> {
+#[must_use]
+pub fn taken(out: &std::path::Path) -> Option<&'static str> {
     if !out.exists() {
         return None;
     }
@@ -301,7 +208,8 @@ fn taken(out: &std::path::Path) -> Option<&'static str> {
 /// end the folder of logs is fsynced, the journal fsynced and renamed into place, and
 /// `results.json` written. Until then the folder has no journal: a merge that fails leaves no
 /// tournament there.
-struct MergedFolder {
+#[derive(Debug)]
+pub struct MergedFolder {
     target: OutDir,
     journal: BufWriter<File>,
     journal_tmp: PathBuf,
@@ -310,21 +218,24 @@ struct MergedFolder {
 
 impl MergedFolder {
     /// Creates and locks the folder and writes the plan.
-    fn start(out: &Path, plan: &Plan) -> anyhow::Result<MergedFolder> {
+    ///
+    /// # Errors
+    /// The folder holds a tournament, is locked, or cannot be written.
+    pub fn start(out: &Path, plan: &Plan) -> Result<MergedFolder, Error> {
         let target = OutDir::new(out);
         if target.plan().exists() || target.journal().exists() {
-            anyhow::bail!(
+            return Err(Error::Input(format!(
                 "--out {}: the folder already holds a tournament; choose a new folder",
                 out.display()
-            );
+            )));
         }
         let lock = target.create_and_lock()?;
-        plan.save(&target.plan()).with_context(|| format!("cannot write {}", target.plan().display()))?;
+        plan.save(&target.plan()).map_err(Error::io(format!("cannot write {}", target.plan().display())))?;
         let mut journal_tmp = target.journal().into_os_string();
         journal_tmp.push(".tmp");
         let journal_tmp = PathBuf::from(journal_tmp);
-        let file =
-            File::create(&journal_tmp).with_context(|| format!("cannot write {}", journal_tmp.display()))?;
+        let file = File::create(&journal_tmp)
+            .map_err(Error::io(format!("cannot write {}", journal_tmp.display())))?;
         Ok(MergedFolder {
             target,
             journal: BufWriter::with_capacity(64 * 1024, file),
@@ -334,30 +245,40 @@ impl MergedFolder {
     }
 
     /// Copies the log of `entry` from `source` and writes its journal line.
-    fn add(&mut self, source: &Path, entry: &JournalEntry) -> anyhow::Result<()> {
+    ///
+    /// # Errors
+    /// The log cannot be copied or the line written.
+    pub fn add(&mut self, source: &Path, entry: &JournalEntry) -> Result<(), Error> {
         let from = source.join(&entry.log);
         let to = self.target.root().join(&entry.log);
-        std::fs::copy(&from, &to)
-            .and_then(|_| File::open(&to)?.sync_all())
-            .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
-        serde_json::to_writer(&mut self.journal, entry)?;
-        self.journal.write_all(b"\n").with_context(|| format!("cannot write {}", self.journal_tmp.display()))
+        std::fs::copy(&from, &to).and_then(|_| File::open(&to)?.sync_all()).map_err(Error::io(format!(
+            "cannot copy {} to {}",
+            from.display(),
+            to.display()
+        )))?;
+        let what = || format!("cannot write {}", self.journal_tmp.display());
+        serde_json::to_writer(&mut self.journal, entry).map_err(|e| Error::io(what())(e.into()))?;
+        self.journal.write_all(b"\n").map_err(Error::io(what()))
     }
 
     /// Makes the logs and the journal durable, puts the journal in place, writes the results.
-    fn finish(self, results: &results::Results) -> anyhow::Result<()> {
+    ///
+    /// # Errors
+    /// A file cannot be synced, renamed or written.
+    pub fn finish(self, results: &results::Results) -> Result<(), Error> {
         let MergedFolder { target, journal, journal_tmp, _lock } = self;
         let games = target.games();
-        folder::sync_dir(&games).with_context(|| format!("cannot sync {}", games.display()))?;
+        folder::sync_dir(&games).map_err(Error::io(format!("cannot sync {}", games.display())))?;
         let file = journal.into_inner().map_err(std::io::IntoInnerError::into_error);
         file.and_then(|file| file.sync_all())
             .and_then(|()| std::fs::rename(&journal_tmp, target.journal()))
             .and_then(|()| folder::sync_dir(target.root()))
-            .with_context(|| format!("cannot write {}", target.journal().display()))?;
-        let mut text = serde_json::to_string_pretty(results)?;
+            .map_err(Error::io(format!("cannot write {}", target.journal().display())))?;
+        let what = format!("cannot write {}", target.results().display());
+        let mut text =
+            serde_json::to_string_pretty(results).map_err(|e| Error::io(what.clone())(e.into()))?;
         text.push('\n');
-        folder::write_atomically(&target.results(), text.as_bytes())
-            .with_context(|| format!("cannot write {}", target.results().display()))?;
+        folder::write_atomically(&target.results(), text.as_bytes()).map_err(Error::io(what))?;
         Ok(())
     }
 }

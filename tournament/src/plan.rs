@@ -15,9 +15,9 @@ use std::path::Path;
 use bao_rules::Position;
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::openings::{self, OpeningSource};
-use crate::tournament::schedule::{Mode, Schedule, ScheduleError, ScheduledGame};
-use crate::tournament::shard::Shard;
+use crate::openings::{self, OpeningSource};
+use crate::schedule::{Mode, Schedule, ScheduleError, ScheduledGame};
+use crate::shard::Shard;
 use bao_game::{GameConfig, TimeControl};
 use bao_stats::SprtParameters;
 use bao_supervise::{BotSpec, ResourceLimits};
@@ -89,28 +89,46 @@ pub struct Plan {
     pub shard: Option<Shard>,
 }
 
-/// Why a plan cannot be read or used.
-#[derive(Debug, thiserror::Error)]
-pub enum PlanError {
-    /// I/O.
-    #[error("cannot read {path}: {reason}")]
-    Read {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The I/O error (in the message, not a source: the path and the reason are said once).
-        reason: std::io::Error,
-    },
-    /// Not a plan.
-    #[error("{path} is not a tournament plan: {message}")]
-    Invalid {
-        /// The file.
-        path: std::path::PathBuf,
-        /// Why.
-        message: String,
-    },
-}
+pub use crate::error::PlanError;
 
 impl Plan {
+    /// A plan of `bots` playing `rounds` rounds of `games_per_round` games per pairing in
+    /// `mode`, from the start position of Bao la Kiswahili, with the default clocks and
+    /// limits, no adjudication, no SPRT and no shard; change its fields for more (then
+    /// [`Plan::check`] it).
+    ///
+    /// # Errors
+    /// A schedule these parameters cannot make (fewer than two bots, an odd number of games).
+    pub fn new(
+        bots: Vec<BotSpec>,
+        mode: Mode,
+        rounds: u32,
+        games_per_round: u32,
+    ) -> Result<Plan, ScheduleError> {
+        let games = Schedule::new(mode, bots.len(), rounds, games_per_round)?.len();
+        Ok(Plan {
+            plan_version: PLAN_VERSION,
+            rules_revision: bao_rules::RULES_REVISION,
+            seed: 0,
+            mode,
+            rounds,
+            games_per_round,
+            bots,
+            bot_time_controls: Vec::new(),
+            time_control: TimeControl::default(),
+            max_plies: None,
+            limits: ResourceLimits::default(),
+            isolation: bao_supervise::Isolation::default(),
+            no_ponder: false,
+            games,
+            opening_source: OpeningSource::Start.to_string(),
+            start: Position::start(bao_rules::Variant::Kiswahili).to_string(),
+            book: Vec::new(),
+            sprt: None,
+            shard: None,
+        })
+    }
+
     /// The schedule (every game of every shard), derived from the plan's parameters.
     ///
     /// # Errors
@@ -389,7 +407,7 @@ impl Plan {
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         text.push('\n');
-        crate::tournament::folder::write_atomically(path, text.as_bytes())
+        crate::folder::write_atomically(path, text.as_bytes())
     }
 
     /// The first difference between two plans, as `field: stored vs new`, or `None` when they agree.
@@ -569,31 +587,11 @@ pub(crate) mod tests {
         assert!(!book.one_opening());
     }
 
-    /// One generator for both: a server pair with seed `s` starts where a tournament with
-    /// `--seed s --openings random:PLIES` starts its first game pair.
-    #[test]
-    fn a_tournament_and_the_server_draw_the_same_openings_from_one_seed() {
-        let mut seen = std::collections::HashSet::new();
-        for seed in [0, 7, 42, 1 << 40, u64::MAX] {
-            let plan = Plan { seed, opening_source: "random:6".into(), ..sample_plan() };
-            plan.check().unwrap();
-            let first = plan.games_to_play().next().unwrap();
-            assert_eq!(first.opening, 0);
-            let tournament = plan.opening(first.opening).unwrap();
-            let server =
-                bao_server::engine::opening::random_opening(bao_rules::Variant::Kiswahili, 6, seed).unwrap();
-            assert_eq!(tournament, server, "seed {seed}");
-            assert_ne!(tournament.to_string(), plan.start, "seed {seed}: six plies were played");
-            seen.insert(tournament.to_string());
-        }
-        assert!(seen.len() > 1, "other seeds give other openings");
-    }
-
     #[test]
     fn the_games_are_derived_from_the_parameters() {
         let plan = sample_plan();
         let listed: Vec<ScheduledGame> = plan.games_to_play().collect();
-        assert_eq!(listed, crate::tournament::schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap());
+        assert_eq!(listed, crate::schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap());
         assert_eq!(plan.game(11), Some(listed[11]));
         assert_eq!(plan.game(12), None);
     }

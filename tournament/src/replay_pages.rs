@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use bao_viewer::{REPLAY_ASSETS, replay_from_log, replay_html, replay_html_of_log};
 
 /// Which replay page each game gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReplayPages {
     /// A log page: the log embedded, the viewer's script and style shared; no sowing animation.
     #[default]
@@ -31,10 +31,34 @@ pub enum ReplayPages {
 }
 
 impl ReplayPages {
+    /// Every kind, in the order a help text lists them.
+    pub const ALL: [ReplayPages; 3] = [ReplayPages::Log, ReplayPages::Full, ReplayPages::None];
+
+    /// The name used on the command line (`--replays log`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReplayPages::Log => "log",
+            ReplayPages::Full => "full",
+            ReplayPages::None => "none",
+        }
+    }
+
     /// Whether a game gets a page (and the index links it).
     #[must_use]
     pub fn any(self) -> bool {
         self != ReplayPages::None
+    }
+}
+
+impl std::str::FromStr for ReplayPages {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ReplayPages, String> {
+        ReplayPages::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a kind of replay page: log, full or none"))
     }
 }
 

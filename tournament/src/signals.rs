@@ -1,12 +1,17 @@
-//! SIGINT (Ctrl-C), SIGTERM and SIGHUP, the same way for every subcommand that runs bots
-//! (`match`, `tournament`, `check`).
+//! SIGINT (Ctrl-C), SIGTERM and SIGHUP, the same way for every long-running command: the
+//! referee's `match`, `tournament`, `check` and `serve`, and the competition server's binary.
+//! This is the one place the process's stop signals are caught.
 //!
 //! Any of the three stops the command at once: the running games end as `aborted` (their logs
 //! complete up to that point, a tournament journals them as aborted and plays them again on
-//! resume), every bot's whole process tree is ended, and the command exits with
-//! [`crate::exit::INTERRUPTED`] (130). Further signals while it stops are ignored: stopping
-//! takes at most the bots' shutdown grace, and the handlers stay installed so that a second
-//! Ctrl-C cannot kill the referee half-way and leave bots behind.
+//! resume; the server records them aborted), every bot's whole process tree is ended, and the
+//! command exits with 130 (README, "Exit codes"). Further signals while it stops are ignored:
+//! stopping takes at most the bots' shutdown grace, and the handlers stay installed so that a
+//! second Ctrl-C cannot kill the process half-way and leave bots behind.
+//!
+//! It lives in this crate because every long-running command already depends on it (the
+//! referee for tournaments, the server for the game executor): a crate of its own would add a
+//! crate for sixty lines.
 
 use std::sync::OnceLock;
 
@@ -49,6 +54,43 @@ pub fn install(stop: CancellationToken) -> std::io::Result<()> {
         // Keep the handlers (and so the signals caught) until the process exits.
         std::future::pending::<()>().await;
         drop(handlers);
+    });
+    Ok(())
+}
+
+/// What the signals have asked of a tournament's run so far.
+#[derive(Debug, Clone, Default)]
+pub struct StopTokens {
+    /// Start no new game.
+    pub no_new_games: CancellationToken,
+    /// Abort the running games.
+    pub abort_running: CancellationToken,
+    /// Set when the stop came from a signal (not from an SPRT decision or an error).
+    pub interrupted: CancellationToken,
+}
+
+impl StopTokens {
+    /// Stops and aborts everything (a signal or the run's own failure).
+    pub fn abort(&self) {
+        self.no_new_games.cancel();
+        self.abort_running.cancel();
+    }
+}
+
+/// [`install`] for a tournament's run: the first signal starts no new game, aborts the
+/// running ones (each ends, its bots are stopped, and it is journaled as `aborted`: not
+/// counted, played again on resume) and marks the stop as interrupted.
+///
+/// # Errors
+/// When the signal handlers cannot be installed.
+pub fn install_stop_tokens(tokens: &StopTokens) -> std::io::Result<()> {
+    let received = CancellationToken::new();
+    install(received.clone())?;
+    let tokens = tokens.clone();
+    tokio::spawn(async move {
+        received.cancelled().await;
+        tokens.abort();
+        tokens.interrupted.cancel();
     });
     Ok(())
 }

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+use bao_tournament::openings::OpeningSource;
+use bao_tournament::replay_pages::ReplayPages;
+use bao_tournament::schedule::Mode;
+use bao_tournament::shard::ShardArg;
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
+
 use crate::options::GameOptions;
-use crate::tournament::openings::OpeningSource;
-use crate::tournament::replay_pages::ReplayPages;
-use crate::tournament::schedule::Mode;
-use crate::tournament::shard::ShardArg;
 
 /// The arguments of `bao-referee tournament`.
 #[derive(Debug, clap::Args)]
@@ -18,7 +20,8 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Who plays whom: round-robin (everyone meets everyone) or gauntlet (the first bot meets each other).
-    #[arg(long, value_enum, default_value = "round-robin")]
+    #[arg(long, default_value = "round-robin",
+          value_parser = PossibleValuesParser::new(Mode::ALL.map(Mode::name)).try_map(|s| s.parse::<Mode>()))]
     pub mode: Mode,
     /// Games per pairing in each round; even, as each opening is played twice with colours swapped.
     #[arg(long, default_value_t = 2)]
@@ -76,7 +79,9 @@ pub struct TournamentArgs {
     /// The replay page written next to each game's log: `log` (the log embedded, the viewer's
     /// script and style shared in games/; no sowing animation), `full` (self-contained and
     /// animated, as `bao-referee show LOG --html`; costs a replay of the log per game) or `none`.
-    #[arg(long, value_enum, default_value = "log", value_name = "PAGES")]
+    #[arg(long, default_value = "log", value_name = "PAGES",
+          value_parser = PossibleValuesParser::new(ReplayPages::ALL.map(ReplayPages::name))
+              .try_map(|s| s.parse::<ReplayPages>()))]
     pub replays: ReplayPages,
     /// Score a bot that cannot start (or never answers ready) as losing every game by forfeit,
     /// instead of stopping before the first game with exit 2.
