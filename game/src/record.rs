@@ -1,28 +1,13 @@
-//! `bao-referee record LOG`: the game of a log as a readable record, in the conventional Bao
-//! notation: numbered move pairs, South's move then North's, North's row in lower case as game
-//! records write it (`1. A6< a6<  2. A5> a4<`), then the result. `--json` gives the same as
-//! structured data.
-//!
-//! The log is verified first (as `bao-referee verify` does): a record is only printed for a
-//! game whose every move the rules engine accepts.
+//! The game of a log as a readable record, in the conventional Bao notation: numbered move
+//! pairs, South's move then North's, North's row in lower case as game records write it
+//! (`1. A6< a6<  2. A5> a4<`), then the result ([`render`]); or the same as structured data
+//! ([`GameRecord`], serialisable). `bao-referee record LOG` prints it for a log that verifies.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use bao_game::log::{Header, LogRecord, PlyRecord, ResultRecord};
-use bao_game::verify::verify_log;
+use crate::log::{Header, LogRecord, PlyRecord, ResultRecord};
 use bao_rules::Side;
 use serde::Serialize;
-
-/// The arguments of `bao-referee record`.
-#[derive(Debug, clap::Args)]
-pub struct RecordArgs {
-    /// The game log (JSON Lines).
-    pub log: PathBuf,
-    /// Print one JSON object (players, start, moves, result) instead of the text record.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// One numbered move pair: South's move and North's reply (either may be absent at the start
 /// of a game where North moves first, or at its end).
@@ -96,7 +81,7 @@ pub fn build(records: &[LogRecord]) -> Result<GameRecord, String> {
     })
 }
 
-fn name(bot: &bao_game::log::BotRecord) -> String {
+fn name(bot: &crate::log::BotRecord) -> String {
     bot.reported.as_ref().map_or_else(|| bot.name.clone(), |r| r.name.clone())
 }
 
@@ -166,45 +151,6 @@ pub fn render(record: &GameRecord) -> String {
         let _ = writeln!(out, "{{{detail}}}");
     }
     out
-}
-
-/// Runs `bao-referee record`; returns the exit code (0 printed, 1 a log that does not verify,
-/// 2 an unreadable or malformed log).
-#[must_use]
-pub fn run(args: &RecordArgs) -> u8 {
-    let path = args.log.display();
-    let text = match std::fs::read_to_string(&args.log) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("error: cannot read {path}: {e}");
-            return crate::exit::MALFORMED;
-        }
-    };
-    if let Err(e) = verify_log(&text) {
-        eprintln!("error: {path}: {e}");
-        return if e.malformed { crate::exit::MALFORMED } else { crate::exit::REJECTED };
-    }
-    let records: Result<Vec<LogRecord>, _> =
-        text.lines().filter(|l| !l.trim().is_empty()).map(serde_json::from_str::<LogRecord>).collect();
-    let record = match records.map_err(|e| e.to_string()).and_then(|r| build(&r)) {
-        Ok(record) => record,
-        Err(e) => {
-            eprintln!("error: {path}: {e}");
-            return crate::exit::MALFORMED;
-        }
-    };
-    if args.json {
-        match serde_json::to_string(&record) {
-            Ok(line) => crate::out::line(&line),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return crate::exit::INTERNAL;
-            }
-        }
-    } else {
-        crate::out::text(&render(&record));
-    }
-    crate::exit::SUCCESS
 }
 
 #[cfg(test)]

@@ -255,6 +255,18 @@ pub enum ExecutorError {
     Blocking(String),
 }
 
+// ---- preflight ----
+/// A bot cannot run under the isolation asked for (an error before the game, not a forfeit).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the bot {bot}: {source}")]
+pub struct IsolationError {
+    /// The bot's display name.
+    pub bot: String,
+    /// Why it cannot be isolated.
+    #[source]
+    pub source: bao_supervise::SpawnError,
+}
+
 // ---- a whole tournament ----
 /// Why a tournament (or a merge of shards) could not go on.
 #[derive(Debug, thiserror::Error)]

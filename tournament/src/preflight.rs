@@ -222,6 +222,21 @@ pub fn check_plan(plan: &crate::plan::Plan) -> Result<Option<Vec<Unstartable>>, 
     })
 }
 
+/// A bot that cannot run under the isolation asked for is an error before the game, not a
+/// forfeit (other start-up failures stay the bot's fault: `handshake_failed`).
+///
+/// # Errors
+/// Naming the bot and why it cannot be isolated.
+pub fn check_isolation(bots: &[&BotSpec], isolation: Isolation) -> Result<(), crate::error::IsolationError> {
+    let options = SpawnOptions { isolation, ..Default::default() };
+    for bot in bots {
+        if let Err(e @ bao_supervise::SpawnError::Isolation { .. }) = BotProcess::preflight(bot, &options) {
+            return Err(crate::error::IsolationError { bot: bot.display_name(), source: e });
+        }
+    }
+    Ok(())
+}
+
 /// Whether two specs start the same program the same way (names aside).
 fn same_process(a: &BotSpec, b: &BotSpec) -> bool {
     a.program == b.program && a.args == b.args && a.dir == b.dir

@@ -231,11 +231,8 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
-    crate::match_cmd::isolation_preflight(
-        &bots.iter().map(|b| &b.spec).collect::<Vec<_>>(),
-        args.game.isolation(),
-    )
-    .map_err(malformed)?;
+    let specs: Vec<&bao_supervise::BotSpec> = bots.iter().map(|b| &b.spec).collect();
+    bao_tournament::preflight::check_isolation(&specs, args.game.isolation()).map_err(malformed)?;
     args.game.check_cpu_confinement().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     if bots.is_empty() {
         return Err(malformed(anyhow::anyhow!(
