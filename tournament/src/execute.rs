@@ -307,10 +307,10 @@ async fn play_scheduled(
     let played = outcome.map_err(|source| Error::Game { game: game.game, source })?;
     let result = &played.result;
     if let Some(bao_game::AbortCause::RefereeFault(why)) = &result.aborted {
-        eprintln!(
+        context.shared.borrow().progress.note(&format!(
             "game {}: aborted by the referee's own failure (not counted, played again on --resume): {why}",
             game.game
-        );
+        ));
     }
     let worst_lag = seen.max(context.lag.worst_since(started));
     let entry = journal_entry(&context.plan, &game, result, worst_lag);
