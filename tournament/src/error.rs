@@ -180,6 +180,10 @@ pub enum PlanError {
         /// Why.
         message: String,
     },
+    /// A plan that is not consistent (only a hand-edited one): its fields, schedule, openings
+    /// or bots disagree; the message says where.
+    #[error("{0}")]
+    Inconsistent(String),
 }
 
 // ---- schedule ----
@@ -253,6 +257,29 @@ pub enum ExecutorError {
     /// The blocking task that persists the log failed.
     #[error("the task persisting the log failed: {0}")]
     Blocking(String),
+}
+
+// ---- pages ----
+/// Why a page (a game's replay, the index, their shared files) was not written. Pages are
+/// derived from the logs: a page that cannot be written is a warning, never a stop.
+#[derive(Debug, thiserror::Error)]
+pub enum PageError {
+    /// The page cannot be written.
+    #[error("cannot write {}: {reason}", path.display())]
+    Write {
+        /// The page.
+        path: PathBuf,
+        /// The I/O error.
+        reason: std::io::Error,
+    },
+    /// The log cannot be shown as a full replay.
+    #[error("{}: {reason}", log.display())]
+    Log {
+        /// The log.
+        log: PathBuf,
+        /// Why.
+        reason: bao_viewer::FromLogError,
+    },
 }
 
 // ---- preflight ----

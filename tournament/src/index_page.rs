@@ -167,13 +167,13 @@ pub fn write_index(
     tally: &Tally,
     recent: &RecentGames,
     pages: ReplayPages,
-) -> Result<(), String> {
+) -> Result<(), crate::error::PageError> {
     let title =
         out.root().file_name().map_or_else(|| "tournament".to_owned(), |n| n.to_string_lossy().into_owned());
     let written_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let page = tournament_index_html(&index_data(&title, results, tally, recent, written_at, pages));
     let path = out.root().join("index.html");
-    write_atomically(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write_atomically(&path, page.as_bytes()).map_err(|reason| crate::error::PageError::Write { path, reason })
 }
 
 #[cfg(test)]

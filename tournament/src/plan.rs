@@ -174,7 +174,7 @@ impl Plan {
     ///
     /// # Errors
     /// An opening that is not a position (only in a hand-edited plan; [`Plan::check`] catches it).
-    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, String> {
+    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, PlanError> {
         let opening = self.opening(game.opening)?;
         let mut config =
             GameConfig::new(self.bots[game.south].clone(), self.bots[game.north].clone(), opening.variant());
@@ -203,7 +203,7 @@ impl Plan {
         let Ok(bao_game::log::LogRecord::Header(header)) = serde_json::from_str(first) else {
             return Err("line 1: not a header record".to_owned());
         };
-        let config = self.game_config(game)?;
+        let config = self.game_config(game).map_err(|e| e.to_string())?;
         let mismatch = |field: &str, log: String, plan: String| {
             Err(format!(
                 "line 1: the header's {field} is {log}, but game {} of the plan has {plan}",
@@ -254,7 +254,12 @@ impl Plan {
     /// # Errors
     /// A plan whose start, source or book is not what it should be (only a hand-edited plan;
     /// [`Plan::check`] catches them), or random plies that always end the game.
-    pub fn opening(&self, index: u32) -> Result<Position, String> {
+    pub fn opening(&self, index: u32) -> Result<Position, PlanError> {
+        self.opening_or_why(index).map_err(PlanError::Inconsistent)
+    }
+
+    /// [`Plan::opening`], its error in words.
+    fn opening_or_why(&self, index: u32) -> Result<Position, String> {
         let start = self.start_position()?;
         match self.opening_source() {
             Some(OpeningSource::Start) => Ok(start),
@@ -297,7 +302,12 @@ impl Plan {
     ///
     /// # Errors
     /// The first inconsistency.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PlanError> {
+        self.check_or_why().map_err(PlanError::Inconsistent)
+    }
+
+    /// [`Plan::check`], its error in words.
+    fn check_or_why(&self) -> Result<(), String> {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
         }
@@ -396,7 +406,7 @@ impl Plan {
             )));
         }
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        plan.check().map_err(invalid)?;
+        plan.check_or_why().map_err(invalid)?;
         Ok(plan)
     }
 
@@ -547,21 +557,21 @@ pub(crate) mod tests {
     #[test]
     fn inconsistent_plans_are_refused() {
         let plan = Plan { games: 13, ..sample_plan() };
-        assert!(plan.check().unwrap_err().starts_with("games is 13, but the schedule of 3 bots"));
+        assert!(plan.check().unwrap_err().to_string().starts_with("games is 13, but the schedule of 3 bots"));
         let plan = Plan { games_per_round: 3, ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("--games 3"));
+        assert!(plan.check().unwrap_err().to_string().contains("--games 3"));
         let plan = Plan { start: "nonsense".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().starts_with("start \"nonsense\" is not a position"));
+        assert!(plan.check().unwrap_err().to_string().starts_with("start \"nonsense\" is not a position"));
         let plan = Plan { opening_source: "file".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("the book is empty"));
+        assert!(plan.check().unwrap_err().to_string().contains("the book is empty"));
         let plan = Plan { opening_source: "book.txt".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("expected start, random:PLIES or file"));
+        assert!(plan.check().unwrap_err().to_string().contains("expected start, random:PLIES or file"));
         let plan = Plan {
             opening_source: "file".into(),
             book: vec![sample_plan().start, "x".into()],
             ..sample_plan()
         };
-        assert!(plan.check().unwrap_err().contains("book position #1 \"x\""));
+        assert!(plan.check().unwrap_err().to_string().contains("book position #1 \"x\""));
     }
 
     #[test]

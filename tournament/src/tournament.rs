@@ -223,7 +223,7 @@ impl Tournament {
     pub fn play(self, options: RunOptions) -> Result<Finished, Error> {
         let mut warnings = Vec::new();
         if let Err(e) = replay_pages::write_shared_files(options.replays, &self.out.games()) {
-            warnings.push(e);
+            warnings.push(e.to_string());
         }
         let concurrency = options.concurrency.unwrap_or_else(|| default_concurrency(&self.plan).0);
         let plan = Arc::new(self.plan);
@@ -248,7 +248,7 @@ impl Tournament {
         if let Err(e) =
             index_page::write_index(&self.out, &results, &report.tally, &report.recent, options.replays)
         {
-            warnings.push(e);
+            warnings.push(e.to_string());
         }
         Ok(Finished { results, report, warnings })
     }
