@@ -273,3 +273,64 @@ fn check_entry(plan: &Plan, schedule: &Schedule, entry: &JournalEntry) -> Result
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::LockError;
+    use crate::schedule::Mode;
+
+    fn plan(seed: u64) -> Plan {
+        let bot = |name: &str| bao_supervise::BotSpec {
+            name: Some(name.to_owned()),
+            program: "bot".into(),
+            args: Vec::new(),
+            dir: None,
+        };
+        Plan { seed, ..Plan::new(vec![bot("a"), bot("b")], Mode::RoundRobin, 1, 2).unwrap() }
+    }
+
+    #[test]
+    fn a_folder_is_opened_again_under_its_own_plan_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::new(dir.path().join("t"));
+        let first = Tournament::open(out.clone(), Some(plan(1))).unwrap();
+        assert!(!first.resumed());
+        assert_eq!((first.planned(), first.done()), (2, 0));
+        // The lock is held while it is open.
+        assert!(matches!(Tournament::open(out.clone(), None), Err(Error::Lock(LockError::Busy(_)))));
+        drop(first);
+        let again = Tournament::open(out.clone(), None).unwrap();
+        assert!(again.resumed());
+        assert_eq!(again.plan(), &plan(1));
+        drop(again);
+        let other = Tournament::open(out.clone(), Some(plan(2))).unwrap_err();
+        assert!(other.is_input() && other.to_string().contains("differs at seed"), "{other}");
+        assert_eq!(Plan::load(&out.plan()).unwrap(), plan(1), "the stored plan is untouched");
+    }
+
+    #[test]
+    fn a_folder_of_something_else_or_without_a_plan_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        let error = Tournament::open(OutDir::new(dir.path()), Some(plan(1))).unwrap_err();
+        assert!(error.is_input() && error.to_string().contains("notes.txt"), "{error}");
+        assert!(!dir.path().join("plan.json").exists());
+        let empty = tempfile::tempdir().unwrap();
+        let error = Tournament::open(OutDir::new(empty.path()), None).unwrap_err();
+        assert!(error.is_input() && error.to_string().contains("no plan.json"), "{error}");
+    }
+
+    #[test]
+    fn a_journal_entry_of_another_plan_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::new(dir.path());
+        drop(Tournament::open(out.clone(), Some(plan(1))).unwrap());
+        // Game 7 of a plan of two games.
+        let entry = crate::journal::tests::entry(7, 0, 1, None, bao_game::Reason::MaxPlies);
+        let line = serde_json::to_string(&entry).unwrap();
+        std::fs::write(out.journal(), format!("{line}\n")).unwrap();
+        let error = Tournament::open(out, None).unwrap_err();
+        assert!(error.is_input() && error.to_string().contains("game 7"), "{error}");
+    }
+}
