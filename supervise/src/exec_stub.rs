@@ -172,8 +172,20 @@ pub fn run(args: ExecBotArgs) -> u8 {
     } else {
         args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance))
     };
+    // A sandbox joins the spawn server's shared empty network namespace when it made one
+    // (`shared_network`), before its user namespace; otherwise it makes its own.
+    let shared_network = args.isolation == IsolationLevel::Full && {
+        match crate::shared_network::join() {
+            Ok(joined) => joined,
+            Err(e) => {
+                eprintln!("{NAME}: cannot isolate the bot: {e}");
+                return ISOLATION_FAILED;
+            }
+        }
+    };
+    let own_network = (args.no_network || args.isolation == IsolationLevel::Full) && !shared_network;
     let mapped =
-        match sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args)) {
+        match sandbox::enter(own_network, bot_user(&args)) {
             Ok(mapped) => mapped,
             Err(e) => {
                 eprintln!("{NAME}: cannot isolate the bot: {e}");
@@ -511,6 +523,15 @@ fn sandbox_program(
     let seccomp = crate::seccomp_filter::install();
     if let Err(e) = &seccomp {
         eprintln!("{NAME}: warning: {e}");
+    }
+    // In the shared network namespace, they are what keeps sandboxes apart.
+    if crate::shared_network::joined()
+        && (seccomp.is_err() || landlock.is_none_or(|abi| abi < crate::shared_network::SCOPES_ABI))
+    {
+        eprintln!(
+            "{NAME}: cannot isolate the bot: the shared network namespace needs the seccomp filter and Landlock's scopes"
+        );
+        return ISOLATION_FAILED;
     }
     if args.probe {
         let mut report = String::new();

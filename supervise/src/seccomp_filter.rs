@@ -4,7 +4,8 @@
 //! the C library falls back to `clone`, whose namespace flags the filter does see; sockets
 //! (`socket`, `socketpair`) of any family but `AF_UNIX`, `AF_INET`, `AF_INET6` and
 //! `AF_NETLINK` refused with `EAFNOSUPPORT` (a network namespace does not cover `AF_VSOCK`,
-//! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest); on x86_64, every x32
+//! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest), and netlink sockets of any
+//! protocol but `NETLINK_ROUTE` too (see `shared_network`); on x86_64, every x32
 //! system call (number ≥ `0x40000000`, the same architecture to the filter's check) refused
 //! with `ENOSYS`. Sets `no_new_privs`.
 
@@ -145,8 +146,8 @@ fn refusals() -> Result<BpfProgram, String> {
     compile(rules, libc::EPERM)
 }
 
-/// `socket` and `socketpair` of a family outside [`SOCKET_FAMILIES`] refused with
-/// `EAFNOSUPPORT`.
+/// `socket` and `socketpair` of a family outside [`SOCKET_FAMILIES`], and netlink sockets
+/// of any protocol but `NETLINK_ROUTE`, refused with `EAFNOSUPPORT`.
 fn other_socket_families() -> Result<BpfProgram, String> {
     let other = || -> Result<Vec<SeccompRule>, String> {
         let conditions = SOCKET_FAMILIES
@@ -157,10 +158,15 @@ fn other_socket_families() -> Result<BpfProgram, String> {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(vec![rule(conditions)?])
     };
-    compile(
-        BTreeMap::from([(libc::SYS_socket, other()?), (libc::SYS_socketpair, other()?)]),
-        libc::EAFNOSUPPORT,
-    )
+    // Netlink but `NETLINK_ROUTE` (`getifaddrs`): `NETLINK_USERSOCK` lets any two processes
+    // of one network namespace message each other, and sandboxes may share one
+    // (`shared_network`).
+    let mut socket = other()?;
+    socket.push(rule(vec![
+        condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_NETLINK.unsigned_abs().into())?,
+        condition(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::NETLINK_ROUTE.unsigned_abs().into())?,
+    ])?);
+    compile(BTreeMap::from([(libc::SYS_socket, socket), (libc::SYS_socketpair, other()?)]), libc::EAFNOSUPPORT)
 }
 
 /// On x86_64, every x32 system call (its number has bit 30 set; the architecture the filter
