@@ -155,16 +155,17 @@ fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// Runs the receiver, then the sender while the receiver listens, at `level`; the names of
-/// the files the receiver left in its folder, its folder and the sender's.
-fn exchange(level: IsolationLevel, host: (&TcpListener, &UdpSocket)) -> (Vec<String>, Scratch, Scratch) {
+/// Runs the receiver, then the sender while the receiver listens, at `level`; what the
+/// exchange left, the receiver's folder and the sender's.
+fn exchange(level: IsolationLevel, host: (&TcpListener, &UdpSocket)) -> (Exchange, Scratch, Scratch) {
     let receiver_dir = side_dir("shared-net-receiver", RECEIVER);
     let sender_dir = side_dir("shared-net-sender", SENDER);
     let port = free_port().to_string();
+    let port_marker = format!("main.py\0{port}\0");
     let host_tcp = host.0.local_addr().unwrap().port().to_string();
     let host_udp = host.1.local_addr().unwrap().port().to_string();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    runtime.block_on(async {
+    let namespaces = runtime.block_on(async {
         let options = options(level);
         let limits = ResourceLimits::default();
         let deadline = || tokio::time::Instant::now() + Duration::from_secs(20);
@@ -179,18 +180,45 @@ fn exchange(level: IsolationLevel, host: (&TcpListener, &UdpSocket)) -> (Vec<Str
                 .expect("the sender starts");
         let done = sender.recv_line(deadline()).await;
         assert_eq!(done.as_deref().ok(), Some("done"), "sender: {:?}", sender.stderr());
-        // Both ran at once: the receiver ends only now, when its stdin closes.
+        // Both run now (the receiver ends only when its stdin closes): the network
+        // namespaces they are in.
+        let namespaces = network_namespaces(&port_marker);
         let sender_end = sender.shutdown(Duration::from_secs(5)).await;
         let receiver_end = receiver.shutdown(Duration::from_secs(5)).await;
         assert!(sender_end.code == Some(0), "sender: {sender_end:?}");
         assert!(receiver_end.code == Some(0), "receiver: {receiver_end:?}");
+        namespaces
     });
     let mut files: Vec<String> = std::fs::read_dir(&*receiver_dir)
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    (files, receiver_dir, sender_dir)
+    (Exchange { files, namespaces }, receiver_dir, sender_dir)
+}
+
+/// What an exchange left: the names of the files in the receiver's folder, the network
+/// namespaces of the two programs while both ran.
+struct Exchange {
+    files: Vec<String>,
+    namespaces: Vec<String>,
+}
+
+/// The network namespaces (`net:[INODE]`) of the processes whose command line holds
+/// `marker`.
+fn network_namespaces(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let path = entry.path();
+        let Ok(cmdline) = std::fs::read(path.join("cmdline")) else { continue };
+        if !String::from_utf8_lossy(&cmdline).contains(marker) {
+            continue;
+        }
+        if let Ok(namespace) = std::fs::read_link(path.join("ns/net")) {
+            found.push(namespace.to_string_lossy().into_owned());
+        }
+    }
+    found
 }
 
 fn ready(test: &str) -> bool {
@@ -219,13 +247,25 @@ fn sandboxes_sharing_a_network_namespace_cannot_reach_each_other() {
     // The check can fail: on the host's network, without Landlock, the pair does meet.
     let (control, _, _) = exchange(IsolationLevel::Pid, (&host_tcp, &host_udp));
     for kind in ["received-abstract-stream", "received-abstract-dgram", "received-tcp", "received-udp"] {
-        assert!(control.iter().any(|file| file == kind), "under --isolation pid, no {kind}: {control:?}");
+        assert!(
+            control.files.iter().any(|file| file == kind),
+            "under --isolation pid, no {kind}: {:?}",
+            control.files
+        );
     }
     // Drain what the control's sender sent to the host.
     while host_tcp.accept().is_ok() {}
     while host_udp.recv(&mut [0u8; 64]).is_ok() {}
 
-    let (files, receiver_dir, sender_dir) = exchange(IsolationLevel::Full, (&host_tcp, &host_udp));
+    let (exchange, receiver_dir, sender_dir) = exchange(IsolationLevel::Full, (&host_tcp, &host_udp));
+    // Both programs were in one network namespace, not the host's.
+    let host = std::fs::read_link("/proc/self/ns/net").unwrap().to_string_lossy().into_owned();
+    let namespaces = &exchange.namespaces;
+    assert!(
+        namespaces.len() == 2 && namespaces[0] == namespaces[1] && namespaces[0] != host,
+        "the two sandboxes' network namespaces: {namespaces:?} (the host's: {host})"
+    );
+    let files = exchange.files;
     let sent = std::fs::read_to_string(sender_dir.join("sent.txt")).unwrap();
     let received: Vec<&String> = files.iter().filter(|file| file.starts_with("received-")).collect();
     assert!(received.is_empty(), "sandboxes reached each other: {received:?}; the sender's log:\n{sent}");
