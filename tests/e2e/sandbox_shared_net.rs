@@ -1,7 +1,8 @@
 //! Sandboxes that share one network namespace (`supervise/src/shared_network.rs`) cannot
 //! reach one another: two sandboxed programs started by one caller at the same time, a
-//! receiver listening on an abstract Unix socket (stream and datagram), TCP and UDP (IPv4 and
-//! IPv6), and a sender trying each of them. Seen from outside: the receiver's folder, writable
+//! receiver listening on an abstract Unix socket (stream and datagram), TCP, UDP (IPv4 and
+//! IPv6) and netlink (`NETLINK_USERSOCK`, which unprivileged processes of one namespace may
+//! use to message each other), and a sender trying each of them. Seen from outside: the receiver's folder, writable
 //! and copied back to the host when it ends, holds no `received-*` file, and a TCP listener
 //! and a UDP socket the test opens on the host's loopback get nothing. The same pair under
 //! `--isolation pid` (the host's network, no Landlock) does reach each other, which shows
@@ -43,12 +44,14 @@ def make(kind):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", port)); s.listen()
     elif kind == "udp":
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", port))
+    elif kind == "netlink":
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2); s.bind((port, 0))
     else:
         s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1); s.bind(("::", port))
     return s
 socks = {}
-for kind in ["abstract-stream", "abstract-dgram", "tcp", "udp", "udp6"]:
+for kind in ["abstract-stream", "abstract-dgram", "tcp", "udp", "udp6", "netlink"]:
     try:
         socks[kind] = make(kind)
     except OSError as e:
@@ -97,6 +100,12 @@ def dgram(family, address):
         s.sendto(b"hello", address)
     finally:
         s.close()
+def netlink(to):
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2)
+    try:
+        s.sendto(b"hello", (to, 0))
+    finally:
+        s.close()
 for _ in range(3):
     attempt("abstract-stream", lambda: stream(socket.AF_UNIX, name))
     attempt("abstract-dgram", lambda: dgram(socket.AF_UNIX, name + b"-dgram"))
@@ -107,6 +116,7 @@ for _ in range(3):
         attempt("udp-host " + host, lambda: dgram(socket.AF_INET, (host, host_udp)))
     attempt("tcp6", lambda: stream(socket.AF_INET6, ("::1", port)))
     attempt("udp6", lambda: dgram(socket.AF_INET6, ("::1", port)))
+    attempt("netlink", lambda: netlink(port))
     time.sleep(0.2)
 with open("sent.txt", "w") as f:
     f.write("\n".join(log) + "\n")
@@ -246,7 +256,13 @@ fn sandboxes_sharing_a_network_namespace_cannot_reach_each_other() {
 
     // The check can fail: on the host's network, without Landlock, the pair does meet.
     let (control, _, _) = exchange(IsolationLevel::Pid, (&host_tcp, &host_udp));
-    for kind in ["received-abstract-stream", "received-abstract-dgram", "received-tcp", "received-udp"] {
+    for kind in [
+        "received-abstract-stream",
+        "received-abstract-dgram",
+        "received-tcp",
+        "received-udp",
+        "received-netlink",
+    ] {
         assert!(
             control.files.iter().any(|file| file == kind),
             "under --isolation pid, no {kind}: {:?}",
@@ -269,7 +285,8 @@ fn sandboxes_sharing_a_network_namespace_cannot_reach_each_other() {
     let sent = std::fs::read_to_string(sender_dir.join("sent.txt")).unwrap();
     let received: Vec<&String> = files.iter().filter(|file| file.starts_with("received-")).collect();
     assert!(received.is_empty(), "sandboxes reached each other: {received:?}; the sender's log:\n{sent}");
-    // The receiver listened on what a sandbox may bind (TCP is refused by Landlock).
+    // The receiver listened on what a sandbox may bind (TCP is refused by Landlock, netlink
+    // `NETLINK_USERSOCK` by the seccomp filter).
     let listening = std::fs::read_to_string(receiver_dir.join("listening")).unwrap();
     assert_eq!(listening, "abstract-stream abstract-dgram udp udp6", "what the receiver bound");
     match host_tcp.accept() {
