@@ -59,6 +59,7 @@ mod sibling_stub;
 mod spawn_client;
 mod spawn_server;
 mod spawn_wire;
+mod stage_times;
 pub mod spec;
 mod stderr;
 mod stub_args;
