@@ -426,7 +426,10 @@ fn run_sandbox_init(
     crate::stage_times::mark("root");
     let program = match fork_into(None) {
         Ok(Forked::Child) => exit_forked(sandbox_program(args, nproc_limit, user, mapped, &paths)),
-        Ok(Forked::Parent(pid)) => pid,
+        Ok(Forked::Parent(pid)) => {
+            crate::stage_times::mark("forked");
+            pid
+        }
         Err(e) => {
             eprintln!("{NAME}: cannot start the program's process: {e}");
             status.send(format_args!("exit 126"));
