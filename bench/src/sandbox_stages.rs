@@ -90,11 +90,16 @@ pub fn report(file: &Path) -> anyhow::Result<()> {
         }
     }
     flush(&way, &mut lifecycle);
-    anyhow::ensure!(!ways.is_empty(), "no step in {} (a build without --features stage-times?)", file.display());
+    anyhow::ensure!(
+        !ways.is_empty(),
+        "no step in {} (a build without --features stage-times?)",
+        file.display()
+    );
     for (way, steps) in &ways {
         println!("\n{way}: median µs from the stub's start / from the step before");
         for step in &steps.order {
-            let median = |samples: &Vec<std::time::Duration>| Summary::of(samples).map_or(0.0, |s| s.median_us);
+            let median =
+                |samples: &Vec<std::time::Duration>| Summary::of(samples).map_or(0.0, |s| s.median_us);
             println!(
                 "  {step:<14} {:>9.0} {:>9.0}",
                 median(&steps.since_start[step]),

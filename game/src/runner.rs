@@ -209,8 +209,12 @@ pub async fn play_game(
         if let Some(stderr) = &seat.stderr {
             // Bounded in the log's bytes, not the bot's: a NUL is six bytes there (`\u0000`).
             let (text, truncated) = stderr.log_text(config.stderr_cap);
-            let record =
-                LogRecord::Stderr(StderrRecord { side: seat.side, bytes_total: stderr.total_bytes, truncated, text });
+            let record = LogRecord::Stderr(StderrRecord {
+                side: seat.side,
+                bytes_total: stderr.total_bytes,
+                truncated,
+                text,
+            });
             log.write(&record)?;
         }
     }

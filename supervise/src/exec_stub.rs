@@ -175,25 +175,22 @@ pub fn run(args: ExecBotArgs) -> u8 {
     };
     // A sandbox joins the spawn server's shared empty network namespace when it made one
     // (`shared_network`), before its user namespace; otherwise it makes its own.
-    let shared_network = args.isolation == IsolationLevel::Full && {
-        match crate::shared_network::join() {
-            Ok(joined) => joined,
-            Err(e) => {
-                eprintln!("{NAME}: cannot isolate the bot: {e}");
-                return ISOLATION_FAILED;
-            }
+    let shared_network = match crate::shared_network::join(args.isolation == IsolationLevel::Full) {
+        Ok(joined) => joined,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
         }
     };
     let own_network = (args.no_network || args.isolation == IsolationLevel::Full) && !shared_network;
     crate::stage_times::mark("cgroups");
-    let mapped =
-        match sandbox::enter(own_network, bot_user(&args)) {
-            Ok(mapped) => mapped,
-            Err(e) => {
-                eprintln!("{NAME}: cannot isolate the bot: {e}");
-                return ISOLATION_FAILED;
-            }
-        };
+    let mapped = match sandbox::enter(own_network, bot_user(&args)) {
+        Ok(mapped) => mapped,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
     crate::stage_times::mark("namespaces");
     // The credentials changed: ask again to follow the referee.
     if !follow_the_referee(args.parent_pid) {

@@ -180,7 +180,10 @@ fn other_socket_families() -> Result<BpfProgram, String> {
         condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_NETLINK.unsigned_abs().into())?,
         condition(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::NETLINK_ROUTE.unsigned_abs().into())?,
     ])?);
-    compile(BTreeMap::from([(libc::SYS_socket, socket), (libc::SYS_socketpair, other()?)]), libc::EAFNOSUPPORT)
+    compile(
+        BTreeMap::from([(libc::SYS_socket, socket), (libc::SYS_socketpair, other()?)]),
+        libc::EAFNOSUPPORT,
+    )
 }
 
 /// On x86_64, every x32 system call (its number has bit 30 set; the architecture the filter

@@ -73,7 +73,8 @@ fn make() -> Result<Option<OwnedFd>, String> {
             .map_err(|e| format!("cannot open {what} network namespace: {e}"))
     };
     let home = open("this process's")?;
-    unshare(CloneFlags::CLONE_NEWNET).map_err(|e| format!("cannot make the shared network namespace: {e}"))?;
+    unshare(CloneFlags::CLONE_NEWNET)
+        .map_err(|e| format!("cannot make the shared network namespace: {e}"))?;
     let shared = open("the shared");
     if let Err(e) = setns(home.as_fd(), CloneFlags::CLONE_NEWNET) {
         // Never seen (root may always go back); the server would start every later stub in
@@ -101,11 +102,12 @@ fn seccomp_filters() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|status| status.contains("\nSeccomp_filters:"))
 }
 
-/// In a sandbox's stub, before its user namespace is made: joins the shared namespace if
-/// the spawn server made one; whether it did (otherwise the caller makes its own). The
-/// descriptor is closed here: the program never holds it.
-pub(crate) fn join() -> Result<bool, String> {
-    let Some(namespace) = SHARED.lock().ok().and_then(|mut shared| shared.take()) else {
+/// In a stub, before its user namespace is made: for a sandbox (`sandbox`), joins the shared
+/// namespace if the spawn server made one; whether it did (otherwise the caller makes its
+/// own). The descriptor is closed here either way: no init or program holds it.
+pub(crate) fn join(sandbox: bool) -> Result<bool, String> {
+    let namespace = SHARED.lock().ok().and_then(|mut shared| shared.take());
+    let Some(namespace) = namespace.filter(|_| sandbox) else {
         return Ok(false);
     };
     setns(namespace.as_fd(), CloneFlags::CLONE_NEWNET)

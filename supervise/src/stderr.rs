@@ -216,7 +216,11 @@ mod tests {
         let kept = text.chars().filter(|&c| c == '\0').count();
         assert!(kept > 10_000, "{kept} NULs kept");
         let dropped = (1 << 20) - kept;
-        assert!(text.contains(&format!("\n[... {dropped} bytes of stderr not kept ...]\n")), "{:.200}", text.replace('\0', ""));
+        assert!(
+            text.contains(&format!("\n[... {dropped} bytes of stderr not kept ...]\n")),
+            "{:.200}",
+            text.replace('\0', "")
+        );
     }
 
     #[test]
