@@ -1,9 +1,10 @@
 //! One empty network namespace shared by every sandbox (`--isolation full`) a spawn server
 //! starts, instead of a new one per bot (`docs/supervision.md`, "The sandbox's network").
 //!
-//! A new network namespace costs a bot about 1.5 ms of its start (`bao-bench bench sandbox`,
-//! `pid` against `pid+no-network`): the kernel registers a loopback device, its sysctl tables
-//! and per-protocol state, and later tears them down. The spawn server (`spawn_server.rs`)
+//! A new network namespace cost each bot 0.7–0.8 ms in the stub's `unshare` alone, and about
+//! 3 ms of its start at a load of 10 (`bao-bench bench sandbox`, `pid` against
+//! `pid+no-network`, and its `--stages`): the kernel registers a loopback device, its sysctl
+//! tables and per-protocol state, and later tears them down. The spawn server (`spawn_server.rs`)
 //! makes one, with only its loopback device, down, the first time it is asked for a sandbox,
 //! keeps a descriptor of it, and each sandbox's stub joins it (`setns`) instead of
 //! unsharing a namespace of its own.
@@ -12,7 +13,8 @@
 //! the namespace is not shared (each bot then gets a namespace of its own, as before):
 //! - the caller is root: the namespace belongs to the host's user namespace, where a sandbox
 //!   holds no capability, so no sandbox can bring the loopback up or give it an address —
-//!   with it down, no IP packet can be sent to anyone (`ENETUNREACH`); an unprivileged
+//!   with it down, no IP packet reaches anyone (to 127.0.0.1 `ENETUNREACH`; to 0.0.0.0 it
+//!   goes to the downed loopback, which drops it); an unprivileged
 //!   caller's sandboxes would need a namespace owned by a user namespace that each of theirs
 //!   descends from (not done: each bot gets its own namespace there);
 //! - Landlock scopes (ABI 6 and later): no sandbox can connect or send to an abstract Unix
