@@ -1,13 +1,13 @@
 //! One empty network namespace shared by every sandbox (`--isolation full`) a spawn server
 //! starts, instead of a new one per bot (`docs/supervision.md`, "The sandbox's network").
 //!
-//! A new network namespace cost each bot 0.7–0.8 ms in the stub's `unshare` alone, and
-//! 0.2–2.9 ms of its start in side-by-side runs at loads of 7–11 (`bao-bench bench sandbox`, `pid` against
-//! `pid+no-network`, and its `--stages`): the kernel registers a loopback device, its sysctl
-//! tables and per-protocol state, and later tears them down. The spawn server (`spawn_server.rs`)
-//! makes one, with only its loopback device, down, the first time it is asked for a sandbox,
-//! keeps a descriptor of it, and each sandbox's stub joins it (`setns`) instead of
-//! unsharing a namespace of its own.
+//! A new network namespace cost each bot 0.7–0.8 ms in the stub's `unshare` alone, and 0.2–2.9
+//! ms of its start in side-by-side runs at loads of 7–11 (`bao-bench bench sandbox`, `pid`
+//! against `pid+no-network`, and its `--stages`): the kernel registers a loopback device, its
+//! sysctl tables and per-protocol state, and later tears them down. The spawn server
+//! (`spawn_server.rs`) makes one, with only its loopback device, down, the first time it is
+//! asked for a sandbox, keeps a descriptor of it, and each sandbox's stub joins it (`setns`)
+//! instead of unsharing a namespace of its own.
 //!
 //! What keeps sandboxes that share it from reaching one another, all of which must hold or
 //! the namespace is not shared (each bot then gets a namespace of its own, as before):
