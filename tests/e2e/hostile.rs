@@ -237,7 +237,7 @@ fn a_stderr_of_nul_bytes_is_bounded_in_the_log_s_bytes() {
     let stderr: Value = serde_json::from_str(line).unwrap();
     // 1 MiB on each of its moves.
     let total = stderr["bytes_total"].as_u64().unwrap();
-    assert!(total >= 1 << 20 && total % (1 << 20) == 0, "{total} bytes of stderr");
+    assert!(total >= 1 << 20 && total.is_multiple_of(1 << 20), "{total} bytes of stderr");
     assert_eq!(stderr["truncated"], true);
     let text = stderr["text"].as_str().unwrap();
     let kept = text.chars().filter(|&c| c == '\0').count();

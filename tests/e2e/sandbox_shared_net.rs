@@ -179,9 +179,10 @@ fn exchange(level: IsolationLevel, host: (&TcpListener, &UdpSocket)) -> (Exchang
         let options = options(level);
         let limits = ResourceLimits::default();
         let deadline = || tokio::time::Instant::now() + Duration::from_secs(20);
-        let mut receiver = BotProcess::spawn_with(&spec(&receiver_dir, &[port.clone()]), &limits, &options)
-            .await
-            .expect("the receiver starts");
+        let mut receiver =
+            BotProcess::spawn_with(&spec(&receiver_dir, std::slice::from_ref(&port)), &limits, &options)
+                .await
+                .expect("the receiver starts");
         let ready = receiver.recv_line(deadline()).await;
         assert_eq!(ready.as_deref().ok(), Some("ready"), "receiver: {:?}", receiver.stderr());
         let mut sender =
