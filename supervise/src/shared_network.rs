@@ -28,7 +28,8 @@
 //!
 //! What sandboxes sharing it can still see of each other: the socket tables of `/proc/net`
 //! (which ports and abstract names are bound), a channel no more than the shared CPU load or
-//! `/proc/loadavg` that any two programs on one machine have; no data can be sent.
+//! `/proc/loadavg` that any two programs on one machine have; no data can be sent. And the
+//! names: a second sandbox binding the same abstract Unix name or UDP port gets `EADDRINUSE`.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Mutex;
