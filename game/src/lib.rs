@@ -17,6 +17,7 @@ pub mod log;
 pub mod opening;
 mod ply_line;
 pub mod reason;
+pub mod record;
 pub mod runner;
 pub mod runtime;
 pub mod verify;

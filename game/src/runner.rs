@@ -207,11 +207,13 @@ pub async fn play_game(
 
     for seat in &seats {
         if let Some(stderr) = &seat.stderr {
+            // Bounded in the log's bytes, not the bot's: a NUL is six bytes there (`\u0000`).
+            let (text, truncated) = stderr.log_text(config.stderr_cap);
             let record = LogRecord::Stderr(StderrRecord {
                 side: seat.side,
                 bytes_total: stderr.total_bytes,
-                truncated: stderr.truncated,
-                text: stderr.text(),
+                truncated,
+                text,
             });
             log.write(&record)?;
         }

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::tournament::journal::JournalEntry;
+use crate::journal::JournalEntry;
 use bao_stats::{
     GameOutcome, OpenPairs, PairingSummary, PentanomialCounts, SprtParameters, SprtSummary, WdlCounts,
 };
@@ -248,7 +248,7 @@ impl Tally {
                 "{first} {} - {} {second}  Elo {}",
                 stats.wdl.points(),
                 stats.wdl.reversed().points(),
-                crate::tournament::results::elo_text(&stats)
+                crate::results::elo_text(&stats)
             );
         }
         let mut points: Vec<(&String, f64)> =
@@ -263,7 +263,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::journal::tests::entry;
+    use crate::journal::tests::entry;
     use bao_game::Reason;
     use bao_rules::Side::{North, South};
 

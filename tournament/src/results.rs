@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::plan::Plan;
-use crate::tournament::schedule::Mode;
-use crate::tournament::shard::Shard;
-use crate::tournament::tally::Tally;
+use crate::plan::Plan;
+use crate::schedule::Mode;
+use crate::shard::Shard;
+use crate::tally::Tally;
 use bao_stats::{PairingSummary, SprtSummary};
 
 /// The version of the results format. Version 2: `missing` is ranges, with a count
@@ -368,9 +368,9 @@ mod tests {
         let even = PairingSummary::new(WdlCounts::new(5, 5, 2), None, None);
         assert!(elo_text(&even).starts_with("+0.0 ± "), "{}", elo_text(&even));
     }
-    use crate::tournament::journal::JournalEntry;
-    use crate::tournament::journal::tests::entry;
-    use crate::tournament::plan::tests::sample_plan;
+    use crate::journal::JournalEntry;
+    use crate::journal::tests::entry;
+    use crate::plan::tests::sample_plan;
     use bao_game::Reason;
     use bao_rules::Side::{North, South};
     use bao_stats::WdlCounts;

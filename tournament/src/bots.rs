@@ -15,85 +15,10 @@ use serde::Deserialize;
 
 use bao_supervise::BotSpec;
 
-/// Why the bots cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum BotListError {
-    /// A `--bot` word that is not `KEY=VALUE`.
-    #[error("--bot #{bot}: {word:?} is not KEY=VALUE (keys: {KEYS})")]
-    NotKeyValue {
-        /// The 1-based `--bot` occurrence.
-        bot: usize,
-        /// The word.
-        word: String,
-    },
-    /// An unknown key.
-    #[error("--bot #{bot}: unknown key {key:?} (keys: {KEYS})")]
-    UnknownKey {
-        /// The 1-based `--bot` occurrence.
-        bot: usize,
-        /// The key.
-        key: String,
-    },
-    /// A key given twice.
-    #[error("--bot #{bot}: {key}= is given twice")]
-    Repeated {
-        /// The 1-based `--bot` occurrence.
-        bot: usize,
-        /// The key.
-        key: &'static str,
-    },
-    /// No command.
-    #[error("{what}: no command (cmd=...)")]
-    NoCommand {
-        /// Which bot.
-        what: String,
-    },
-    /// A command line that cannot be split or is empty.
-    #[error("{what}: cmd {command:?}: {message}")]
-    BadCommand {
-        /// Which bot.
-        what: String,
-        /// The command line.
-        command: String,
-        /// Why.
-        message: String,
-    },
-    /// The config file could not be read.
-    #[error("cannot read the config file {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The config file is not valid.
-    #[error("the config file {path} is not valid {format}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// JSON or TOML.
-        format: &'static str,
-        /// The parser's message.
-        message: String,
-    },
-    /// The config file's extension is neither .json nor .toml.
-    #[error("the config file {0} must end in .json or .toml")]
-    UnknownFormat(PathBuf),
-    /// A `tc=`, `st=` or `option.` value that is not valid.
-    #[error("{what}: {message}")]
-    BadValue {
-        /// Which bot and key.
-        what: String,
-        /// Why.
-        message: String,
-    },
-    /// Two bots with the same name.
-    #[error("two bots are named {0:?}: give each bot its own name=")]
-    DuplicateName(String),
-}
+pub use crate::error::BotListError;
 
 /// The keys of `--bot`, for messages.
-const KEYS: &str = "name, cmd, arg, dir, option.NAME, tc, st";
+pub(crate) const KEYS: &str = "name, cmd, arg, dir, option.NAME, tc, st";
 
 /// A bot's own time control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,11 +145,11 @@ fn clock(what: &str, tc: Option<&str>, st: Option<&str>) -> Result<Option<BotClo
     match (tc, st) {
         (Some(_), Some(_)) => Err(bad("give tc= (a clock) or st= (a time per move), not both".to_owned())),
         (Some(tc), None) => {
-            let (base, increment) = crate::options::parse_tc(tc).map_err(|e| bad(format!("tc={tc}: {e}")))?;
+            let (base, increment) = crate::units::parse_tc(tc).map_err(|e| bad(format!("tc={tc}: {e}")))?;
             Ok(Some(BotClock::Fischer { base, increment }))
         }
         (None, Some(st)) => {
-            let t = crate::options::parse_positive_duration(st).map_err(|e| bad(format!("st={st}: {e}")))?;
+            let t = crate::units::parse_positive_duration(st).map_err(|e| bad(format!("st={st}: {e}")))?;
             Ok(Some(BotClock::MoveTime(t)))
         }
         (None, None) => Ok(None),

@@ -23,21 +23,7 @@ pub struct OutDir {
     root: PathBuf,
 }
 
-/// The folder is in use by another referee.
-#[derive(Debug, thiserror::Error)]
-pub enum LockError {
-    /// Another process holds the lock.
-    #[error("{0} is in use by another referee (its .lock is held); wait for it or use another --out")]
-    Busy(PathBuf),
-    /// I/O.
-    #[error("cannot lock {path}: {reason}")]
-    Io {
-        /// The lock file.
-        path: PathBuf,
-        /// The error (in the message, not a source: said once).
-        reason: std::io::Error,
-    },
-}
+pub use crate::error::LockError;
 
 impl OutDir {
     /// The folder at `root` (nothing is created yet).

@@ -15,9 +15,9 @@ use std::path::Path;
 use bao_rules::Position;
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::openings::{self, OpeningSource};
-use crate::tournament::schedule::{Mode, Schedule, ScheduleError, ScheduledGame};
-use crate::tournament::shard::Shard;
+use crate::openings::{self, OpeningSource};
+use crate::schedule::{Mode, Schedule, ScheduleError, ScheduledGame};
+use crate::shard::Shard;
 use bao_game::{GameConfig, TimeControl};
 use bao_stats::SprtParameters;
 use bao_supervise::{BotSpec, ResourceLimits};
@@ -89,28 +89,46 @@ pub struct Plan {
     pub shard: Option<Shard>,
 }
 
-/// Why a plan cannot be read or used.
-#[derive(Debug, thiserror::Error)]
-pub enum PlanError {
-    /// I/O.
-    #[error("cannot read {path}: {reason}")]
-    Read {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The I/O error (in the message, not a source: the path and the reason are said once).
-        reason: std::io::Error,
-    },
-    /// Not a plan.
-    #[error("{path} is not a tournament plan: {message}")]
-    Invalid {
-        /// The file.
-        path: std::path::PathBuf,
-        /// Why.
-        message: String,
-    },
-}
+pub use crate::error::PlanError;
 
 impl Plan {
+    /// A plan of `bots` playing `rounds` rounds of `games_per_round` games per pairing in
+    /// `mode`, from the start position of Bao la Kiswahili, with the default clocks and
+    /// limits, no adjudication, no SPRT and no shard; change its fields for more (then
+    /// [`Plan::check`] it).
+    ///
+    /// # Errors
+    /// A schedule these parameters cannot make (fewer than two bots, an odd number of games).
+    pub fn new(
+        bots: Vec<BotSpec>,
+        mode: Mode,
+        rounds: u32,
+        games_per_round: u32,
+    ) -> Result<Plan, ScheduleError> {
+        let games = Schedule::new(mode, bots.len(), rounds, games_per_round)?.len();
+        Ok(Plan {
+            plan_version: PLAN_VERSION,
+            rules_revision: bao_rules::RULES_REVISION,
+            seed: 0,
+            mode,
+            rounds,
+            games_per_round,
+            bots,
+            bot_time_controls: Vec::new(),
+            time_control: TimeControl::default(),
+            max_plies: None,
+            limits: ResourceLimits::default(),
+            isolation: bao_supervise::Isolation::default(),
+            no_ponder: false,
+            games,
+            opening_source: OpeningSource::Start.to_string(),
+            start: Position::start(bao_rules::Variant::Kiswahili).to_string(),
+            book: Vec::new(),
+            sprt: None,
+            shard: None,
+        })
+    }
+
     /// The schedule (every game of every shard), derived from the plan's parameters.
     ///
     /// # Errors
@@ -156,7 +174,7 @@ impl Plan {
     ///
     /// # Errors
     /// An opening that is not a position (only in a hand-edited plan; [`Plan::check`] catches it).
-    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, String> {
+    pub fn game_config(&self, game: &ScheduledGame) -> Result<GameConfig, PlanError> {
         let opening = self.opening(game.opening)?;
         let mut config =
             GameConfig::new(self.bots[game.south].clone(), self.bots[game.north].clone(), opening.variant());
@@ -185,7 +203,7 @@ impl Plan {
         let Ok(bao_game::log::LogRecord::Header(header)) = serde_json::from_str(first) else {
             return Err("line 1: not a header record".to_owned());
         };
-        let config = self.game_config(game)?;
+        let config = self.game_config(game).map_err(|e| e.to_string())?;
         let mismatch = |field: &str, log: String, plan: String| {
             Err(format!(
                 "line 1: the header's {field} is {log}, but game {} of the plan has {plan}",
@@ -236,7 +254,12 @@ impl Plan {
     /// # Errors
     /// A plan whose start, source or book is not what it should be (only a hand-edited plan;
     /// [`Plan::check`] catches them), or random plies that always end the game.
-    pub fn opening(&self, index: u32) -> Result<Position, String> {
+    pub fn opening(&self, index: u32) -> Result<Position, PlanError> {
+        self.opening_or_why(index).map_err(PlanError::Inconsistent)
+    }
+
+    /// [`Plan::opening`], its error in words.
+    fn opening_or_why(&self, index: u32) -> Result<Position, String> {
         let start = self.start_position()?;
         match self.opening_source() {
             Some(OpeningSource::Start) => Ok(start),
@@ -279,7 +302,12 @@ impl Plan {
     ///
     /// # Errors
     /// The first inconsistency.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PlanError> {
+        self.check_or_why().map_err(PlanError::Inconsistent)
+    }
+
+    /// [`Plan::check`], its error in words.
+    fn check_or_why(&self) -> Result<(), String> {
         if self.plan_version != PLAN_VERSION {
             return Err(format!("plan_version {} (this referee reads {PLAN_VERSION})", self.plan_version));
         }
@@ -378,7 +406,7 @@ impl Plan {
             )));
         }
         let plan: Plan = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        plan.check().map_err(invalid)?;
+        plan.check_or_why().map_err(invalid)?;
         Ok(plan)
     }
 
@@ -389,7 +417,7 @@ impl Plan {
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         text.push('\n');
-        crate::tournament::folder::write_atomically(path, text.as_bytes())
+        crate::folder::write_atomically(path, text.as_bytes())
     }
 
     /// The first difference between two plans, as `field: stored vs new`, or `None` when they agree.
@@ -529,21 +557,21 @@ pub(crate) mod tests {
     #[test]
     fn inconsistent_plans_are_refused() {
         let plan = Plan { games: 13, ..sample_plan() };
-        assert!(plan.check().unwrap_err().starts_with("games is 13, but the schedule of 3 bots"));
+        assert!(plan.check().unwrap_err().to_string().starts_with("games is 13, but the schedule of 3 bots"));
         let plan = Plan { games_per_round: 3, ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("--games 3"));
+        assert!(plan.check().unwrap_err().to_string().contains("--games 3"));
         let plan = Plan { start: "nonsense".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().starts_with("start \"nonsense\" is not a position"));
+        assert!(plan.check().unwrap_err().to_string().starts_with("start \"nonsense\" is not a position"));
         let plan = Plan { opening_source: "file".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("the book is empty"));
+        assert!(plan.check().unwrap_err().to_string().contains("the book is empty"));
         let plan = Plan { opening_source: "book.txt".into(), ..sample_plan() };
-        assert!(plan.check().unwrap_err().contains("expected start, random:PLIES or file"));
+        assert!(plan.check().unwrap_err().to_string().contains("expected start, random:PLIES or file"));
         let plan = Plan {
             opening_source: "file".into(),
             book: vec![sample_plan().start, "x".into()],
             ..sample_plan()
         };
-        assert!(plan.check().unwrap_err().contains("book position #1 \"x\""));
+        assert!(plan.check().unwrap_err().to_string().contains("book position #1 \"x\""));
     }
 
     #[test]
@@ -569,31 +597,11 @@ pub(crate) mod tests {
         assert!(!book.one_opening());
     }
 
-    /// One generator for both: a server pair with seed `s` starts where a tournament with
-    /// `--seed s --openings random:PLIES` starts its first game pair.
-    #[test]
-    fn a_tournament_and_the_server_draw_the_same_openings_from_one_seed() {
-        let mut seen = std::collections::HashSet::new();
-        for seed in [0, 7, 42, 1 << 40, u64::MAX] {
-            let plan = Plan { seed, opening_source: "random:6".into(), ..sample_plan() };
-            plan.check().unwrap();
-            let first = plan.games_to_play().next().unwrap();
-            assert_eq!(first.opening, 0);
-            let tournament = plan.opening(first.opening).unwrap();
-            let server =
-                bao_server::engine::opening::random_opening(bao_rules::Variant::Kiswahili, 6, seed).unwrap();
-            assert_eq!(tournament, server, "seed {seed}");
-            assert_ne!(tournament.to_string(), plan.start, "seed {seed}: six plies were played");
-            seen.insert(tournament.to_string());
-        }
-        assert!(seen.len() > 1, "other seeds give other openings");
-    }
-
     #[test]
     fn the_games_are_derived_from_the_parameters() {
         let plan = sample_plan();
         let listed: Vec<ScheduledGame> = plan.games_to_play().collect();
-        assert_eq!(listed, crate::tournament::schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap());
+        assert_eq!(listed, crate::schedule::build(Mode::RoundRobin, 3, 1, 4).unwrap());
         assert_eq!(plan.game(11), Some(listed[11]));
         assert_eq!(plan.game(12), None);
     }

@@ -2,12 +2,12 @@
 //! table, the SPRT, the newest games with links to their replays and logs), through
 //! `bao-viewer`. It works from `file://`; it is rewritten as games finish, so a running
 //! tournament can be watched by reloading it. The replay pages are
-//! [`crate::tournament::replay_pages`]'.
+//! [`crate::replay_pages`]'.
 
 use std::collections::VecDeque;
 use std::path::Path;
 
-use super::replay_pages::ReplayPages;
+use crate::replay_pages::ReplayPages;
 
 use bao_stats::IntervalSummary;
 use bao_viewer::{
@@ -15,10 +15,10 @@ use bao_viewer::{
     tournament_index_html,
 };
 
-use super::folder::{OutDir, write_atomically};
-use super::journal::JournalEntry;
-use super::results::Results;
-use super::tally::Tally;
+use crate::folder::{OutDir, write_atomically};
+use crate::journal::JournalEntry;
+use crate::results::Results;
+use crate::tally::Tally;
 use bao_rules::Side;
 
 /// The most games listed on the index (the newest); the standings count every game.
@@ -167,19 +167,19 @@ pub fn write_index(
     tally: &Tally,
     recent: &RecentGames,
     pages: ReplayPages,
-) -> Result<(), String> {
+) -> Result<(), crate::error::PageError> {
     let title =
         out.root().file_name().map_or_else(|| "tournament".to_owned(), |n| n.to_string_lossy().into_owned());
     let written_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let page = tournament_index_html(&index_data(&title, results, tally, recent, written_at, pages));
     let path = out.root().join("index.html");
-    write_atomically(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write_atomically(&path, page.as_bytes()).map_err(|reason| crate::error::PageError::Write { path, reason })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::journal::tests::entry;
+    use crate::journal::tests::entry;
     use bao_game::Reason;
 
     #[test]

@@ -70,37 +70,7 @@ pub enum ShardArg {
     },
 }
 
-/// Why a shard cannot be determined.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ShardError {
-    /// Not `I/N`, `auto` or `auto/N`.
-    #[error("--shard {0:?}: expected I/N (1 <= I <= N), auto or auto/N")]
-    Syntax(String),
-    /// `auto` outside a job array.
-    #[error(
-        "--shard auto: neither {K8S_INDEX} (Kubernetes Indexed Job) nor {SLURM_INDEX} (Slurm job array) is set"
-    )]
-    NoJobIndex,
-    /// `auto` without a known count.
-    #[error("--shard auto: the number of shards is unknown; write --shard auto/N or set {COUNT_VAR}")]
-    NoCount,
-    /// An environment variable that is not a number.
-    #[error("--shard auto: {name}={value:?} is not a non-negative integer")]
-    BadVariable {
-        /// The variable.
-        name: &'static str,
-        /// Its value.
-        value: String,
-    },
-    /// The index from the environment is outside 1..=N.
-    #[error("--shard auto: the job index gives shard {index}, outside 1..={count}")]
-    OutOfRange {
-        /// The 1-based shard from the environment.
-        index: u64,
-        /// The shard count.
-        count: u32,
-    },
-}
+pub use crate::error::ShardError;
 
 impl FromStr for ShardArg {
     type Err = ShardError;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_GAMES: u64 = 10_000_000;
 
 /// Who plays whom.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Every bot plays every other bot.
@@ -23,6 +23,9 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Every mode, in the order a help text lists them.
+    pub const ALL: [Mode; 2] = [Mode::RoundRobin, Mode::Gauntlet];
+
     /// The name used on the command line and in the plan.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -30,6 +33,17 @@ impl Mode {
             Mode::RoundRobin => "round-robin",
             Mode::Gauntlet => "gauntlet",
         }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Mode, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a mode: round-robin or gauntlet"))
     }
 }
 
@@ -52,24 +66,7 @@ pub struct ScheduledGame {
     pub opening: u32,
 }
 
-/// Why a schedule cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ScheduleError {
-    /// Fewer than two bots.
-    #[error("a tournament needs at least two bots, {0} given")]
-    TooFewBots(usize),
-    /// An odd number of games per pairing and round.
-    #[error("--games {0}: must be even and at least 2 (each opening is played twice, colours swapped)")]
-    OddGames(u32),
-    /// No rounds.
-    #[error("--rounds must be at least 1")]
-    NoRounds,
-    /// Too many games.
-    #[error(
-        "the schedule would hold {0} games (pairings × --games × --rounds), more than the limit of {MAX_GAMES}"
-    )]
-    TooLarge(u64),
-}
+pub use crate::error::ScheduleError;
 
 /// The pairings of `mode` among `bots` bots, as (first, second) bot indices.
 #[must_use]

@@ -3,15 +3,15 @@
 //! line of memory rather than every entry. Blank lines are skipped, a last line without a
 //! newline is torn and ignored, any other line that is not an entry is damage (named by its
 //! line). [`journal::Journal::open`] folds the stream into the running counts
-//! ([`crate::tournament::tally::Tally`]) when a tournament resumes, and `merge` streams each
+//! ([`crate::tally::Tally`]) when a tournament resumes, and `merge` streams each
 //! shard's journal twice; [`journal::read`] collects it (for tests).
 
 use std::io::BufRead;
 use std::path::Path;
 
 #[cfg(doc)]
-use crate::tournament::journal;
-use crate::tournament::journal::{JournalEntry, JournalError};
+use crate::journal;
+use crate::journal::{JournalEntry, JournalError};
 
 /// What a streamed read found, besides the entries it handed over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! is journaled with the reason `aborted`: it does not count and is played
 //! again on resume.
 //!
-//! The journal is read as a stream ([`crate::tournament::journal_stream`]): one line at a
+//! The journal is read as a stream ([`crate::journal_stream`]): one line at a
 //! time, each entry folded into the running counts and dropped, so that resuming a million
 //! games needs one line of memory, not every entry.
 
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::journal_stream::{self, StreamedJournal};
+use crate::journal_stream::{self, StreamedJournal};
 
 use bao_game::Reason;
 use bao_rules::Side;
@@ -138,28 +138,7 @@ pub struct ParsedJournal {
     pub torn_bytes: u64,
 }
 
-/// Why a journal cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum JournalError {
-    /// I/O.
-    #[error("{path}: {reason}")]
-    Io {
-        /// The journal.
-        path: PathBuf,
-        /// The error (in the message, not a source: said once).
-        reason: std::io::Error,
-    },
-    /// A complete line that is not an entry: the journal was damaged.
-    #[error("{path}:{line}: not a journal entry ({message}); the journal is damaged")]
-    Damaged {
-        /// The journal.
-        path: PathBuf,
-        /// The 1-based line.
-        line: usize,
-        /// The parser's message.
-        message: String,
-    },
-}
+pub use crate::error::JournalError;
 
 /// Parses a journal; a last line without a newline is torn and ignored. (This holds every
 /// entry: the tests use it; a tournament and `merge` stream their journals: [`Journal::open`],
@@ -211,7 +190,7 @@ impl Journal {
             file.set_len(found.valid_len).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
-        crate::tournament::folder::sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
+        crate::folder::sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
         let len = found.valid_len;
         Ok((Journal { file, path: path.to_path_buf(), len, dirty: false }, found))
     }
@@ -294,7 +273,7 @@ pub(crate) mod tests {
             reason,
             plies: 10,
             duration_ms: 5,
-            log: crate::tournament::folder::OutDir::relative_log(game),
+            log: crate::folder::OutDir::relative_log(game),
             verified: true,
             verify_error: None,
             worst_lag_us: 0,

@@ -16,10 +16,11 @@
 
 use std::path::{Path, PathBuf};
 
+pub use crate::error::PageError;
 use bao_viewer::{REPLAY_ASSETS, replay_from_log, replay_html, replay_html_of_log};
 
 /// Which replay page each game gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReplayPages {
     /// A log page: the log embedded, the viewer's script and style shared; no sowing animation.
     #[default]
@@ -31,10 +32,34 @@ pub enum ReplayPages {
 }
 
 impl ReplayPages {
+    /// Every kind, in the order a help text lists them.
+    pub const ALL: [ReplayPages; 3] = [ReplayPages::Log, ReplayPages::Full, ReplayPages::None];
+
+    /// The name used on the command line (`--replays log`).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ReplayPages::Log => "log",
+            ReplayPages::Full => "full",
+            ReplayPages::None => "none",
+        }
+    }
+
     /// Whether a game gets a page (and the index links it).
     #[must_use]
     pub fn any(self) -> bool {
         self != ReplayPages::None
+    }
+}
+
+impl std::str::FromStr for ReplayPages {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ReplayPages, String> {
+        ReplayPages::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a kind of replay page: log, full or none"))
     }
 }
 
@@ -43,13 +68,13 @@ impl ReplayPages {
 ///
 /// # Errors
 /// A file cannot be written; the message names it.
-pub fn write_shared_files(pages: ReplayPages, games: &Path) -> Result<(), String> {
+pub fn write_shared_files(pages: ReplayPages, games: &Path) -> Result<(), PageError> {
     if pages != ReplayPages::Log {
         return Ok(());
     }
     for (name, content) in REPLAY_ASSETS {
         let path = games.join(name);
-        replace(&path, content.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        replace(&path, content.as_bytes()).map_err(|reason| PageError::Write { path, reason })?;
     }
     Ok(())
 }
@@ -60,21 +85,22 @@ pub fn write_shared_files(pages: ReplayPages, games: &Path) -> Result<(), String
 /// # Errors
 /// For a full page, a log that cannot be shown; a page that cannot be written. The message
 /// names the path.
-pub fn write_page(pages: ReplayPages, log: &Path, text: &str) -> Result<(), String> {
+pub fn write_page(pages: ReplayPages, log: &Path, text: &str) -> Result<(), PageError> {
     let title = log.file_stem().map(|stem| format!("game {}", stem.to_string_lossy()));
     let back = "../index.html";
     let page = match pages {
         ReplayPages::None => return Ok(()),
         ReplayPages::Log => replay_html_of_log(text, title.as_deref(), Some(back)),
         ReplayPages::Full => {
-            let mut replay = replay_from_log(text).map_err(|e| format!("{}: {e}", log.display()))?;
+            let mut replay =
+                replay_from_log(text).map_err(|reason| PageError::Log { log: log.to_path_buf(), reason })?;
             replay.back_href = Some(back.to_owned());
             replay.title = title;
             replay_html(&replay)
         }
     };
     let path = log.with_extension("html");
-    replace(&path, page.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    replace(&path, page.as_bytes()).map_err(|reason| PageError::Write { path, reason })
 }
 
 /// Replaces `path` with `bytes` at once for a reader (a temporary file, then a rename), without
@@ -130,7 +156,7 @@ mod tests {
         let text = std::fs::read_to_string(&page).expect("a full page");
         assert!(text.contains(r#"id="bao-replay-data""#) && !text.contains(r#"src="replay.js""#), "{text}");
         let err = write_page(ReplayPages::Full, &log, "not a log\n").expect_err("not a log");
-        assert!(err.starts_with(&log.display().to_string()), "{err}");
+        assert!(err.to_string().starts_with(&log.display().to_string()), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

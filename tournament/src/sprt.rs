@@ -6,8 +6,8 @@
 
 use std::fmt;
 
-use crate::tournament::plan::Plan;
-use crate::tournament::tally::Tally;
+use crate::plan::Plan;
+use crate::tally::Tally;
 use bao_stats::{EloModel, SprtDecision, SprtParameters, SprtSummary};
 
 /// Reads the words after `--sprt`: `elo0=` and `elo1=` are required, `alpha=` and `beta=`
@@ -78,7 +78,7 @@ pub fn decide(plan: &Plan, tally: &Tally) -> Option<Decided> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::journal::tests::entry;
+    use crate::journal::tests::entry;
     use bao_game::Reason;
 
     fn words(list: &[&str]) -> Vec<String> {
@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn a_one_sided_match_stops_with_h1() {
-        let mut plan = crate::tournament::plan::tests::sample_plan();
+        let mut plan = crate::plan::tests::sample_plan();
         plan.bots.truncate(2);
         plan.sprt = Some(parse_words(&words(&["elo0=0", "elo1=50", "model=logistic"])).unwrap());
         // Bot 0 wins every game, in both colours.

@@ -196,6 +196,47 @@ pub async fn check_all(specs: &[&BotSpec], with: &Preflight<'_>) -> Vec<Unstarta
     futures_util::future::join_all(checks).await.into_iter().filter_map(Result::err).collect()
 }
 
+/// Starts each bot of `plan` once, as its games would (the plan's first opening, clocks,
+/// limits and isolation), under the [`crate::signals`]: `None` when a signal came first (the
+/// bots being started are ended), else the bots that did not start.
+///
+/// # Errors
+/// The runtime or the signal handlers cannot be set up.
+pub fn check_plan(plan: &crate::plan::Plan) -> Result<Option<Vec<Unstartable>>, crate::Error> {
+    let start = plan.opening(0).unwrap_or_else(|_| Position::start(bao_rules::Variant::Kiswahili));
+    let with = Preflight {
+        start: &start,
+        time: &plan.time_control,
+        limits: &plan.limits,
+        isolation: plan.isolation,
+    };
+    let runtime = bao_game::runtime::build().map_err(crate::Error::Runtime)?;
+    let specs: Vec<&BotSpec> = plan.bots.iter().collect();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    runtime.block_on(async {
+        crate::signals::install(cancel.clone()).map_err(crate::Error::Signals)?;
+        Ok(tokio::select! {
+            () = cancel.cancelled() => None,
+            found = check_all(&specs, &with) => Some(found),
+        })
+    })
+}
+
+/// A bot that cannot run under the isolation asked for is an error before the game, not a
+/// forfeit (other start-up failures stay the bot's fault: `handshake_failed`).
+///
+/// # Errors
+/// Naming the bot and why it cannot be isolated.
+pub fn check_isolation(bots: &[&BotSpec], isolation: Isolation) -> Result<(), crate::error::IsolationError> {
+    let options = SpawnOptions { isolation, ..Default::default() };
+    for bot in bots {
+        if let Err(e @ bao_supervise::SpawnError::Isolation { .. }) = BotProcess::preflight(bot, &options) {
+            return Err(crate::error::IsolationError { bot: bot.display_name(), source: e });
+        }
+    }
+    Ok(())
+}
+
 /// Whether two specs start the same program the same way (names aside).
 fn same_process(a: &BotSpec, b: &BotSpec) -> bool {
     a.program == b.program && a.args == b.args && a.dir == b.dir

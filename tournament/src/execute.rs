@@ -6,7 +6,7 @@
 //! The end of a game, on the blocking pool: the log is fsynced (`fdatasync`) and so is the
 //! games folder (its new entry), the log is read back once and that one text is verified and
 //! turned into the replay page (not fsynced: it is derived, see
-//! [`crate::tournament::replay_pages`]), then the journal line is appended and fsynced. Three
+//! [`crate::replay_pages`]), then the journal line is appended and fsynced. Three
 //! fsyncs a game, in that order: a journal line is never durable before its log is.
 //!
 //! The games run as tasks on one event loop (a current-thread runtime and a
@@ -21,35 +21,56 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::Context;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::tournament::folder::{OutDir, sync_dir};
-use crate::tournament::index_page::RecentGames;
-use crate::tournament::journal::{Journal, JournalEntry};
-use crate::tournament::plan::Plan;
-use crate::tournament::progress::Progress;
-use crate::tournament::replay_pages::{self, ReplayPages};
-use crate::tournament::schedule::ScheduledGame;
-use crate::tournament::signals::{self, StopTokens};
-use crate::tournament::sprt;
-use crate::tournament::tally::Tally;
+use crate::error::Error;
+use crate::folder::OutDir;
+use crate::index_page::RecentGames;
+use crate::journal::{Journal, JournalEntry};
+use crate::plan::Plan;
+use crate::replay_pages::{self, ReplayPages};
+use crate::schedule::ScheduledGame;
+use crate::signals::{self, StopTokens};
+use crate::sprt;
+use crate::tally::Tally;
 use crate::trace::TraceObserver;
+use bao_game::GameResult;
 use bao_game::lag::LagMonitor;
-use bao_game::log::GameLog;
-use bao_game::{GameResult, play_game};
+
+use crate::executor::{self, Played};
 
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
 const LAG_POLL: Duration = Duration::from_secs(1);
 /// How often `index.html` is rewritten while games finish.
 const INDEX_EVERY: Duration = Duration::from_secs(2);
+
+/// Where a run reports its progress: the CLI draws a bar or prints a line per game; a
+/// program may ignore it ([`Quiet`]). Called on the games' thread: keep it quick.
+pub trait Progress: std::fmt::Debug {
+    /// A game finished (counted, or aborted: [`JournalEntry::counts`]); `score` is the
+    /// current score line.
+    fn game_finished(&mut self, entry: &JournalEntry, score: &str);
+    /// Something the user should know (an SPRT decision, a stop, an error).
+    fn note(&self, message: &str);
+    /// The run is over.
+    fn finish(&self);
+}
+
+/// Progress that reports nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn game_finished(&mut self, _entry: &JournalEntry, _score: &str) {}
+    fn note(&self, _message: &str) {}
+    fn finish(&self) {}
+}
 
 /// What a run needs.
 #[derive(Debug)]
@@ -66,8 +87,8 @@ pub struct Run {
     pub tally: Tally,
     /// The newest entries already in the journal.
     pub recent: RecentGames,
-    /// Progress on stderr.
-    pub progress: Progress,
+    /// Where progress is reported (the CLI draws it on stderr).
+    pub progress: Box<dyn Progress>,
     /// Where the games' protocol lines go (`--debug`, `--trace DIR`).
     pub trace: crate::trace::TraceTarget,
     /// The replay page each game gets.
@@ -90,7 +111,7 @@ pub struct RunReport {
     /// The worst event-loop lag of this run.
     pub worst_lag: Duration,
     /// The referee's own failure, if any (the run stopped).
-    pub error: Option<anyhow::Error>,
+    pub error: Option<Error>,
 }
 
 /// State shared by the game tasks (all on one thread).
@@ -99,8 +120,8 @@ struct Shared {
     tally: Tally,
     played: u32,
     aborted: u32,
-    progress: Progress,
-    error: Option<anyhow::Error>,
+    progress: Box<dyn Progress>,
+    error: Option<Error>,
     /// The worst lag seen by each running game so far.
     running_lag: BTreeMap<u32, Duration>,
     /// When `index.html` was last rewritten during the run.
@@ -128,19 +149,19 @@ struct RunContext {
 /// # Errors
 /// When the runtime or the signal handlers cannot be set up (a failure
 /// during the games is returned in [`RunReport::error`] instead).
-pub fn execute(run: Run) -> anyhow::Result<RunReport> {
+pub fn execute(run: Run) -> Result<RunReport, Error> {
     // The bots' private directories are emptied and reused from game to game, not made and
     // removed for every bot; declared first, so dropped last: after the runtime, whose drop
     // waits for the bots' cleanups, it removes the directories kept.
     let _tmp_reuse = bao_supervise::PrivateTmpReuse::start();
-    let runtime = bao_game::runtime::build().context("cannot start the async runtime")?;
+    let runtime = bao_game::runtime::build().map_err(Error::Runtime)?;
     let local = tokio::task::LocalSet::new();
     runtime.block_on(local.run_until(execute_async(run)))
 }
 
-async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
+async fn execute_async(run: Run) -> Result<RunReport, Error> {
     let stop = StopTokens::default();
-    signals::install(&stop).context("cannot install the Ctrl-C handler")?;
+    signals::install_stop_tokens(&stop).map_err(Error::Signals)?;
     let lag = LagMonitor::start();
     // One bit per game: the games counted before this run, which are not played again.
     let counted = run.tally.counted().clone();
@@ -178,7 +199,7 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
         let permit = tokio::select! {
             biased;
             () = stop.no_new_games.cancelled() => break,
-            permit = Arc::clone(&semaphore).acquire_owned() => permit.context("the game semaphore closed")?,
+            permit = Arc::clone(&semaphore).acquire_owned() => permit.map_err(|_| Error::Internal("the game semaphore closed".into()))?,
         };
         while let Some(done) = tasks.try_join_next() {
             reap(&context, done);
@@ -209,14 +230,14 @@ async fn execute_async(run: Run) -> anyhow::Result<RunReport> {
 }
 
 /// Records the outcome of a finished game task; a failure stops the run.
-fn reap(context: &RunContext, done: Result<anyhow::Result<()>, tokio::task::JoinError>) {
+fn reap(context: &RunContext, done: Result<Result<(), Error>, tokio::task::JoinError>) {
     let failure = match done {
         Ok(Ok(())) => return,
         Ok(Err(e)) => e,
-        Err(e) => anyhow::anyhow!("a game task failed: {e}"),
+        Err(e) => Error::Internal(format!("a game task failed: {e}")),
     };
     let mut shared = context.shared.borrow_mut();
-    shared.progress.note(&format!("error: {failure:#}; stopping the tournament"));
+    shared.progress.note(&format!("error: {failure}; stopping the tournament"));
     if shared.error.is_none() {
         shared.error = Some(failure);
     }
@@ -266,12 +287,10 @@ async fn play_scheduled(
     context: &RunContext,
     game: ScheduledGame,
     seat: tokio::sync::OwnedSemaphorePermit,
-) -> anyhow::Result<()> {
-    let config = context.plan.game_config(&game).map_err(|e| anyhow::anyhow!("game {}: {e}", game.game))?;
+) -> Result<(), Error> {
+    let config =
+        context.plan.game_config(&game).map_err(|e| Error::Internal(format!("game {}: {e}", game.game)))?;
     let path = context.out.log(game.game);
-    // A log left by a killed run is overwritten from scratch.
-    // The error names the path.
-    let mut log = GameLog::create(&path)?;
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
     let names = [config.south.display_name(), config.north.display_name()];
@@ -279,34 +298,36 @@ async fn play_scheduled(
         tracing::warn!("{e}");
         None
     }));
-    let outcome = play_game(&config, &mut log, &mut observer, &context.stop.abort_running).await;
+    // A log left by a killed run is overwritten from scratch.
+    let outcome = executor::play(&config, &path, &mut observer, &context.stop.abort_running).await;
     if let Err(e) = observer.finish() {
         tracing::warn!("game {}: cannot write its trace: {e}", game.game);
     }
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
-    let result = outcome.with_context(|| format!("game {}", game.game))?;
+    let played = outcome.map_err(|source| Error::Game { game: game.game, source })?;
+    let result = &played.result;
     if let Some(bao_game::AbortCause::RefereeFault(why)) = &result.aborted {
-        eprintln!(
+        context.shared.borrow().progress.note(&format!(
             "game {}: aborted by the referee's own failure (not counted, played again on --resume): {why}",
             game.game
-        );
+        ));
     }
     let worst_lag = seen.max(context.lag.worst_since(started));
-    let entry = journal_entry(&context.plan, &game, &result, worst_lag);
+    let entry = journal_entry(&context.plan, &game, result, worst_lag);
     // The bots are gone: the seat goes to the next game once this game holds a place among
     // the games being persisted (waiting for one keeps the seat, which bounds them).
-    let finishing =
-        Arc::clone(&context.finishing).acquire_owned().await.context("the finishing semaphore closed")?;
+    let finishing = Arc::clone(&context.finishing)
+        .acquire_owned()
+        .await
+        .map_err(|_| Error::Internal("the finishing semaphore closed".into()))?;
     drop(seat);
     let journal = Arc::clone(&context.journal);
-    let games_dir = context.out.games();
     let plan = Arc::clone(&context.plan);
     let pages = context.replays;
-    let entry = tokio::task::spawn_blocking(move || {
-        finish_game(&plan, &game, log, &Finished { path, games_dir, pages }, entry, &journal)
-    })
-    .await
-    .context("the journal writer panicked")??;
+    let entry =
+        tokio::task::spawn_blocking(move || finish_game(&plan, &game, played, pages, entry, &journal))
+            .await
+            .map_err(|e| Error::Internal(format!("the journal writer panicked: {e}")))??;
     drop(finishing);
 
     let mut shared = context.shared.borrow_mut();
@@ -325,8 +346,8 @@ async fn play_scheduled(
         let (plan, out) = (Arc::clone(&context.plan), context.out.clone());
         let (tally, recent, pages) = (shared.tally.clone(), shared.recent.clone(), context.replays);
         tokio::task::spawn_blocking(move || {
-            let results = super::results::compute(&plan, &tally, None);
-            if let Err(e) = super::index_page::write_index(&out, &results, &tally, &recent, pages) {
+            let results = crate::results::compute(&plan, &tally, None);
+            if let Err(e) = crate::index_page::write_index(&out, &results, &tally, &recent, pages) {
                 tracing::warn!("{e}");
             }
         });
@@ -371,32 +392,20 @@ fn journal_entry(
     }
 }
 
-/// Where a finished game's files go.
-struct Finished {
-    /// Its log.
-    path: PathBuf,
-    /// The folder of the logs.
-    games_dir: PathBuf,
-    /// Its replay page.
-    pages: ReplayPages,
-}
-
-/// Syncs the log and its folder, reads it back once, verifies that text (and its header
-/// against the plan) and writes the replay page from it, then appends the entry to the journal
-/// (fsync).
+/// Syncs the log and its folder ([`Played::persist`]), reads it back once, verifies that text
+/// (and its header against the plan) and writes the replay page from it, then appends the
+/// entry to the journal (fsync).
 fn finish_game(
     plan: &Plan,
     game: &ScheduledGame,
-    mut log: GameLog,
-    files: &Finished,
+    played: Played,
+    pages: ReplayPages,
     mut entry: JournalEntry,
     journal: &Mutex<Journal>,
-) -> anyhow::Result<JournalEntry> {
-    let Finished { path, games_dir, pages } = files;
-    log.sync()?;
-    log.finish()?;
-    sync_dir(games_dir).with_context(|| format!("cannot sync {}", games_dir.display()))?;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the log: {e}"));
+) -> Result<JournalEntry, Error> {
+    let path = played.path().to_path_buf();
+    played.persist().map_err(|source| Error::Game { game: game.game, source })?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read the log: {e}"));
     let verdict = text.as_deref().map_err(Clone::clone).and_then(|text| plan.check_log(game, text)).and_then(
         |verified| {
             if verified.result == entry.result && verified.plies == entry.plies {
@@ -412,11 +421,11 @@ fn finish_game(
     entry.verified = verdict.is_ok();
     entry.verify_error = verdict.err();
     if let Ok(text) = &text
-        && let Err(e) = replay_pages::write_page(*pages, path, text)
+        && let Err(e) = replay_pages::write_page(pages, &path, text)
     {
         tracing::warn!("no replay page: {e}");
     }
-    let mut journal = journal.lock().map_err(|_| anyhow::anyhow!("the journal lock is poisoned"))?;
+    let mut journal = journal.lock().map_err(|_| Error::Internal("the journal lock is poisoned".into()))?;
     journal.append(&entry)?;
     Ok(entry)
 }

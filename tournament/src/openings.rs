@@ -10,7 +10,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use bao_game::opening::NoRandomOpening;
 pub use bao_game::opening::random_opening;
 use bao_rules::{Position, Variant};
 
@@ -67,34 +66,7 @@ impl fmt::Display for OpeningSource {
     }
 }
 
-/// Why the openings cannot be made.
-#[derive(Debug, thiserror::Error)]
-pub enum OpeningError {
-    /// The file could not be read.
-    #[error("cannot read the openings file {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A line of the file is not a position.
-    #[error("{path}:{line}: not a position: {message}")]
-    BadLine {
-        /// The file.
-        path: PathBuf,
-        /// The 1-based line.
-        line: usize,
-        /// Why.
-        message: String,
-    },
-    /// The file holds no positions.
-    #[error("the openings file {0} holds no positions")]
-    Empty(PathBuf),
-    /// No random opening of that many plies could be found.
-    #[error(transparent)]
-    NoRandomOpening(#[from] NoRandomOpening),
-}
+pub use crate::error::OpeningError;
 
 /// The `count` openings of `source`, from `start` (for start and random openings).
 ///
