@@ -22,7 +22,6 @@ pub trait LineEndpoint {
         &mut self,
         deadline: tokio::time::Instant,
     ) -> impl Future<Output = Result<(String, Instant), BotFault>> + Send;
-
 }
 
 impl LineEndpoint for BotProcess {
@@ -59,7 +58,10 @@ impl LineEndpoint for SeatEndpoint {
         }
     }
 
-    async fn recv_line_timed(&mut self, deadline: tokio::time::Instant) -> Result<(String, Instant), BotFault> {
+    async fn recv_line_timed(
+        &mut self,
+        deadline: tokio::time::Instant,
+    ) -> Result<(String, Instant), BotFault> {
         match self {
             SeatEndpoint::Bot(process) => process.recv_line_timed(deadline).await,
             SeatEndpoint::Human(seat) => seat.recv_line_timed(deadline).await,

@@ -61,7 +61,9 @@ pub fn human_seat(name: &str) -> (HumanSeat, HumanRelay) {
 impl HumanSeat {
     /// Writes one line to the person. A relay that has gone is the person leaving.
     pub(crate) fn send_line(&self, line: &str) -> Result<(), BotFault> {
-        self.to_person.send(line.to_owned()).map_err(|_| BotFault::Io("the person's page has gone".to_owned()))
+        self.to_person
+            .send(line.to_owned())
+            .map_err(|_| BotFault::Io("the person's page has gone".to_owned()))
     }
 
     /// The person's next line and its arrival, before `deadline`.

@@ -170,7 +170,8 @@ pub async fn handshake(
     lines.line(LineDirection::Sent, hello);
     process.send_line(hello, deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
     loop {
-        let (line, _) = process.recv_line_timed(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
+        let (line, _) =
+            process.recv_line_timed(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
         lines.line(LineDirection::Received, &line);
         match BotMessage::parse(&line) {
             Ok(BotMessage::Ready(ready)) => return Ok(ready),

@@ -47,7 +47,12 @@ impl Seat {
     fn record(&self) -> BotRecord {
         if let Some(human) = &self.human {
             // A person: named as such, with no command.
-            return BotRecord { name: human.name.clone(), command: vec![HUMAN_COMMAND.to_owned()], dir: None, reported: None };
+            return BotRecord {
+                name: human.name.clone(),
+                command: vec![HUMAN_COMMAND.to_owned()],
+                dir: None,
+                reported: None,
+            };
         }
         BotRecord {
             name: self.spec.display_name(),
@@ -600,12 +605,13 @@ async fn play_one(
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
-    let answer = judge::ask_move(process, side, &seat.request, id, allowed, lines).await.map_err(|mut fault| {
-        if matches!(&*fault.cause, Cause::Process(bao_supervise::BotFault::Io(why)) if why == RESIGNED) {
-            RESIGNED.clone_into(&mut fault.detail);
-        }
-        fault
-    })?;
+    let answer =
+        judge::ask_move(process, side, &seat.request, id, allowed, lines).await.map_err(|mut fault| {
+            if matches!(&*fault.cause, Cause::Process(bao_supervise::BotFault::Io(why)) if why == RESIGNED) {
+                RESIGNED.clone_into(&mut fault.detail);
+            }
+            fault
+        })?;
     // One reading per ply: this move's "after" is the next one's "before".
     let cpu_after = process.process().and_then(cpu_reading);
     let cpu = cpu_after.zip(seat.cpu_mark).map(|(after, before)| after.saturating_sub(before));

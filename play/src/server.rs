@@ -90,7 +90,9 @@ impl Running {
         let Some(result) = self.result.take() else {
             return Err(PlayError::Judge("the result was already taken".to_owned()));
         };
-        result.await.unwrap_or_else(|_| Err(PlayError::Judge("the judge's thread ended without a result".to_owned())))
+        result
+            .await
+            .unwrap_or_else(|_| Err(PlayError::Judge("the judge's thread ended without a result".to_owned())))
     }
 
     /// Stops serving the page (the game must be over or cancelled first).
@@ -117,7 +119,8 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
         .await
         .map_err(|source| PlayError::Listen { addr: options.listen, source })?;
     let addr = listener.local_addr().map_err(|source| PlayError::Listen { addr: options.listen, source })?;
-    let log = GameLog::create(&options.log).map_err(|source| PlayError::Log { path: options.log.clone(), source })?;
+    let log = GameLog::create(&options.log)
+        .map_err(|source| PlayError::Log { path: options.log.clone(), source })?;
     let token = format!("{:032x}", rand::random::<u128>());
     let (seat, relay) = human::human_seat(&options.person);
     let game = LiveGame::new(options.you, relay.to_judge.clone());
@@ -128,7 +131,13 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
         you: if options.you == Side::South { "S" } else { "N" },
         timed: options.timed,
     };
-    let page = game_page(&options.config.start, options.you, &options.person, &bot_spec.display_name(), &page_config);
+    let page = game_page(
+        &options.config.start,
+        options.you,
+        &options.person,
+        &bot_spec.display_name(),
+        &page_config,
+    );
     tokio::spawn(crate::relay::relay(relay, options.person.clone(), game.clone()));
 
     let cancel = CancellationToken::new();
@@ -158,7 +167,15 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
             }
         })
     };
-    Ok(Running { url: format!("http://{addr}/game/{token}"), addr, game, cancel, result: Some(result), server, stop })
+    Ok(Running {
+        url: format!("http://{addr}/game/{token}"),
+        addr,
+        game,
+        cancel,
+        result: Some(result),
+        server,
+        stop,
+    })
 }
 
 /// Plays the game on this thread's own runtime (the judge's observer is not `Send`).
@@ -174,7 +191,8 @@ fn judge(
     let mut observer = PageObserver { game, position: config.start };
     let mut humans = [None, None];
     humans[you.index()] = Some(seat);
-    let result = runtime.block_on(bao_game::play_game_with_seats(&config, humans, &mut log, &mut observer, cancel));
+    let result =
+        runtime.block_on(bao_game::play_game_with_seats(&config, humans, &mut log, &mut observer, cancel));
     let finished = log.finish();
     let result = result.map_err(|e| PlayError::Judge(e.to_string()))?;
     finished.map_err(|e| PlayError::Judge(e.to_string()))?;
@@ -192,7 +210,11 @@ async fn page_route(State(app): State<Arc<App>>, Path(token): Path<String>) -> R
     ([(header::CACHE_CONTROL, "no-store")], Html(app.page.clone())).into_response()
 }
 
-async fn socket_route(State(app): State<Arc<App>>, Path(token): Path<String>, upgrade: WebSocketUpgrade) -> Response {
+async fn socket_route(
+    State(app): State<Arc<App>>,
+    Path(token): Path<String>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     if token != app.token {
         return not_found();
     }

@@ -87,7 +87,9 @@ fn parse(message: Message, gate: &mut FloodGate) -> Result<Option<ClientFrame>, 
         Message::Text(text) => serde_json::from_str(text.as_str())
             .map(Some)
             .map_err(|_| Closing::Hostile(close_code::POLICY, "not a frame of the play protocol")),
-        Message::Binary(_) => Err(Closing::Hostile(close_code::UNSUPPORTED, "binary frames are not accepted")),
+        Message::Binary(_) => {
+            Err(Closing::Hostile(close_code::UNSUPPORTED, "binary frames are not accepted"))
+        }
         Message::Ping(_) | Message::Pong(_) => Ok(None),
         Message::Close(_) => Err(Closing::Gone),
     }

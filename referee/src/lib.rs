@@ -14,6 +14,7 @@ pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;
 pub mod out;
+pub mod play_cmd;
 pub mod preflight;
 pub mod record_cmd;
 pub mod rules_cmd;

@@ -1,0 +1,181 @@
+// A person plays a whole game of Bao in headless Chromium (playwright-core, the system's
+// Chromium) through `bao-referee play`, by clicking the elements that carry `data-move`, on a
+// 360 px wide phone screen; reloads the page mid-game and checks the game resumes; checks
+// nothing scrolls sideways at 360 px; keeps screenshots at 360 px and 1280 px.
+//
+//   node play-test.mjs SPEC.json
+//
+// SPEC.json is written by tests/e2e/play/browser.rs: {"url", "screenshots", "reload_after"}.
+// Exit codes: 0 all checks passed, 1 a check failed, 2 bad usage, 3 the browser could not be
+// started. Every failed check is printed.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+if (process.argv.length !== 3) {
+  console.error("usage: node play-test.mjs SPEC.json");
+  process.exit(2);
+}
+const spec = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const executablePath = process.env.BAO_CHROMIUM || "/usr/bin/chromium";
+const failures = [];
+let checks = 0;
+
+function check(ok, message) {
+  checks += 1;
+  if (!ok) {
+    failures.push(message);
+    console.log("FAIL " + message);
+  }
+}
+
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bao-play-chromium-"));
+let context;
+try {
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    viewport: { width: 360, height: 740 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+} catch (err) {
+  console.error(`cannot start Chromium (${executablePath}): ${err && err.message ? err.message : err}`);
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+  process.exit(3);
+}
+
+// Only the game's own server: anything else is a failure.
+const origin = new URL(spec.url).origin;
+const external = [];
+await context.route("**/*", (route) => {
+  const url = route.request().url();
+  if (url.startsWith(origin)) return route.continue();
+  external.push(url);
+  return route.abort();
+});
+const pageErrors = [];
+fs.mkdirSync(spec.screenshots, { recursive: true });
+
+// Records whether the board ever animated a sowing (the viewer sets data-animating).
+await context.addInitScript(() => {
+  window.__animated = 0;
+  document.addEventListener("DOMContentLoaded", () => {
+    const board = document.getElementById("board");
+    if (!board) return;
+    new MutationObserver(() => {
+      if (board.getAttribute("data-animating") === "true") window.__animated += 1;
+    }).observe(board, { attributes: true, attributeFilter: ["data-animating"] });
+  });
+});
+
+async function noSidewaysScroll(page, when) {
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(widths[0] <= widths[1], `${when}: the page is ${widths[0]} px wide in a ${widths[1]} px window`);
+}
+
+// Waits until the person may move or the game is over; "move" or "finished".
+async function nextTurn(page) {
+  const handle = await page.waitForFunction(
+    () => {
+      if (document.body.getAttribute("data-state") === "finished") return "finished";
+      return document.querySelector("[data-move]") ? "move" : null;
+    },
+    null,
+    { timeout: 30000, polling: 50 },
+  );
+  return handle.jsonValue();
+}
+
+async function plyCount(page) {
+  return page.evaluate(() => window.baoReplay.plyCount());
+}
+
+try {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  await page.goto(spec.url);
+  await page.waitForSelector("body[data-state='playing']", { timeout: 20000 });
+  check(true, "the page connects and plays");
+
+  let moves = 0;
+  let reloaded = false;
+  let sawMarkedPit = false;
+  for (;;) {
+    const state = await nextTurn(page);
+    if (state === "finished") break;
+    // The marked pits are the ones the legal moves start from.
+    const marks = await page.evaluate(() => {
+      const you = JSON.parse(document.getElementById("bao-play-config").textContent).you;
+      const from = [...document.querySelectorAll("[data-move]")].map((b) => {
+        const m = b.getAttribute("data-move");
+        return you === "N" ? m.charAt(0).toLowerCase() + m.charAt(1) : m.slice(0, 2);
+      });
+      const marked = [...document.querySelectorAll(".pit.can-start")].map((p) => p.getAttribute("data-pit"));
+      return { from: [...new Set(from)].sort(), marked: marked.sort() };
+    });
+    check(JSON.stringify(marks.from) === JSON.stringify(marks.marked), `marked pits ${marks.marked} are the legal moves' ${marks.from}`);
+    sawMarkedPit = sawMarkedPit || marks.marked.length > 0;
+    const buttons = await page.$$("[data-move]");
+    const choice = buttons[Math.floor(Math.random() * buttons.length)];
+    const mv = await choice.getAttribute("data-move");
+    const before = await plyCount(page);
+    await choice.click();
+    moves += 1;
+    // The move is played by the referee: a ply with that move appears.
+    await page.waitForFunction((n) => window.baoReplay.plyCount() > n, before, { timeout: 20000 });
+    if (moves === 1) {
+      await page.screenshot({ path: path.join(spec.screenshots, "play-360-playing.png"), fullPage: true });
+      await noSidewaysScroll(page, "playing at 360 px");
+    }
+    if (moves === spec.reload_after && !reloaded) {
+      // Reload mid-game: the page comes back with every ply and the game goes on.
+      await page.waitForFunction((n) => window.baoReplay.plyCount() > n + 1 || document.body.getAttribute("data-state") === "finished", before, { timeout: 20000 });
+      const plies = await plyCount(page);
+      await page.reload();
+      await page.waitForSelector("body[data-state='playing'], body[data-state='finished']", { timeout: 20000 });
+      const after = await plyCount(page);
+      check(after >= plies, `after the reload the page has ${after} plies, before ${plies}`);
+      reloaded = true;
+    }
+    if (moves > 400) {
+      check(false, "the game did not end in 400 moves");
+      break;
+    }
+  }
+  check(reloaded, `the page was reloaded mid-game (after ${spec.reload_after} moves; ${moves} played)`);
+  check(sawMarkedPit, "pits were marked");
+  check(moves >= 2, `the person played ${moves} moves`);
+  const animated = await page.evaluate(() => window.__animated);
+  check(animated > 0, `the sowing was animated (${animated} times after the reload)`);
+  const status = await page.textContent("#play-status");
+  check(/Game over\. (South|North) wins|Game over\. Draw/.test(status), `the result in words: ${status}`);
+  check((await page.$$("[data-move]")).length === 0, "no move is offered after the end");
+  const listed = await page.$$eval("#moves li", (items) => items.length);
+  check(listed === (await plyCount(page)) + 1, `the move list shows every ply (${listed} entries)`);
+  await noSidewaysScroll(page, "finished at 360 px");
+  await page.screenshot({ path: path.join(spec.screenshots, "play-360-finished.png"), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: path.join(spec.screenshots, "play-1280-finished.png"), fullPage: true });
+  await noSidewaysScroll(page, "finished at 1280 px");
+  fs.writeFileSync(path.join(spec.screenshots, "moves.txt"), `${moves}\n`);
+} catch (err) {
+  check(false, "the test stopped: " + (err && err.stack ? err.stack : err));
+} finally {
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+check(external.length === 0, "requests outside the game's server: " + external.join(", "));
+check(pageErrors.length === 0, "script errors in the page: " + pageErrors.join(" | "));
+console.log(`${checks} checks, ${failures.length} failed`);
+process.exit(failures.length === 0 ? 0 : 1);
