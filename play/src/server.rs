@@ -81,17 +81,19 @@ pub struct Running {
 }
 
 impl Running {
-    /// Waits for the game to end (the log is then complete) and returns its result. Once only:
-    /// later calls say the result was taken.
+    /// Waits for the game to end (the log is then complete) and returns its result. Safe to
+    /// cancel (in a `select!`) and call again; after it has returned the result, later calls
+    /// say so.
     ///
     /// # Errors
     /// The judge's failure (the log could not be written, no runtime).
     pub async fn finished(&mut self) -> Result<GameResult, PlayError> {
-        let Some(result) = self.result.take() else {
+        let Some(receiver) = self.result.as_mut() else {
             return Err(PlayError::Judge("the result was already taken".to_owned()));
         };
+        let result = receiver.await;
+        self.result = None;
         result
-            .await
             .unwrap_or_else(|_| Err(PlayError::Judge("the judge's thread ended without a result".to_owned())))
     }
 

@@ -296,7 +296,8 @@
 
   // ---- showing a ply ----------------------------------------------------------------------
 
-  var state = { ply: 0, playing: false, timer: null, anim: null };
+  // chase: a live page follows new plies one animation after another (see addPly).
+  var state = { ply: 0, playing: false, timer: null, anim: null, chase: false };
   var moveButtons = [];
 
   function movePit(ply) {
@@ -400,6 +401,7 @@
   }
 
   function stopAnimation() {
+    state.chase = false;
     if (state.anim) {
       clearTimeout(state.anim.timer);
       var target = state.anim.target;
@@ -494,6 +496,12 @@
       state.anim = null;
       showPly(n);
       if (done) done();
+      // A live page that was following goes on to the plies that came during this one.
+      if (state.chase && !state.playing && state.ply === n && n < data.plies.length) {
+        advanceTo(n + 1, true, null);
+      } else {
+        state.chase = false;
+      }
     }
     anim.timer = setTimeout(tick, BASE_STEP_MS / speed() / 2);
   }
@@ -709,11 +717,16 @@
     },
     addPly: function (ply) {
       if (!validPly(ply)) return false;
-      var following = state.ply === data.plies.length && !state.anim;
+      var last = data.plies.length;
+      // At the last ply, or animating towards it (or following already): follow the new one,
+      // after the animation under way.
+      var following =
+        !state.playing && (state.anim ? state.chase || state.anim.target === last : state.ply === last);
       data.plies.push(ply);
       addMoveButton(null, ply, data.plies.length);
       showCounts();
-      if (following && !state.playing) advanceTo(data.plies.length, true, null);
+      if (following && state.anim) state.chase = true;
+      else if (following) advanceTo(data.plies.length, true, null);
       else updateButtons();
       return true;
     },

@@ -106,6 +106,8 @@ try {
   await page.goto(spec.url);
   await page.waitForSelector("body[data-state='playing']", { timeout: 20000 });
   check(true, "the page connects and plays");
+  // The sowing is animated at the page's fastest speed, to keep the test short.
+  await page.selectOption("#speed", "16");
 
   let moves = 0;
   let reloaded = false;
@@ -113,6 +115,16 @@ try {
   for (;;) {
     const state = await nextTurn(page);
     if (state === "finished") break;
+    // Once the sowing of the last ply is drawn, the board shows the position the person moves in.
+    const shown = await page.waitForFunction(
+      () => {
+        const n = window.baoReplay.plyCount();
+        return Number(document.getElementById("ply-number").getAttribute("data-ply")) === n ? n : null;
+      },
+      null,
+      { timeout: 20000, polling: 50 },
+    ).then((h) => h.jsonValue(), () => null);
+    check(shown !== null, `move ${moves + 1}: the board shows the last ply`);
     // The marked pits are the ones the legal moves start from.
     const marks = await page.evaluate(() => {
       const you = JSON.parse(document.getElementById("bao-play-config").textContent).you;
@@ -143,6 +155,7 @@ try {
       const plies = await plyCount(page);
       await page.reload();
       await page.waitForSelector("body[data-state='playing'], body[data-state='finished']", { timeout: 20000 });
+      await page.selectOption("#speed", "16");
       const after = await plyCount(page);
       check(after >= plies, `after the reload the page has ${after} plies, before ${plies}`);
       reloaded = true;
@@ -162,6 +175,13 @@ try {
   check((await page.$$("[data-move]")).length === 0, "no move is offered after the end");
   const listed = await page.$$eval("#moves li", (items) => items.length);
   check(listed === (await plyCount(page)) + 1, `the move list shows every ply (${listed} entries)`);
+  const lastShown = await page.waitForFunction(
+    () => Number(document.getElementById("ply-number").getAttribute("data-ply")) === window.baoReplay.plyCount(),
+    null,
+    { timeout: 20000, polling: 50 },
+  ).then(() => true, () => false);
+  check(lastShown, "at the end the board shows the final position");
+  check((await page.$$("#resign:not([hidden])")).length === 0 && !(await page.isVisible("#resign")), "no resign button after the end");
   await noSidewaysScroll(page, "finished at 360 px");
   await page.screenshot({ path: path.join(spec.screenshots, "play-360-finished.png"), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -63,7 +63,7 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
     }
 
     // North: the bot moves first, so its sowing is animated from the start.
-    let mut play = Play::start(&["--bot", "random", "--side", "north", "--max-plies", "120"]);
+    let mut play = Play::start(&["--bot", "random", "--side", "north", "--max-plies", "60"]);
     let screenshots = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .expect("CARGO_TARGET_TMPDIR is target/tmp")

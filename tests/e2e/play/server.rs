@@ -69,9 +69,16 @@ impl Play {
 }
 
 impl Drop for Play {
+    /// SIGTERM first, so that the referee ends its bot itself; SIGKILL after 10 s.
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ =
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM);
+        }
+        if self.wait_exit(Duration::from_secs(10)).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
