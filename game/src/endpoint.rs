@@ -44,8 +44,8 @@ impl LineEndpoint for BotProcess {
 /// A seat's player: a supervised process, or a person.
 #[derive(Debug)]
 pub enum SeatEndpoint {
-    /// A bot program.
-    Bot(BotProcess),
+    /// A bot program (boxed: a process's state is much larger than a person's channels).
+    Bot(Box<BotProcess>),
     /// A person (see [`crate::human`]).
     Human(HumanSeat),
 }

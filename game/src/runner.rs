@@ -313,7 +313,7 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(Strin
         }
     }
     let process = match endpoint {
-        SeatEndpoint::Bot(process) => process,
+        SeatEndpoint::Bot(process) => *process,
         SeatEndpoint::Human(_) => {
             seat.exit = "a person: no process".to_owned();
             return sent;
@@ -529,7 +529,7 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     }
     // The first move's CPU is counted from here (see `Seat::cpu_mark`).
     seat.cpu_mark = cpu_reading(&process);
-    seat.process = Some(SeatEndpoint::Bot(process));
+    seat.process = Some(SeatEndpoint::Bot(Box::new(process)));
     let ready = result.map_err(StartError::Bot)?;
     seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
     Ok(())

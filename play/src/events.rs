@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum Event {
     /// A move was played (by either side), with its sowing steps and both clocks after it.
     Ply {
-        /// The ply, as the viewer draws it.
-        ply: PlyData,
+        /// The ply, as the viewer draws it (boxed: it is the largest event by far).
+        ply: Box<PlyData>,
     },
     /// The referee asks the person to move: the plies played so far, every legal move in
     /// canonical notation from the person's own side (the protocol's `legal` list), and the

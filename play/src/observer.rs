@@ -21,7 +21,7 @@ impl GameObserver for PageObserver {
             LogRecord::Ply(ply) => match bao_viewer::ply_data(&self.position, ply) {
                 Ok((data, after)) => {
                     self.position = after;
-                    self.game.push(Event::Ply { ply: data });
+                    self.game.push(Event::Ply { ply: Box::new(data) });
                 }
                 // The judge wrote it: it replays, or the rules engine disagrees with itself.
                 Err(e) => tracing::error!("cannot draw ply {}: {e}", ply.ply),
