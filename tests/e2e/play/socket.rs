@@ -28,8 +28,10 @@ fn logged_plies(play: &Play) -> usize {
 
 #[tokio::test]
 async fn a_whole_game_through_the_socket_is_judged_and_logged_and_verifies() {
+    // The opponent given as a command line (the greedy reference bot run as a program).
+    let command = format!("{} sample-bot greedy", crate::server::referee().display());
     let mut play =
-        Play::start(&["--bot", "random", "--side", "north", "--exit-when-over", "--max-plies", "60"]);
+        Play::start(&["--bot", &command, "--side", "north", "--exit-when-over", "--max-plies", "60"]);
     let mut client = Client::hello(&play.socket_url(), 0).await;
     let (caught_up, _) = client.until(|f| f["frame"] == "caught_up").await;
     assert_eq!(caught_up["you"], "N");
@@ -57,7 +59,8 @@ async fn a_whole_game_through_the_socket_is_judged_and_logged_and_verifies() {
     let header: Value = serde_json::from_str(log.lines().next().expect("a header")).expect("JSON");
     assert_eq!(header["north"]["name"], "you", "{header}");
     assert_eq!(header["north"]["command"], json!(["(a person)"]), "the person is named as such: {header}");
-    assert!(header["south"]["command"].to_string().contains("sample-bot"), "{header}");
+    assert_eq!(header["south"]["command"][1], "sample-bot", "{header}");
+    assert_eq!(header["south"]["command"][2], "greedy", "{header}");
     eprintln!("{verified}");
 }
 
@@ -184,4 +187,26 @@ async fn hostile_frames_close_that_socket_only() {
     // A wrong secret finds nothing.
     let wrong = format!("{}0", play.url);
     assert!(ureq::get(&wrong).call().is_err(), "a wrong secret must not find the game");
+}
+
+#[tokio::test]
+async fn a_resignation_ends_the_game_and_a_move_after_it_is_refused() {
+    let mut play = Play::start(&["--bot", "random", "--exit-when-over"]);
+    let mut client = Client::hello(&play.socket_url(), 0).await;
+    let (turn, _) = client.until(is_turn).await;
+    client.send(&json!({"type": "resign"})).await;
+    let (result, _) = client.until(is_result).await;
+    let result = event(&result, "result").expect("the result");
+    assert_eq!(result["result"]["winner"], "N", "{result}");
+    assert_eq!(result["words"], "North wins: South resigned", "{result}");
+    // The game is over: the old turn's move changes nothing.
+    let mv = event(&turn, "your_turn").expect("turn")["legal"][0].clone();
+    client.send(&json!({"type": "move", "ply": 0, "move": mv})).await;
+    let (refused, _) = client.until(|f| f["frame"] == "refused").await;
+    assert!(refused["why"].as_str().expect("why").contains("over"), "{refused}");
+    assert_eq!(play.wait_exit(std::time::Duration::from_secs(20)), Some(0));
+    assert_eq!(logged_plies(&play), 0);
+    let log = std::fs::read_to_string(&play.log).expect("the log");
+    assert!(log.contains("the person resigned"), "{log}");
+    verify(&play.log);
 }
