@@ -9,6 +9,13 @@ fn version(frame: &Value) -> u64 {
     frame["v"].as_u64().unwrap_or_else(|| panic!("no version: {frame}"))
 }
 
+/// The game's version now, as a new page learns it.
+async fn version_now(url: &str) -> u64 {
+    let mut client = Client::hello(url, 0).await;
+    let (caught_up, _) = client.until(|f| f["frame"] == "caught_up").await;
+    version(&caught_up)
+}
+
 /// Plays the first legal move of the turn `turn`.
 async fn play_first(client: &mut Client, turn: &Value) -> String {
     let turn = event(turn, "your_turn").expect("a turn");
@@ -66,7 +73,8 @@ async fn a_whole_game_through_the_socket_is_judged_and_logged_and_verifies() {
 
 #[tokio::test]
 async fn a_reconnecting_client_gets_exactly_what_it_missed_or_a_resync() {
-    let play = Play::start(&["--bot", "random"]);
+    // A clock for both: the person's time is counted and sent.
+    let play = Play::start(&["--bot", "random", "--tc", "60+1"]);
     let url = play.socket_url();
     let mut first = Client::hello(&url, 0).await;
     // Three moves, then the connection drops without a close.
@@ -78,14 +86,20 @@ async fn a_reconnecting_client_gets_exactly_what_it_missed_or_a_resync() {
             seen.push(frame.clone());
         }
         if is_turn(&frame) {
+            let you_ms = frame["event"]["clock_ms"][0].as_u64().expect("the person's clock");
+            assert!(you_ms > 50_000 && you_ms <= 62_000, "{frame}");
             play_first(&mut first, &frame).await;
             moves += 1;
         }
     }
     let last_seen = version(seen.last().expect("events"));
     drop(first);
-    // Meanwhile the game went on (the bot answered the third move).
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // Meanwhile the game goes on: the third move, the bot's answer, the next request.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while version_now(&url).await < last_seen + 3 {
+        assert!(std::time::Instant::now() < deadline, "the game did not go on");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 
     let mut again = Client::hello(&url, last_seen).await;
     let (caught_up, missed) = again.until(|f| f["frame"] == "caught_up").await;
