@@ -138,6 +138,9 @@ fn options(args: &PlayArgs) -> anyhow::Result<bao_play::PlayOptions> {
     };
     config.time = bot_time;
     config.side_time[you.index()] = Some(person_time);
+    // A bot that cannot be isolated as asked is an error now, not a forfeit in the page.
+    let bot = if you == Side::South { &config.north } else { &config.south };
+    crate::match_cmd::isolation_preflight(&[bot], config.isolation)?;
     let log = args.log.clone().unwrap_or_else(|| {
         let stamp =
             humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string().replace(':', "-");

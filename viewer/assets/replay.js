@@ -433,14 +433,30 @@
     state.anim = anim;
     updateButtons();
 
+    var centre = null; // where the floating seeds are: the centre of the last pit, px
+
+    // Puts the floating label over `centre`, kept inside the board: at the edge pits of a
+    // narrow screen it would otherwise stick out and make the page scroll sideways. Called
+    // after every change of its text (its width).
+    function placeFloating() {
+      if (centre === null || sowing.hidden) return;
+      var width = sowing.offsetWidth;
+      var wrap = sowing.offsetParent;
+      var left = centre - width / 2;
+      if (wrap) left = Math.max(0, Math.min(wrap.clientWidth - width, left));
+      sowing.style.transform = "translate(0, -110%)";
+      sowing.style.left = left + "px";
+    }
+
     function showFloating(pitName) {
       sowing.hidden = floating <= 0;
       sowing.textContent = floating + " in hand";
       var p = pits[pitName];
       if (p) {
-        sowing.style.left = p.root.offsetLeft + p.root.offsetWidth / 2 + "px";
+        centre = p.root.offsetLeft + p.root.offsetWidth / 2;
         sowing.style.top = p.root.offsetTop + "px";
       }
+      placeFloating();
     }
 
     function tick() {
@@ -484,6 +500,7 @@
           pits[pit].root.classList.add("active");
           sowing.hidden = false;
           sowing.textContent = "safari";
+          placeFloating();
           anim.timer = setTimeout(tick, BASE_STEP_MS / speed());
           return;
         } else {

@@ -79,8 +79,16 @@ await context.addInitScript(() => {
 });
 
 async function noSidewaysScroll(page, when) {
-  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-  check(widths[0] <= widths[1], `${when}: the page is ${widths[0]} px wide in a ${widths[1]} px window`);
+  const widths = await page.evaluate(() => {
+    // The elements that stick out, innermost first, to say what to fix.
+    const over = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${[...e.classList].join(".")}`)
+      .reverse()
+      .slice(0, 5);
+    return [document.documentElement.scrollWidth, window.innerWidth, over.join(", ")];
+  });
+  check(widths[0] <= widths[1], `${when}: the page is ${widths[0]} px wide in a ${widths[1]} px window (${widths[2]})`);
 }
 
 // Waits until the person may move or the game is over; "move" or "finished".
@@ -143,6 +151,12 @@ try {
     const before = await plyCount(page);
     await choice.click();
     moves += 1;
+    // While the sowing is animated (the seeds in hand float over the board), nothing may stick
+    // out of a 360 px screen either.
+    for (let i = 0; i < 4; i++) {
+      await page.waitForTimeout(40);
+      await noSidewaysScroll(page, `animating move ${moves} at 360 px`);
+    }
     // The move is played by the referee: a ply with that move appears.
     await page.waitForFunction((n) => window.baoReplay.plyCount() > n, before, { timeout: 20000 });
     if (moves === 1) {
