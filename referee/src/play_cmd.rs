@@ -66,6 +66,10 @@ pub struct PlayArgs {
     /// Exit when the game is over instead of serving its page until Ctrl-C.
     #[arg(long)]
     pub exit_when_over: bool,
+    /// Do not open the page in a browser (by default it is opened with `xdg-open` when there
+    /// is a graphical session: DISPLAY or WAYLAND_DISPLAY is set).
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -173,7 +177,7 @@ pub fn run(args: &PlayArgs) -> u8 {
             return crate::exit::INTERNAL;
         }
     };
-    match runtime.block_on(serve(options, args.exit_when_over)) {
+    match runtime.block_on(serve(options, args.exit_when_over, !args.no_open)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -182,14 +186,36 @@ pub fn run(args: &PlayArgs) -> u8 {
     }
 }
 
-async fn serve(options: bao_play::PlayOptions, exit_when_over: bool) -> anyhow::Result<u8> {
+/// Opens `url` with `xdg-open` when there is a graphical session; says so when it cannot.
+fn open_browser(url: &str) {
+    let graphical =
+        ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if !graphical {
+        return;
+    }
+    let opened = std::process::Command::new("xdg-open")
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = opened {
+        eprintln!("note: could not open a browser (xdg-open: {e}); open the address above");
+    }
+}
+
+async fn serve(options: bao_play::PlayOptions, exit_when_over: bool, open: bool) -> anyhow::Result<u8> {
     let stop = CancellationToken::new();
     crate::signals::install(stop.clone()).context("cannot install the signal handlers")?;
     let log = options.log.clone();
     let you = options.you;
     let mut running = bao_play::start(options).await?;
     outln!("Play at {}", running.url);
-    outln!("You play {you}; the game log goes to {}. Ctrl-C stops.", log.display());
+    if open {
+        open_browser(&running.url);
+    }
+    let side = if you == Side::South { "South (you move first)" } else { "North" };
+    outln!("You play {side}; the game log goes to {}. Ctrl-C stops.", log.display());
     let finished = tokio::select! {
         result = running.finished() => Some(result),
         () = stop.cancelled() => None,

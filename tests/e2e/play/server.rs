@@ -31,7 +31,7 @@ impl Play {
         let dir = tempfile::Builder::new().prefix("bao-e2e-play-").tempdir().expect("a temp dir");
         let log = dir.path().join("game.jsonl");
         let mut child = Command::new(referee())
-            .args(["play", "--port", "0", "--log"])
+            .args(["play", "--no-open", "--port", "0", "--log"])
             .arg(&log)
             .args(extra)
             .stdout(Stdio::piped())
