@@ -120,6 +120,8 @@ try {
   let moves = 0;
   let reloaded = false;
   let sawMarkedPit = false;
+  let pitClicks = 0;
+  let singleOffered = 0; // pit-click turns that had a pit with one move
   for (;;) {
     const state = await nextTurn(page);
     if (state === "finished") break;
@@ -146,10 +148,41 @@ try {
     check(JSON.stringify(marks.from) === JSON.stringify(marks.marked), `marked pits ${marks.marked} are the legal moves' ${marks.from}`);
     sawMarkedPit = sawMarkedPit || marks.marked.length > 0;
     const buttons = await page.$$("[data-move]");
-    const choice = buttons[Math.floor(Math.random() * buttons.length)];
-    const mv = await choice.getAttribute("data-move");
+    let choice = buttons[Math.floor(Math.random() * buttons.length)];
     const before = await plyCount(page);
-    await choice.click();
+    if (moves % 2 === 1) {
+      // Every other move by its pit: a pit with one move plays it; a pit with several picks
+      // out its moves in the list, and one of those is clicked.
+      // The moves from each marked pit; a pit with one move when there is one (every fourth
+      // move a pit with several when there is one).
+      const byPit = await page.evaluate(() => {
+        const you = JSON.parse(document.getElementById("bao-play-config").textContent).you;
+        const out = {};
+        for (const b of document.querySelectorAll("[data-move]")) {
+          const m = b.getAttribute("data-move");
+          const pit = you === "N" ? m.charAt(0).toLowerCase() + m.charAt(1) : m.slice(0, 2);
+          (out[pit] = out[pit] || []).push(m);
+        }
+        return out;
+      });
+      const pits = Object.keys(byPit);
+      const single = pits.filter((p) => byPit[p].length === 1);
+      const several = pits.filter((p) => byPit[p].length > 1);
+      const pool = moves % 4 === 3 && several.length ? several : single.length ? single : pits;
+      const pitName = pool[Math.floor(Math.random() * pool.length)];
+      const fromPit = byPit[pitName];
+      if (single.length) singleOffered += 1;
+      await page.click(`.pit[data-pit="${pitName}"]`);
+      if (fromPit.length > 1) {
+        const picked = await page.$$eval(".legal-move.picked", (bs) => bs.map((b) => b.getAttribute("data-move")));
+        check(JSON.stringify(picked.sort()) === JSON.stringify([...fromPit].sort()), `a click on ${pitName} picks out its moves ${fromPit}: ${picked}`);
+        choice = await page.$(".legal-move.picked");
+      } else {
+        choice = null; // played by the pit's click
+        pitClicks += 1;
+      }
+    }
+    if (choice) await choice.click();
     moves += 1;
     // While the sowing is animated (the seeds in hand float over the board), nothing may stick
     // out of a 360 px screen either.
@@ -181,6 +214,7 @@ try {
   }
   check(reloaded, `the page was reloaded mid-game (after ${spec.reload_after} moves; ${moves} played)`);
   check(sawMarkedPit, "pits were marked");
+  check(pitClicks > 0 || singleOffered === 0, `moves were played by clicking their pit (${pitClicks} of ${singleOffered})`);
   check(moves >= 2, `the person played ${moves} moves`);
   const animated = await page.evaluate(() => window.__animated);
   check(animated > 0, `the sowing was animated (${animated} times after the reload)`);
