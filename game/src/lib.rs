@@ -10,7 +10,9 @@
 pub mod clock;
 pub mod config;
 pub mod defaults;
+pub mod endpoint;
 mod error;
+pub mod human;
 pub mod judge;
 pub mod lag;
 pub mod log;
@@ -30,4 +32,4 @@ pub use clock::Clock;
 pub use config::{GameConfig, TimeControl};
 pub use error::GameError;
 pub use reason::{AbortCause, GameResult, Reason};
-pub use runner::play_game;
+pub use runner::{play_game, play_game_with_seats};

@@ -15,6 +15,7 @@ pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;
 pub mod out;
+pub mod play_cmd;
 pub mod record_cmd;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
