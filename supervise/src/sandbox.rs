@@ -58,11 +58,18 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<Option<Ma
     if user_namespace {
         flags |= CloneFlags::CLONE_NEWUSER;
     }
+    // An unprivileged caller's separate user (its subordinate ids): mapped by helpers started
+    // outside the namespace, so before it is made (see `id_mapper`).
+    let mapper = user.filter(|_| user_namespace).map(crate::id_mapper::start).transpose()?;
     unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
     if user_namespace {
         // Root inside: the init (a fork of this process) has every capability in the
-        // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
-        map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
+        // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`,
+        // or switches to its separate user, mapped as itself beside root).
+        match mapper {
+            Some(mapper) => mapper.finish()?,
+            None => map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?,
+        }
         return Ok(Some(MappedIds { uid: uid.as_raw(), gid: gid.as_raw() }));
     }
     Ok(None)
