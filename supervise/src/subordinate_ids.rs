@@ -220,12 +220,12 @@ mod tests {
         assert!("0:5".parse::<SubordinateIds>().unwrap_err().contains("root"));
     }
 
-    /// A user is looked up by uid number here (65533: no account), in id files of a test
+    /// A user is looked up by uid number here (3999999001: no account), in id files of a test
     /// folder; the helpers must be installed for ranges to be found.
     #[test]
     fn ranges_are_found_narrowed_or_refused() {
         let etc = tempfile::tempdir().unwrap();
-        let uid = 65_533;
+        let uid = 3_999_999_001;
         std::fs::write(etc.path().join("subuid"), format!("{uid}:100000:65536\nother:1:5\n")).unwrap();
         std::fs::write(etc.path().join("subgid"), format!("{uid}:300000:65536\n")).unwrap();
         let helpers = tool("newuidmap").is_some() && tool("newgidmap").is_some();
@@ -245,7 +245,7 @@ mod tests {
         }
         let outside = look_up(SubordinateIds::Within(IdRange { first: 99_000, count: 10 }), uid, etc.path());
         if helpers {
-            assert!(outside.unwrap_err().contains("not in a range of user 65533"));
+            assert!(outside.unwrap_err().contains("not in a range of user 3999999001"));
         }
         assert_eq!(
             look_up(SubordinateIds::Auto, uid + 1, etc.path()),

@@ -13,6 +13,7 @@ mod ladder;
 mod matches;
 mod option_ranges;
 mod owned_nyumba_match;
+mod pass_env;
 mod protocol_doc;
 mod referee_fault;
 mod rules_cli;

@@ -396,6 +396,7 @@ fn check_entry(plan: &Plan, schedule: &Schedule, entry: &JournalEntry) -> anyhow
 
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
+    let sandbox = args.game.sandbox().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
     crate::match_cmd::isolation_preflight(
         &bots.iter().map(|b| &b.spec).collect::<Vec<_>>(),
@@ -459,6 +460,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
         isolation: args.game.isolation(),
+        pass_env: sandbox.pass_env,
         no_ponder: args.game.no_ponder,
         games: schedule.len(),
         opening_source: args.openings.to_string(),

@@ -116,7 +116,8 @@ pub fn sandboxes_run_as_uids_of_their_own() {
     // at once: two may run together). `fork.sh` dies at the first refused fork (as a
     // shell does); `build.sh` waits with the `sleep` it started first, and succeeds.
     // Each bot, at every start, leaves one process beside it.
-    let fork = format!("i=0\nwhile [ $i -lt {TRIED} ]; do sh -c 'sleep 6; :' {marker}build-$1 & i=$((i+1)); done\n");
+    let fork =
+        format!("i=0\nwhile [ $i -lt {TRIED} ]; do sh -c 'sleep 6; :' {marker}build-$1 & i=$((i+1)); done\n");
     let build = "sleep 6 &\nsh ./fork.sh \"$TAG\" 2>/dev/null\nwait\nexit 0\n";
     let seen = Arc::new(Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -155,8 +156,11 @@ pub fn sandboxes_run_as_uids_of_their_own() {
             test_exe().display()
         );
         let build = build.replace("$TAG", name);
-        let zip =
-            zip_of(&[("bot.sh", bot.as_bytes()), ("build.sh", build.as_bytes()), ("fork.sh", fork.as_bytes())]);
+        let zip = zip_of(&[
+            ("bot.sh", bot.as_bytes()),
+            ("build.sh", build.as_bytes()),
+            ("fork.sh", fork.as_bytes()),
+        ]);
         let answer = submit(&server, &arena.tokens[i + 1], name, "script", "b.zip", &zip, "");
         assert_eq!(answer.status, 201, "{}", answer.body);
         ids.push(answer.json()["id"].as_i64().expect("id"));
