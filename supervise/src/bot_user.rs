@@ -84,27 +84,28 @@ fn lease_in(range: IdRange, gid_first: u32, dir: Option<&Path>) -> IdLease {
         gid: gid_first.saturating_add(offset),
     };
     let dir = dir.filter(|dir| std::fs::create_dir_all(dir).is_ok());
-    for attempt in (0..LEASE_TRIES.min(count)).take_while(|_| dir.is_some()) {
-        let Some(dir) = dir else { break };
-        let offset = start.wrapping_add(attempt) % count;
-        let path = dir.join(range.first.saturating_add(offset).to_string());
-        let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
-        else {
-            break;
-        };
-        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            // Locked, and still the file at `path` (not one a releasing lease just removed).
-            Ok(lock)
-                if std::fs::metadata(&path)
-                    .ok()
-                    .zip(lock.metadata().ok())
-                    .is_some_and(|(named, held)| named.ino() == held.ino()) =>
-            {
-                return IdLease { user: user(offset), lock: Some((lock, path)) };
+    if let Some(dir) = dir {
+        for attempt in 0..LEASE_TRIES.min(count) {
+            let offset = start.wrapping_add(attempt) % count;
+            let path = dir.join(range.first.saturating_add(offset).to_string());
+            let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
+            else {
+                break;
+            };
+            match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+                // Locked, and still the file at `path` (not one a releasing lease just removed).
+                Ok(lock)
+                    if std::fs::metadata(&path)
+                        .ok()
+                        .zip(lock.metadata().ok())
+                        .is_some_and(|(named, held)| named.ino() == held.ino()) =>
+                {
+                    return IdLease { user: user(offset), lock: Some((lock, path)) };
+                }
+                Ok(_) => {}
+                Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
+                Err(_) => break,
             }
-            Ok(_) => {}
-            Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
-            Err(_) => break,
         }
     }
     tracing::debug!("no lock on a sandbox id in {dir:?}: an unlocked id");
@@ -187,6 +188,26 @@ mod tests {
         assert!(!file.exists(), "a dropped lease leaves no file");
         let (third, fourth) = (lease(range), lease(range));
         assert!([third.user.uid, fourth.user.uid].contains(&taken), "a dropped lease's id is free again");
+    }
+
+    /// An unprivileged caller's leases: distinct uids of its range, each with the gid at the
+    /// same offset, locked in a folder of the caller's own.
+    #[test]
+    fn subordinate_leases_pair_each_uid_with_its_gid() {
+        let range = crate::subordinate_ids::SubRange {
+            uids: IdRange { first: 100_000, count: 50 },
+            gid_first: 300_000,
+        };
+        let (a, b) = (lease_subordinate(range), lease_subordinate(range));
+        assert_ne!(a.user.uid, b.user.uid);
+        for lease in [&a, &b] {
+            assert!((100_000..100_050).contains(&lease.user.uid), "{lease:?}");
+            assert_eq!(lease.user.gid - 300_000, lease.user.uid - 100_000, "{lease:?}");
+        }
+        let dir = subordinate_lease_dir().expect("a lock folder of this user");
+        let mode = std::fs::metadata(&dir).unwrap().mode();
+        assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", dir.display());
+        assert!(a.lock.is_some() && dir.join(a.user.uid.to_string()).exists(), "locked in {}", dir.display());
     }
 
     #[test]
