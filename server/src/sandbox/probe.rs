@@ -62,13 +62,8 @@ pub async fn require(config: &ArenaConfig, config_path: &Path) -> Result<Sandbox
     let config_error = |message| ServerError::Config { path: config_path.display().to_string(), message };
     let accepted = accepted(&config.sandbox).map_err(config_error)?;
     log_identity(&support.identity);
-    if let (SubordinateIds::Within(range), SandboxIdentity::CallerUid { why }) =
-        (subordinate, &support.identity)
-    {
-        return Err(config_error(format!(
-            "sandbox.subordinate_ids = \"{}:{}\" cannot be used: {why}",
-            range.first, range.count
-        )));
+    if let Some(message) = identity_refusal(subordinate, &support.identity) {
+        return Err(config_error(message));
     }
     for state in &support.features {
         if state.available {
@@ -82,6 +77,19 @@ pub async fn require(config: &ArenaConfig, config_path: &Path) -> Result<Sandbox
     match refusal(&support, &accepted) {
         Some(message) => Err(config_error(message)),
         None => Ok(support),
+    }
+}
+
+/// Why the server refuses to start when `sandbox.subordinate_ids` names a range
+/// that its sandboxes cannot run as (`support` found them sharing its uid).
+#[must_use]
+pub fn identity_refusal(subordinate: SubordinateIds, identity: &SandboxIdentity) -> Option<String> {
+    match (subordinate, identity) {
+        (SubordinateIds::Within(range), SandboxIdentity::CallerUid { why }) => Some(format!(
+            "sandbox.subordinate_ids = \"{}:{}\" cannot be used: {why}",
+            range.first, range.count
+        )),
+        _ => None,
     }
 }
 
@@ -134,5 +142,25 @@ mod tests {
         assert_eq!(accepted(&config), Ok(vec![SandboxFeature::CgroupV2, SandboxFeature::Landlock]));
         config.unsafe_sandbox = "landlok".into();
         assert!(accepted(&config).expect_err("typo").contains("landlok"));
+    }
+
+    #[test]
+    fn a_subordinate_range_asked_for_by_name_is_never_dropped_silently() {
+        let within = SubordinateIds::Within(bao_supervise::IdRange { first: 200_000, count: 10 });
+        let shared = SandboxIdentity::CallerUid { why: "user bao has no range in /etc/subuid".into() };
+        let text = identity_refusal(within, &shared).expect("refused");
+        assert!(text.contains("\"200000:10\"") && text.contains("no range in /etc/subuid"), "{text}");
+        assert_eq!(identity_refusal(SubordinateIds::Auto, &shared), None, "auto falls back, said in the log");
+        let own = SandboxIdentity::SubordinateIds {
+            uids: bao_supervise::IdRange { first: 200_000, count: 9 },
+            gid_first: 5,
+        };
+        assert_eq!(identity_refusal(within, &own), None);
+        let text: crate::config::SandboxConfig =
+            toml::from_str("subordinate_ids = \"200000:10\"").expect("parses");
+        assert_eq!(text.subordinate_ids, within);
+        let bad = toml::from_str::<crate::config::SandboxConfig>("subordinate_ids = \"many\"")
+            .expect_err("refused");
+        assert!(bad.to_string().contains("FIRST:COUNT"), "{bad}");
     }
 }
