@@ -27,6 +27,7 @@ mod smoke;
 mod starter_kits;
 mod startup_limits;
 mod stopping;
+mod subordinate_ids;
 mod support;
 mod tournament;
 mod tournament_durability;
