@@ -18,9 +18,12 @@ use crate::support::{Scratch, bin};
 const BOT: &str = "echo \"uid $(id -u)\" >&2\nsh -c 'sleep 2; :' \"$2\" </dev/null >/dev/null 2>&1 &\n\
                    sleep 1\nexec \"$1\" sample-bot random\n";
 
-/// The user with subordinate ids, its uid, and its subordinate uid ranges; `None` when there
-/// is none here (a skip says why, a failure under `BAO_REQUIRE_ALL=1`).
-fn subid_user(test: &str) -> Option<(String, u32, Vec<(u32, u32)>)> {
+/// A user with subordinate ids: its name, its uid, its subordinate uid ranges (first, count).
+type SubidUser = (String, u32, Vec<(u32, u32)>);
+
+/// The user with subordinate ids; `None` when there is none here (a skip says why, a
+/// failure under `BAO_REQUIRE_ALL=1`).
+fn subid_user(test: &str) -> Option<SubidUser> {
     if !isolation_available(test) {
         return None;
     }
