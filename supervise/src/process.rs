@@ -826,19 +826,29 @@ fn subordinate_ids(
     stub: &Path,
     asked: Isolation,
 ) -> Result<Option<crate::subordinate_ids::SubRange>, String> {
+    // Said once per process: at `info` where the caller has no subordinate ids (the usual
+    // case of a machine without them), as a warning where they are there but fail.
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let said_once = |why: &str| {
-        if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            tracing::warn!(
-                "sandboxes run as this user's uid outside their user namespace, not as uids of their \
-                 own: {why} (docs/supervision.md, \"Identity\")"
-            );
+    let said_once = |why: &str, failed: bool| {
+        if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let text = format!(
+            "sandboxes run as this user's uid outside their user namespace, not as uids of their own: \
+             {why} (docs/supervision.md, \"Identity\")"
+        );
+        if failed {
+            tracing::warn!("{text}");
+        } else {
+            tracing::info!("{text}");
         }
     };
     let range = match crate::subordinate_ids::find(choice)? {
         crate::subordinate_ids::Found::Ranges(range) => range,
+        // Asked for by the caller: nothing to say.
+        crate::subordinate_ids::Found::Absent(_) if choice == crate::SubordinateIds::Off => return Ok(None),
         crate::subordinate_ids::Found::Absent(why) => {
-            said_once(&why);
+            said_once(&why, false);
             return Ok(None);
         }
     };
@@ -848,7 +858,7 @@ fn subordinate_ids(
             Err(format!("the sandbox cannot run as the subordinate ids asked for: {why}"))
         }
         Err(why) => {
-            said_once(&format!("its subordinate ids do not work here: {why}"));
+            said_once(&format!("its subordinate ids do not work here: {why}"), true);
             Ok(None)
         }
     }
