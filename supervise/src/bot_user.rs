@@ -54,17 +54,20 @@ pub(crate) fn lease_subordinate(range: crate::subordinate_ids::SubRange) -> IdLe
 /// Where an unprivileged caller's leases of subordinate ids are locked: `bao-sandbox-ids` in
 /// `$XDG_RUNTIME_DIR`, or else `bao-sandbox-ids-UID` in the system's temporary folder; made
 /// with mode 700, and used only if it is a folder of this user that no other user may write
-/// (`None` otherwise: leases are then unlocked, distinct within this process).
+/// (`None` if neither is: leases are then unlocked, distinct within this process).
 fn subordinate_lease_dir() -> Option<std::path::PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let uid = nix::unistd::geteuid().as_raw();
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").map(std::path::PathBuf::from) {
-        Some(runtime) if runtime.is_absolute() && runtime.is_dir() => runtime.join("bao-sandbox-ids"),
-        _ => std::env::temp_dir().join(format!("bao-sandbox-ids-{uid}")),
-    };
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
-    let meta = std::fs::symlink_metadata(&dir).ok()?;
-    (meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0).then_some(dir)
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(std::path::PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("bao-sandbox-ids"));
+    let temporary = std::env::temp_dir().join(format!("bao-sandbox-ids-{uid}"));
+    runtime.into_iter().chain([temporary]).find(|dir| {
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
+        std::fs::symlink_metadata(dir)
+            .is_ok_and(|meta| meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0)
+    })
 }
 
 /// A fresh user for one bot from `range` (the n-th uid with the gid `gid_first + n`), leased:
