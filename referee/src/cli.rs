@@ -57,6 +57,8 @@ pub enum Command {
     // naming --games (not "unexpected argument '-2'").
     #[command(allow_negative_numbers = true)]
     Check(crate::check_args::CheckArgs),
+    /// Plays you against a bot in your browser: serves the game on 127.0.0.1 and prints its address.
+    Play(crate::play_cmd::PlayArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -85,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
         Command::Check(args) => crate::check_cmd::run(&args),
+        Command::Play(args) => crate::play_cmd::run(&args),
     };
     // Output that could not be written (a full disk) is a failure even if the work was done.
     let code =

@@ -2,8 +2,9 @@
 //!
 //! This crate is thin: games are played by `bao-game`, bots are run by `bao-supervise`, the
 //! statistics are `bao-stats` and the conformance checks are `bao-check`. What lives here is
-//! what a person at a terminal needs: options, progress, tables, exit codes ([`exit`]), and the
-//! tournament folder.
+//! what a person at a terminal needs: options, progress, tables, exit codes ([`exit`]). The
+//! tournaments themselves (plan, journal, shards, merge, the game executor, the signals) are
+//! `bao-tournament`.
 
 pub mod check_args;
 pub mod check_cmd;
@@ -14,13 +15,13 @@ pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;
 pub mod out;
-pub mod preflight;
+pub mod play_cmd;
 pub mod record_cmd;
 pub mod rules_cmd;
 pub mod sample_bot_cmd;
 pub mod serve_cmd;
 pub mod show_cmd;
-pub mod signals;
 pub mod tournament;
-pub mod trace;
 pub mod verify_cmd;
+
+pub use bao_tournament::{preflight, signals, trace};
