@@ -123,6 +123,7 @@ impl Plan {
             max_plies: None,
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            pass_env: Vec::new(),
             no_ponder: false,
             games,
             opening_source: OpeningSource::Start.to_string(),
