@@ -33,7 +33,7 @@ pub struct CheckArgs {
     pub json: bool,
     /// How the bot is isolated: none, pid (the default) or full (docs/supervision.md).
     #[arg(long, value_enum, default_value = "pid")]
-    pub isolation: bao_supervise::IsolationLevel,
+    pub isolation: crate::isolation_arg::IsolationArg,
     /// The CPUs the bot's whole process tree may use at once, as in `match` (a number, or
     /// `none`).
     #[arg(long, value_name = "CPUS", default_value = "1", value_parser = crate::options::parse_cpus_per_bot)]

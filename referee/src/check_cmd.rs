@@ -21,7 +21,7 @@ fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
             args.startup_time,
         ),
     };
-    settings.isolation = bao_supervise::Isolation { level: args.isolation, no_network: false };
+    settings.isolation = bao_supervise::Isolation { level: args.isolation.into(), no_network: false };
     settings.limits.cpus = args.cpus_per_bot.0;
     Ok(settings)
 }

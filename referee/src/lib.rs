@@ -10,6 +10,7 @@ pub mod check_cmd;
 pub mod cli;
 pub mod default_text;
 pub mod exit;
+pub mod isolation_arg;
 pub mod match_cmd;
 pub mod merge_cmd;
 pub mod options;

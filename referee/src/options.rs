@@ -54,7 +54,7 @@ pub struct GameOptions {
     /// as root, an environment of PATH, LANG, HOME and TMPDIR only, and at most 256 tasks
     /// unless --max-processes says otherwise). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
-    pub isolation: bao_supervise::IsolationLevel,
+    pub isolation: crate::isolation_arg::IsolationArg,
     /// The CPUs each bot's whole process tree may use at once, however many processes it
     /// starts (cgroup cpu.max): a number (1, 0.5, 2) or `none`. Where enough CPUs are free a
     /// bot also gets whole CPUs of its own. See docs/supervision.md.
@@ -154,7 +154,7 @@ impl GameOptions {
     /// The isolation asked for.
     #[must_use]
     pub fn isolation(&self) -> bao_supervise::Isolation {
-        bao_supervise::Isolation { level: self.isolation, no_network: self.no_network }
+        bao_supervise::Isolation { level: self.isolation.into(), no_network: self.no_network }
     }
 
     /// The ply limit, `None` for 0.

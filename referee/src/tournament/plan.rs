@@ -571,6 +571,7 @@ pub(crate) mod tests {
 
     /// One generator for both: a server pair with seed `s` starts where a tournament with
     /// `--seed s --openings random:PLIES` starts its first game pair.
+    #[cfg(feature = "server")]
     #[test]
     fn a_tournament_and_the_server_draw_the_same_openings_from_one_seed() {
         let mut seen = std::collections::HashSet::new();
