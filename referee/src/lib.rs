@@ -3,7 +3,12 @@
 //! This crate is thin: games are played by `bao-game`, bots are run by `bao-supervise`, the
 //! statistics are `bao-stats` and the conformance checks are `bao-check`. What lives here is
 //! what a person at a terminal needs: options, progress, tables, exit codes ([`exit`]), and the
-//! tournament folder.
+//! tournament folder. It must not know how a bot is run or judged (it asks `bao-game`).
+//!
+//! The competition server (`serve`, `submit`: crate `bao-server`, its command line in
+//! `bao_server::cli`) is behind the `server` feature, on by default; the README's first
+//! command builds without it (`--no-default-features`), and then those two subcommands say
+//! how to build them.
 
 pub mod check_args;
 pub mod check_cmd;

@@ -6,6 +6,10 @@
 //! The public entry points are [`serve`], [`user_add`], [`user_revoke`],
 //! [`user_token`], [`export`] and [`submit_client`]; [`cli`] is their command line, which
 //! `bao-referee serve` and `bao-referee submit` mount (the crate has no binary of its own).
+//!
+//! It must not know how a game is judged or a bot is run (it asks `bao-game`, `bao-check` and
+//! `bao-supervise`), nor the process it runs in: [`cli`] returns what to print and the exit
+//! code, and its caller prints and exits.
 
 pub mod arena;
 pub mod auth;
