@@ -163,7 +163,14 @@ pub fn pages_in_a_browser() {
     });
     let resumed = sse_ids(&format!("{u}/live/{id}/events?from=1"), Some("5"));
     let from_query = sse_ids(&format!("{u}/live/{id}/events?from=2"), None);
-    let total = record_moves(&get(&format!("{u}/api/games/{id}/log"), None, None).body).len();
+    // The stream's end comes as the game ends; its row says "finished" a moment later, and
+    // until then the log is refused with 409.
+    let log = wait_for(60, "the finished game's log", || {
+        let answer = get(&format!("{u}/api/games/{id}/log"), None, None);
+        (answer.status == 200).then_some(answer.body)
+    });
+    let total = record_moves(&log).len();
+    assert!(total >= 6, "the log of game {id} holds {total} plies, the live page showed 6:\n{log}");
     let plies = |from: usize| (from + 1..=total).map(|p| p.to_string()).collect::<Vec<_>>();
     assert_eq!(resumed, [plies(5), vec!["end".to_owned()]].concat(), "after Last-Event-ID 5");
     assert_eq!(from_query, [plies(2), vec!["end".to_owned()]].concat(), "after ?from=2");
@@ -186,9 +193,11 @@ pub fn pages_in_a_browser() {
     for _ in 0..5 {
         let id = early_game();
         let live = driver(&["live", &format!("{u}/live/{id}#connect-delay=1500")]);
-        let g = get(&format!("{u}/api/games/{id}"), None, None).json();
-        assert_ne!(g["state"], "running", "the page saw the end: {g}");
-        let log = get(&format!("{u}/api/games/{id}/log"), None, None).body;
+        // The page saw the end; the game's row says so a moment later.
+        let log = wait_for(60, "the game the page saw end to be finished", || {
+            let answer = get(&format!("{u}/api/games/{id}/log"), None, None);
+            (answer.status == 200).then_some(answer.body)
+        });
         let expected = record_moves(&log);
         let at_render = usize::try_from(live["rendered"].as_u64().expect("the page's ply")).expect("ply");
         let listed: Vec<String> = live["moves"]
