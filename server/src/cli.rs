@@ -111,15 +111,21 @@ pub fn run_serve(args: &ServeArgs) -> Result<Done, ServerError> {
                 .enable_all()
                 .build()
                 .map_err(|e| ServerError::io("cannot start the server's runtime", e))?;
-            runtime.block_on(crate::serve(crate::ServeOptions { data_dir: data.clone(), listen: args.listen }))?;
+            runtime.block_on(crate::serve(crate::ServeOptions {
+                data_dir: data.clone(),
+                listen: args.listen,
+            }))?;
             Ok(Done::Stopped)
         }
         Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
             crate::user_add(data, name, *admin).map(Done::Printed)
         }
-        Some(ServeCommand::User(UserCommand::Revoke { name })) => crate::user_revoke(data, name)
-            .map(|r| Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))),
-        Some(ServeCommand::User(UserCommand::Token { name })) => crate::user_token(data, name).map(Done::Printed),
+        Some(ServeCommand::User(UserCommand::Revoke { name })) => crate::user_revoke(data, name).map(|r| {
+            Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))
+        }),
+        Some(ServeCommand::User(UserCommand::Token { name })) => {
+            crate::user_token(data, name).map(Done::Printed)
+        }
         Some(ServeCommand::Export { dir }) => crate::export(data, dir).map(|s| {
             Done::Printed(format!(
                 "exported {} games and {} standings to {}",
@@ -180,7 +186,10 @@ pub fn exit_code(result: &Result<Done, ServerError>) -> u8 {
         Ok(Done::Printed(_)) => 0,
         Ok(Done::Stopped) => 130,
         Err(
-            ServerError::Invalid(_) | ServerError::Conflict(_) | ServerError::NotFound(_) | ServerError::Config { .. },
+            ServerError::Invalid(_)
+            | ServerError::Conflict(_)
+            | ServerError::NotFound(_)
+            | ServerError::Config { .. },
         ) => 2,
         Err(ServerError::Refused(_) | ServerError::RateLimited(_)) => 1,
         Err(_) => 3,

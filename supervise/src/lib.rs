@@ -75,7 +75,9 @@ pub use cleanup::wait_for_cleanups;
 pub use cpu_lease::allowed_cpus;
 pub use cpu_probe::{CpuConfinement, cpu_confinement};
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, is_resource_shortage, signal_name};
-pub use options::{DEFAULT_MAX_LINE_BYTES, DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
+pub use options::{
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice,
+};
 pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sandbox_profile::{IdRange, ProgramDirAccess, SandboxProfile};

@@ -172,7 +172,9 @@ pub fn run_server_command(args: &[String]) -> std::process::ExitCode {
         Serve(bao_server::cli::ServeArgs),
         Submit(bao_server::cli::SubmitArgs),
     }
-    let cli = match <ServerCli as clap::Parser>::try_parse_from(std::iter::once("e2e").chain(args.iter().map(String::as_str))) {
+    let cli = match <ServerCli as clap::Parser>::try_parse_from(
+        std::iter::once("e2e").chain(args.iter().map(String::as_str)),
+    ) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
