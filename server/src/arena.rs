@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::ArenaConfig;
 use crate::db::Db;
+use crate::domain::{BotId, GameId};
 use crate::error::ServerError;
 use crate::live::LiveHub;
 use crate::metrics::Metrics;
@@ -100,13 +101,13 @@ impl Arena {
 
     /// The directory of a bot version's files.
     #[must_use]
-    pub fn version_dir(&self, bot_id: i64, number: i64) -> PathBuf {
+    pub fn version_dir(&self, bot_id: BotId, number: i64) -> PathBuf {
         self.dir.join("bots").join(bot_id.to_string()).join(format!("v{number}"))
     }
 
     /// The path of a game's log.
     #[must_use]
-    pub fn game_log_path(&self, game_id: i64) -> PathBuf {
+    pub fn game_log_path(&self, game_id: GameId) -> PathBuf {
         self.dir.join("games").join(format!("{game_id}.jsonl"))
     }
 }

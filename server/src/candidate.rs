@@ -4,31 +4,35 @@
 //! the candidate is promoted (automatically if the owner asked), or rejected
 //! with the reason.
 
+use bao_rules::Side;
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::arena::Arena;
 use crate::config::CandidateConfig;
+use crate::domain::{GameResult, GameState, Purpose, SprtVerdict, VersionChange, VersionId, VersionState};
 use crate::error::ServerError;
-use crate::lifecycle::VersionState;
 use crate::versions;
 
 /// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
-pub fn pair_counts(conn: &rusqlite::Connection, candidate: i64) -> Result<PentanomialCounts, ServerError> {
+pub fn pair_counts(
+    conn: &rusqlite::Connection,
+    candidate: VersionId,
+) -> Result<PentanomialCounts, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT pair_key, south_id, result FROM games
-         WHERE purpose = 'candidate' AND state = 'finished' AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
+         WHERE purpose = ?2 AND state = ?3 AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
     )?;
-    let rows = stmt.query_map([candidate], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
+    let rows = stmt.query_map(params![candidate, Purpose::Candidate, GameState::Finished], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, VersionId>(1)?, r.get::<_, GameResult>(2)?))
     })?;
     let mut games = Vec::new();
     for row in rows {
         let (key, south, result) = row?;
-        let candidate_south = south == candidate;
-        let outcome = match (result.as_str(), candidate_south) {
-            ("draw", _) => GameOutcome::Draw,
-            ("south", true) | ("north", false) => GameOutcome::Win,
+        let side = if south == candidate { Side::South } else { Side::North };
+        let outcome = match result {
+            GameResult::Draw => GameOutcome::Draw,
+            won if won == GameResult::of_winner(Some(side)) => GameOutcome::Win,
             _ => GameOutcome::Loss,
         };
         games.push((key, outcome));
@@ -45,7 +49,7 @@ pub fn sprt_parameters(c: &CandidateConfig) -> Result<SprtParameters, ServerErro
 /// Updates the SPRT of a candidate and acts on its decision, in one
 /// transaction: the LLR, the verdict and the state change are written
 /// together or not at all. Returns the decision.
-pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, ServerError> {
+pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision, ServerError> {
     let c = arena.config.candidate.clone();
     arena
         .db
@@ -61,7 +65,11 @@ pub async fn update(arena: &Arena, candidate: i64) -> Result<SprtDecision, Serve
 /// The SPRT update of one candidate inside the caller's transaction (see
 /// [`update`]); also run at start for every candidate under evaluation, which
 /// completes a verdict a stop interrupted.
-pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<SprtDecision, ServerError> {
+pub fn decide(
+    conn: &Connection,
+    candidate: VersionId,
+    c: &CandidateConfig,
+) -> Result<SprtDecision, ServerError> {
     let params = sprt_parameters(c)?;
     let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
     if v.state != VersionState::Evaluating {
@@ -75,26 +83,25 @@ pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<
         versions::set_state(
             conn,
             candidate,
-            VersionState::Evaluating,
-            VersionState::Rejected,
+            VersionChange::NOT_PROMOTED,
             "the version it was tested against is no longer active",
         )?;
         return Ok(SprtDecision::AcceptH0);
     }
     // A verdict already reached stands (its state change completes if a stop cut it).
-    match v.sprt_result.as_deref() {
-        Some("h0") => {
+    match v.sprt_result {
+        Some(SprtVerdict::H0) => {
             let why = format!("not better: the SPRT accepted H0 (elo <= {})", c.elo0);
-            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+            versions::set_state(conn, candidate, VersionChange::NOT_PROMOTED, &why)?;
             return Ok(SprtDecision::AcceptH0);
         }
-        Some("h1") if v.auto_promote => {
+        Some(SprtVerdict::H1) if v.auto_promote => {
             let why = format!("better: the SPRT accepted H1 (elo >= {}); promoted", c.elo1);
-            versions::activate_in(conn, candidate, VersionState::Evaluating, &why)?;
+            versions::activate_in(conn, candidate, VersionChange::PROMOTE, &why)?;
             return Ok(SprtDecision::AcceptH1);
         }
-        Some("h1") => return Ok(SprtDecision::AcceptH1),
-        _ => {}
+        Some(SprtVerdict::H1) => return Ok(SprtDecision::AcceptH1),
+        None => {}
     }
     let counts = pair_counts(conn, candidate)?;
     let status = params.evaluate_pentanomial(&counts);
@@ -109,9 +116,9 @@ pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<
     match status.decision {
         SprtDecision::AcceptH1 if v.auto_promote => {
             let why = format!("better: the SPRT accepted H1 (elo >= {}) ({bounds}); promoted", c.elo1);
-            conn.execute("UPDATE versions SET sprt_result = 'h1' WHERE id = ?1", [candidate])?;
+            set_verdict(conn, candidate, SprtVerdict::H1)?;
             crate::failpoint::hit("verdict.after_result");
-            versions::activate_in(conn, candidate, VersionState::Evaluating, &why)?;
+            versions::activate_in(conn, candidate, VersionChange::PROMOTE, &why)?;
         }
         SprtDecision::AcceptH1 => {
             let why = format!(
@@ -119,19 +126,19 @@ pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<
                 c.elo1
             );
             conn.execute(
-                "UPDATE versions SET sprt_result = 'h1', reason = ?2 WHERE id = ?1",
-                params![candidate, why],
+                "UPDATE versions SET sprt_result = ?3, reason = ?2 WHERE id = ?1",
+                params![candidate, why, SprtVerdict::H1],
             )?;
         }
         SprtDecision::AcceptH0 => {
             let why = format!("not better: the SPRT accepted H0 (elo <= {}) ({bounds})", c.elo0);
-            conn.execute("UPDATE versions SET sprt_result = 'h0' WHERE id = ?1", [candidate])?;
+            set_verdict(conn, candidate, SprtVerdict::H0)?;
             crate::failpoint::hit("verdict.after_result");
-            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+            versions::set_state(conn, candidate, VersionChange::NOT_PROMOTED, &why)?;
         }
         SprtDecision::Continue if games >= u64::from(c.max_games) => {
             let why = format!("undecided after {games} games ({bounds}): not promoted");
-            versions::set_state(conn, candidate, VersionState::Evaluating, VersionState::Rejected, &why)?;
+            versions::set_state(conn, candidate, VersionChange::NOT_PROMOTED, &why)?;
         }
         SprtDecision::Continue => {
             conn.execute(
@@ -144,11 +151,11 @@ pub fn decide(conn: &Connection, candidate: i64, c: &CandidateConfig) -> Result<
 }
 
 /// Promotes a candidate whose SPRT accepted H1 (its owner asked), in one transaction.
-pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), ServerError> {
+pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<(), ServerError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let result: Option<String> =
+    let result: Option<SprtVerdict> =
         tx.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
-    if result.as_deref() != Some("h1") {
+    if result != Some(SprtVerdict::H1) {
         return Err(ServerError::Invalid(format!(
             "version {candidate} cannot be promoted: only a candidate whose test found it better can"
         )));
@@ -156,11 +163,17 @@ pub fn promote(conn: &mut rusqlite::Connection, candidate: i64) -> Result<(), Se
     if !versions::activate_in(
         &tx,
         candidate,
-        VersionState::Evaluating,
+        VersionChange::PROMOTE,
         "promoted by its owner after passing its SPRT",
     )? {
         return Err(ServerError::Invalid(format!("version {candidate} is no longer under evaluation")));
     }
     tx.commit()?;
+    Ok(())
+}
+
+/// Records a candidate's SPRT verdict (inside the caller's transaction).
+fn set_verdict(conn: &Connection, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
+    conn.execute("UPDATE versions SET sprt_result = ?2 WHERE id = ?1", params![candidate, verdict])?;
     Ok(())
 }

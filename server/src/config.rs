@@ -53,7 +53,8 @@ pub struct ArenaConfig {
 #[serde(deny_unknown_fields)]
 pub struct GamesConfig {
     /// `kiswahili` or `kujifunza`.
-    pub variant: String,
+    #[serde(deserialize_with = "variant_by_name")]
+    pub variant: bao_rules::Variant,
     /// Base time on each clock, in milliseconds.
     pub base_ms: u64,
     /// Fischer increment per move, in milliseconds.
@@ -234,7 +235,7 @@ pub struct MatchmakingConfig {
 #[serde(deny_unknown_fields)]
 pub struct RatingConfig {
     /// `bradley-terry` (maximum likelihood over all games, shown on the Elo scale).
-    pub model: String,
+    pub model: crate::domain::RatingModel,
     /// Seconds between two recomputations of the ratings.
     pub recompute_secs: u64,
 }
@@ -302,20 +303,10 @@ impl ArenaConfig {
     /// The rules variant.
     #[must_use]
     pub fn variant(&self) -> bao_rules::Variant {
-        if self.games.variant == "kujifunza" {
-            bao_rules::Variant::Kujifunza
-        } else {
-            bao_rules::Variant::Kiswahili
-        }
+        self.games.variant
     }
 
     fn validate(&self) -> Result<(), String> {
-        if !matches!(self.games.variant.as_str(), "kiswahili" | "kujifunza") {
-            return Err(format!(
-                "games.variant must be \"kiswahili\" or \"kujifunza\", not {:?}",
-                self.games.variant
-            ));
-        }
         if self.limits.build_concurrency == 0 {
             return Err("limits.build_concurrency must be at least 1".into());
         }
@@ -335,9 +326,6 @@ impl ArenaConfig {
         }
         if self.games.base_ms == 0 {
             return Err("games.base_ms must be positive".into());
-        }
-        if self.rating.model != "bradley-terry" {
-            return Err(format!("rating.model must be \"bradley-terry\", not {:?}", self.rating.model));
         }
         if self.rating.recompute_secs == 0 {
             return Err("rating.recompute_secs must be at least 1".into());
@@ -367,6 +355,13 @@ impl ArenaConfig {
     }
 }
 
+/// Reads `games.variant` by its name (`kiswahili`, `kujifunza`); another name is an
+/// error naming it and the accepted ones.
+fn variant_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bao_rules::Variant, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map_err(serde::de::Error::custom)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,6 +383,10 @@ mod tests {
         assert!(e.contains("bogus"), "{e}");
         let bad = DEFAULT_CONFIG.replace("variant = \"kiswahili\"", "variant = \"chess\"");
         let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("bad variant").to_string();
-        assert!(e.contains("chess"), "{e}");
+        assert!(e.contains("chess") && e.contains("kujifunza"), "{e}");
+        let bad = DEFAULT_CONFIG.replace("model = \"bradley-terry\"", "model = \"glicko\"");
+        assert_ne!(bad, DEFAULT_CONFIG);
+        let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("bad model").to_string();
+        assert!(e.contains("glicko") && e.contains("bradley-terry"), "{e}");
     }
 }

@@ -1,8 +1,9 @@
 //! The arena database: SQLite in WAL mode, schema migrations from
-//! `server/migrations/`, and a handle that runs queries off the async threads.
+//! `server/migrations/`, and a handle that runs queries off the async threads:
+//! one writer, and a pool of readers that do not wait for each other.
 
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
@@ -67,24 +68,60 @@ fn configure(conn: &mut Connection) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// A shared handle on the database: one connection for writes and one for
-/// reads (WAL lets readers run beside the writer), each used on tokio's
-/// blocking threads.
+/// How many connections read at the same time: page and API reads do not
+/// wait for each other below this many (WAL lets them all run beside the writer).
+pub const READERS: u32 = 8;
+
+/// A shared handle on the database: one connection for writes (SQLite has one
+/// writer) and a pool of [`READERS`] connections for reads, each used on
+/// tokio's blocking threads.
 #[derive(Clone)]
 pub struct Db {
     writer: Arc<Mutex<Connection>>,
-    reader: Arc<Mutex<Connection>>,
+    readers: r2d2::Pool<ReadConnections>,
+}
+
+/// Opens the pool's read connections, each configured like the writer
+/// ([`configure`]) but with deferred transactions: a reader's transaction is a
+/// snapshot that takes no write lock.
+#[derive(Debug)]
+struct ReadConnections {
+    path: PathBuf,
+}
+
+impl r2d2::ManageConnection for ReadConnections {
+    type Connection = Connection;
+    type Error = ServerError;
+
+    fn connect(&self) -> Result<Connection, ServerError> {
+        let mut conn = Connection::open(&self.path)?;
+        configure(&mut conn)?;
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
+        Ok(conn)
+    }
+
+    fn is_valid(&self, conn: &mut Connection) -> Result<(), ServerError> {
+        conn.execute_batch("")?;
+        Ok(())
+    }
+
+    fn has_broken(&self, _conn: &mut Connection) -> bool {
+        false
+    }
 }
 
 impl Db {
-    /// Opens the database at `path` (see [`open`]) with a second connection for reads.
+    /// Opens the database at `path` (see [`open`]) with a pool of connections for reads.
     pub fn open(path: &Path) -> Result<Db, ServerError> {
         let writer = open(path)?;
-        let mut reader = Connection::open(path)?;
-        configure(&mut reader)?;
-        // The reader's transactions only read: a snapshot that takes no write lock.
-        reader.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
-        Ok(Db { writer: Arc::new(Mutex::new(writer)), reader: Arc::new(Mutex::new(reader)) })
+        let readers = r2d2::Pool::builder()
+            .max_size(READERS)
+            // One at once (a command line needs no more); the others when reads overlap.
+            .min_idle(Some(1))
+            .connection_timeout(std::time::Duration::from_secs(30))
+            .build(ReadConnections { path: path.to_owned() })
+            .map_err(|e| ServerError::Internal(format!("cannot open {} for reading: {e}", path.display())))?;
+        Ok(Db { writer: Arc::new(Mutex::new(writer)), readers })
     }
 
     /// Runs `f` on the write connection, on a blocking thread.
@@ -93,16 +130,30 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
     {
-        run_on(self.writer.clone(), f).await
+        let writer = self.writer.clone();
+        blocking(move || {
+            let mut conn =
+                writer.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
+            f(&mut conn)
+        })
+        .await
     }
 
-    /// Runs `f` on the read connection, on a blocking thread.
+    /// Runs `f` on a read connection of the pool, on a blocking thread (waiting
+    /// for one only when [`READERS`] reads are under way).
     pub async fn read<T, F>(&self, f: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
     {
-        run_on(self.reader.clone(), f).await
+        let readers = self.readers.clone();
+        blocking(move || {
+            let mut conn = readers
+                .get()
+                .map_err(|e| ServerError::Internal(format!("no database connection to read with: {e}")))?;
+            f(&mut conn)
+        })
+        .await
     }
 
     /// Runs `f` on the write connection in the calling thread (for commands
@@ -117,17 +168,15 @@ impl Db {
     }
 }
 
-async fn run_on<T, F>(conn: Arc<Mutex<Connection>>, f: F) -> Result<T, ServerError>
+/// Runs `f` on one of tokio's blocking threads.
+async fn blocking<T, F>(f: F) -> Result<T, ServerError>
 where
     T: Send + 'static,
-    F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+    F: FnOnce() -> Result<T, ServerError> + Send + 'static,
 {
-    tokio::task::spawn_blocking(move || {
-        let mut conn = conn.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
-        f(&mut conn)
-    })
-    .await
-    .map_err(|e| ServerError::Internal(format!("database task failed: {e}")))?
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServerError::Internal(format!("database task failed: {e}")))?
 }
 
 /// The current time in Unix milliseconds.
@@ -177,6 +226,82 @@ mod tests {
         let conn = open(&path).expect("reopen migrates nothing");
         let n: i64 = conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0)).expect("users table");
         assert_eq!(n, 0);
+    }
+
+    /// Reads do not queue behind reads: [`READERS`] reads each keep their connection
+    /// until all of them are inside at once. With one shared read connection the first
+    /// would hold it, waiting for the others that wait for it, and give up.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reads_run_at_the_same_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(&dir.path().join("a.sqlite3")).expect("open");
+        let inside = Arc::new((Mutex::new(0_u32), std::sync::Condvar::new()));
+        let reads: Vec<_> = (0..READERS)
+            .map(|_| {
+                let (db, inside) = (db.clone(), inside.clone());
+                tokio::spawn(async move {
+                    db.read(move |c| {
+                        let users: i64 = c.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?;
+                        let (count, arrived) = &*inside;
+                        let mut count = count.lock().expect("lock");
+                        *count += 1;
+                        arrived.notify_all();
+                        let (count, _) = arrived
+                            .wait_timeout_while(count, std::time::Duration::from_secs(30), |n| *n < READERS)
+                            .expect("lock");
+                        Ok((users, *count))
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for read in reads {
+            let (users, seen) = read.await.expect("task").expect("read");
+            assert_eq!(users, 0);
+            assert_eq!(seen, READERS, "every read held its connection while the others ran");
+        }
+    }
+
+    /// Each pooled connection is configured like the writer (busy timeout, WAL,
+    /// foreign keys), and reads a snapshot: a write transaction under way neither
+    /// blocks it nor shows it its rows before the commit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pooled_readers_are_configured_and_do_not_wait_for_the_writer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = Db::open(&dir.path().join("a.sqlite3")).expect("open");
+        let settings = db
+            .read(|c| {
+                let timeout: i64 = c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
+                let keys: i64 = c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+                let mode: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+                Ok((timeout, keys, mode))
+            })
+            .await
+            .expect("read");
+        assert_eq!(settings, (10_000, 1, "wal".to_owned()));
+        let (inserted_tx, inserted_rx) = std::sync::mpsc::channel();
+        let (commit_tx, commit_rx) = std::sync::mpsc::channel::<()>();
+        let writer = std::thread::spawn({
+            let db = db.clone();
+            move || {
+                db.write_blocking(|c| {
+                    let tx = c.transaction()?;
+                    tx.execute("INSERT INTO users (name, created_at) VALUES ('alice', 0)", [])?;
+                    inserted_tx.send(()).expect("send");
+                    commit_rx.recv_timeout(std::time::Duration::from_secs(30)).expect("told to commit");
+                    tx.commit()?;
+                    Ok(())
+                })
+            }
+        });
+        inserted_rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the writer inserted");
+        let count = |db: Db| async move {
+            db.read(|c| Ok(c.query_row("SELECT count(*) FROM users", [], |r| r.get::<_, i64>(0))?)).await
+        };
+        assert_eq!(count(db.clone()).await.expect("read beside the writer"), 0, "not committed yet");
+        commit_tx.send(()).expect("send");
+        writer.join().expect("thread").expect("write");
+        assert_eq!(count(db).await.expect("read"), 1);
     }
 
     /// `serve user revoke` beside the running server: a transaction that reads and then

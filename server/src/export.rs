@@ -29,8 +29,12 @@ pub fn export(data_dir: &Path, out: &Path) -> Result<ExportSummary, ServerError>
         let mut all = Vec::new();
         let mut before = None;
         loop {
-            let filter =
-                GameFilter { state: Some("finished".into()), limit: 1000, before, ..GameFilter::default() };
+            let filter = GameFilter {
+                state: Some(crate::domain::GameState::Finished),
+                limit: 1000,
+                before,
+                ..GameFilter::default()
+            };
             let page = games::list(&tx, &filter)?;
             let Some(last) = page.last() else { break };
             before = Some(last.id);

@@ -2,34 +2,38 @@
 //! `finished` (exactly once, in one statement) after its log is on disk;
 //! a game found `running` at start-up was cut by a stop and becomes `aborted`.
 
+use bao_rules::Side;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
+use crate::domain::{
+    BotId, BotName, GameChange, GameId, GameResult, GameState, Purpose, UserId, UserName, VersionId,
+};
 use crate::error::ServerError;
 
 /// One side of a game.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GameSide {
     /// The version's id.
-    pub version_id: i64,
+    pub version_id: VersionId,
     /// The bot's id.
-    pub bot_id: i64,
+    pub bot_id: BotId,
     /// The bot's name.
-    pub bot: String,
+    pub bot: BotName,
     /// The version's number.
     pub number: i64,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
     /// The owner's user id.
-    pub owner_id: i64,
+    pub owner_id: UserId,
 }
 
 /// A game, as the API and pages show it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Game {
     /// Database id.
-    pub id: i64,
+    pub id: GameId,
     /// South (moves first).
     pub south: GameSide,
     /// North.
@@ -38,12 +42,12 @@ pub struct Game {
     pub pair_key: String,
     /// The seed of the shared random opening.
     pub opening_seed: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: String,
-    /// `running`, `finished` or `aborted`.
-    pub state: String,
-    /// `south`, `north` or `draw` (finished games).
-    pub result: Option<String>,
+    /// Why it was played.
+    pub purpose: Purpose,
+    /// Running, finished or aborted.
+    pub state: GameState,
+    /// Who won (finished games).
+    pub result: Option<GameResult>,
     /// How it ended.
     pub reason: String,
     /// Plies played.
@@ -96,30 +100,30 @@ fn game_from_row(r: &Row<'_>) -> rusqlite::Result<Game> {
 #[derive(Debug, Clone)]
 pub struct NewGame {
     /// South's version.
-    pub south_id: i64,
+    pub south_id: VersionId,
     /// North's version.
-    pub north_id: i64,
+    pub north_id: VersionId,
     /// The pair it belongs to.
     pub pair_key: String,
     /// The opening's seed.
     pub opening_seed: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: &'static str,
+    /// Why it is played.
+    pub purpose: Purpose,
 }
 
 /// Records a game as running (one transaction); returns its id. Its log goes to `log_path(id)`.
 pub fn insert_running(
     conn: &mut Connection,
     g: &NewGame,
-    log_path: impl Fn(i64) -> String,
-) -> Result<i64, ServerError> {
+    log_path: impl Fn(GameId) -> String,
+) -> Result<GameId, ServerError> {
     let tx = conn.transaction()?;
     tx.execute(
         "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, '')",
-        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, now_ms()],
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '')",
+        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, GameState::Running, now_ms()],
     )?;
-    let id = tx.last_insert_rowid();
+    let id = GameId::new(tx.last_insert_rowid());
     tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
     tx.commit()?;
     Ok(id)
@@ -128,35 +132,37 @@ pub fn insert_running(
 /// Records the end of a running game, once: false if it was not running.
 pub fn finish(
     conn: &Connection,
-    id: i64,
-    result: &str,
+    id: GameId,
+    result: GameResult,
     reason: &str,
     plies: u32,
 ) -> Result<bool, ServerError> {
+    let change = GameChange::FINISH;
     let n = conn.execute(
-        "UPDATE games SET state = 'finished', result = ?2, reason = ?3, plies = ?4, finished_at = ?5
-         WHERE id = ?1 AND state = 'running'",
-        params![id, result, reason, plies, now_ms()],
+        "UPDATE games SET state = ?6, result = ?2, reason = ?3, plies = ?4, finished_at = ?5
+         WHERE id = ?1 AND state = ?7",
+        params![id, result, reason, plies, now_ms(), change.to(), change.from()],
     )?;
     Ok(n == 1)
 }
 
 /// Records a running game as aborted (not counted).
-pub fn abort(conn: &Connection, id: i64, reason: &str) -> Result<(), ServerError> {
+pub fn abort(conn: &Connection, id: GameId, reason: &str) -> Result<(), ServerError> {
+    let change = GameChange::ABORT;
     conn.execute(
-        "UPDATE games SET state = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = 'running'",
-        params![id, reason, now_ms()],
+        "UPDATE games SET state = ?4, reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = ?5",
+        params![id, reason, now_ms(), change.to(), change.from()],
     )?;
     Ok(())
 }
 
 /// One game.
-pub fn game(conn: &Connection, id: i64) -> Result<Option<Game>, ServerError> {
+pub fn game(conn: &Connection, id: GameId) -> Result<Option<Game>, ServerError> {
     Ok(conn.query_row(&format!("{GAME_SELECT} WHERE g.id = ?1"), [id], game_from_row).optional()?)
 }
 
 /// The log path of a game.
-pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerError> {
+pub fn log_path(conn: &Connection, id: GameId) -> Result<Option<String>, ServerError> {
     Ok(conn.query_row("SELECT log_path FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
 }
 
@@ -164,13 +170,13 @@ pub fn log_path(conn: &Connection, id: i64) -> Result<Option<String>, ServerErro
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
     /// Only games of this bot (any version).
-    pub bot_id: Option<i64>,
+    pub bot_id: Option<BotId>,
     /// Only games in this state.
-    pub state: Option<String>,
+    pub state: Option<GameState>,
     /// At most this many, newest first.
     pub limit: u32,
     /// Only games with an id below this (paging).
-    pub before: Option<i64>,
+    pub before: Option<GameId>,
 }
 
 /// Games, newest first. The SQL holds only the filters given, so that SQLite
@@ -182,16 +188,16 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
         clauses.push(
             "(g.south_id IN (SELECT id FROM versions WHERE bot_id = ?) OR g.north_id IN (SELECT id FROM versions WHERE bot_id = ?))",
         );
-        args.push(bot.into());
-        args.push(bot.into());
+        args.push(bot.get().into());
+        args.push(bot.get().into());
     }
-    if let Some(state) = &f.state {
+    if let Some(state) = f.state {
         clauses.push("g.state = ?");
-        args.push(state.clone().into());
+        args.push(state.as_str().to_owned().into());
     }
     if let Some(before) = f.before {
         clauses.push("g.id < ?");
-        args.push(before.into());
+        args.push(before.get().into());
     }
     let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
     let sql = format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {}", f.limit.min(1000));
@@ -204,44 +210,36 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
     /// South's version.
-    pub south: i64,
+    pub south: VersionId,
     /// North's version.
-    pub north: i64,
+    pub north: VersionId,
     /// South's score: 1, ½ or 0.
     pub south_score: f64,
 }
 
 /// Finished games with their ids, and the smallest id of a game still running.
-pub type OutcomesAfter = (Vec<(i64, Outcome)>, Option<i64>);
+pub type OutcomesAfter = (Vec<(GameId, Outcome)>, Option<GameId>);
 
 /// Finished ladder and placement games with an id above `after`, and the
 /// smallest id of a game still running (all in one snapshot).
-pub fn outcomes_after(conn: &mut Connection, after: i64) -> Result<OutcomesAfter, ServerError> {
+pub fn outcomes_after(conn: &mut Connection, after: GameId) -> Result<OutcomesAfter, ServerError> {
     let tx = conn.transaction()?;
     let rows = {
         let mut stmt = tx.prepare_cached(
             "SELECT id, south_id, north_id, result FROM games
-             WHERE id > ?1 AND state = 'finished' AND purpose != 'candidate' ORDER BY id",
+             WHERE id > ?1 AND state = ?2 AND purpose != ?3 ORDER BY id",
         )?;
-        let rows = stmt.query_map([after], |r| {
-            let result: String = r.get(3)?;
+        let rows = stmt.query_map(params![after, GameState::Finished, Purpose::Candidate], |r| {
+            let result: GameResult = r.get(3)?;
             Ok((
                 r.get(0)?,
-                Outcome {
-                    south: r.get(1)?,
-                    north: r.get(2)?,
-                    south_score: match result.as_str() {
-                        "south" => 1.0,
-                        "north" => 0.0,
-                        _ => 0.5,
-                    },
-                },
+                Outcome { south: r.get(1)?, north: r.get(2)?, south_score: result.score_of(Side::South) },
             ))
         })?;
         rows.collect::<Result<Vec<_>, _>>()?
     };
-    let running: Option<i64> =
-        tx.query_row("SELECT min(id) FROM games WHERE state = 'running'", [], |r| r.get(0))?;
+    let running: Option<GameId> =
+        tx.query_row("SELECT min(id) FROM games WHERE state = ?1", [GameState::Running], |r| r.get(0))?;
     tx.commit()?;
     Ok((rows, running))
 }

@@ -46,8 +46,8 @@ pub struct GameStart {
     pub south: String,
     /// North's arena name.
     pub north: String,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: String,
+    /// Why it is played.
+    pub purpose: crate::domain::Purpose,
 }
 
 /// One game's feed.
@@ -292,7 +292,14 @@ mod tests {
         let plies: Vec<&LogRecord> = records.iter().filter(|r| matches!(r, LogRecord::Ply(_))).collect();
         assert!(plies.len() >= 4, "{} plies", plies.len());
         let plies = &plies[..4];
-        hub.start(7, &GameStart { south: "a v1".into(), north: "b v1".into(), purpose: "ladder".into() });
+        hub.start(
+            7,
+            &GameStart {
+                south: "a v1".into(),
+                north: "b v1".into(),
+                purpose: crate::domain::Purpose::Ladder,
+            },
+        );
         hub.record(7, &records[0]);
         for r in &plies[..3] {
             hub.record(7, r);

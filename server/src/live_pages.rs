@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arena::SharedArena;
 use crate::auth::PageSession;
+use crate::domain::{GameId, GameState};
 use crate::error::ApiError;
 use crate::games::{self, Game, GameFilter};
 use crate::live::{LiveEvent, LiveHub};
@@ -49,7 +50,7 @@ fn names(g: &Game) -> (String, String) {
 
 /// The running games, kept up to date in place.
 pub async fn live_index(State(arena): State<SharedArena>, session: PageSession) -> Response {
-    let filter = GameFilter { state: Some("running".into()), limit: 100, ..GameFilter::default() };
+    let filter = GameFilter { state: Some(GameState::Running), limit: 100, ..GameFilter::default() };
     let user = session.0.as_ref().map(|s| s.user.name.clone());
     let csrf = session.0.as_ref().map(|s| s.csrf.clone());
     match arena.db.read(move |c| games::list(c, &filter)).await {
@@ -75,15 +76,15 @@ pub async fn live_game(
     session: PageSession,
     Path(id): Path<i64>,
 ) -> Response {
-    let g = match arena.db.read(move |c| games::game(c, id)).await {
+    let g = match arena.db.read(move |c| games::game(c, GameId::new(id))).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
     let base = arena.config.games.base_ms;
     let variant = arena.config.variant();
-    let running = g.state == "running";
+    let running = g.state == GameState::Running;
     let (south, north) = names(&g);
     let built = tokio::task::spawn_blocking(move || {
         let mut data = bao_viewer::replay_from_log(&text).unwrap_or_else(|_| {
@@ -206,13 +207,13 @@ fn game_stream(st: GameStream) -> impl Stream<Item = Result<Event, Infallible>> 
 
 /// The events of a game from the log of a game the hub no longer holds.
 async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<LiveEvent>> {
-    let g = arena.db.read(move |c| games::game(c, id)).await.ok().flatten();
+    let g = arena.db.read(move |c| games::game(c, GameId::new(id))).await.ok().flatten();
     let Some(g) = g else { return Vec::new() };
-    if g.state == "running" {
+    if g.state == GameState::Running {
         // Between the game's row and its first record: the browser retries shortly.
         return Vec::new();
     }
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
     let replay =
         tokio::task::spawn_blocking(move || bao_viewer::replay_from_log(&text).ok()).await.ok().flatten();
     let mut out: Vec<Arc<LiveEvent>> = Vec::new();
@@ -230,14 +231,14 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
     let plies = replay.as_ref().map_or(0, |r| u32::try_from(r.plies.len()).unwrap_or(u32::MAX));
     let result = replay.and_then(|r| r.result).unwrap_or(bao_viewer::ResultData {
         winner: None,
-        reason: g.state.clone(),
+        reason: g.state.to_string(),
         detail: g.reason.clone(),
     });
     out.push(Arc::new(LiveEvent {
         game_id: id,
         kind: "end",
         ply: plies,
-        text: g.result.clone().unwrap_or_else(|| g.state.clone()),
+        text: g.result.map_or_else(|| g.state.to_string(), |r| r.to_string()),
         data: serde_json::to_value(&result).unwrap_or_default(),
     }));
     out

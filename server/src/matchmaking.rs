@@ -22,12 +22,14 @@
 //! arena check [`FAIRNESS_BOUND`], which allows for the rounding of small counts).
 
 use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
-/// A version that can be scheduled.
+/// A version that can be scheduled; `P` is its id (the server's
+/// [`crate::domain::VersionId`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entrant {
+pub struct Entrant<P> {
     /// The version's id.
-    pub id: i64,
+    pub id: P,
     /// Its rating (Elo scale).
     pub rating: f64,
     /// Placement games it still needs.
@@ -49,28 +51,34 @@ pub enum Reason {
 
 /// The next pair: `anchor` plays `opponent` twice, colours swapped.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pairing {
+pub struct Pairing<P> {
     /// The version chosen first.
-    pub anchor: i64,
+    pub anchor: P,
     /// Its opponent.
-    pub opponent: i64,
+    pub opponent: P,
     /// Why the anchor was chosen.
     pub reason: Reason,
 }
 
 /// Games already played between two versions (unordered).
-#[derive(Debug, Clone, Default)]
-pub struct PairCounts(HashMap<(i64, i64), u32>);
+#[derive(Debug, Clone)]
+pub struct PairCounts<P>(HashMap<(P, P), u32>);
 
-impl PairCounts {
+impl<P> Default for PairCounts<P> {
+    fn default() -> Self {
+        PairCounts(HashMap::new())
+    }
+}
+
+impl<P: Copy + Ord + Hash> PairCounts<P> {
     /// Adds `games` between `a` and `b`.
-    pub fn add(&mut self, a: i64, b: i64, games: u32) {
+    pub fn add(&mut self, a: P, b: P, games: u32) {
         *self.0.entry((a.min(b), a.max(b))).or_insert(0) += games;
     }
 
     /// Games between `a` and `b`.
     #[must_use]
-    pub fn get(&self, a: i64, b: i64) -> u32 {
+    pub fn get(&self, a: P, b: P) -> u32 {
         self.0.get(&(a.min(b), a.max(b))).copied().unwrap_or(0)
     }
 }
@@ -86,14 +94,14 @@ pub const FAIRNESS_BOUND: f64 = 4.0;
 
 /// The weight of a pair: 1 for ratings far apart up to [`SPREAD`] for equal ratings.
 #[must_use]
-pub fn weight(a: &Entrant, b: &Entrant) -> f64 {
+pub fn weight<P>(a: &Entrant<P>, b: &Entrant<P>) -> f64 {
     let p = 1.0 / (1.0 + 10f64.powf((b.rating - a.rating) / 400.0));
     1.0 + (SPREAD - 1.0) * 4.0 * p * (1.0 - p)
 }
 
 /// How much the next pair of games between two versions is due (higher is more).
 #[must_use]
-pub fn priority(a: &Entrant, b: &Entrant, games_between: u32) -> f64 {
+pub fn priority<P>(a: &Entrant<P>, b: &Entrant<P>, games_between: u32) -> f64 {
     weight(a, b) / (1.0 + f64::from(games_between))
 }
 
@@ -101,26 +109,28 @@ pub fn priority(a: &Entrant, b: &Entrant, games_between: u32) -> f64 {
 /// fewer than two are free. `jitter` breaks ties (a value in [0, 1) per call;
 /// pass a constant for determinism).
 #[must_use]
-pub fn choose(
-    entrants: &[Entrant],
-    pairs: &PairCounts,
-    busy: &HashSet<i64>,
+pub fn choose<P: Copy + Ord + Hash>(
+    entrants: &[Entrant<P>],
+    pairs: &PairCounts<P>,
+    busy: &HashSet<P>,
     wait_bound_secs: u64,
     jitter: &mut dyn FnMut() -> f64,
-) -> Option<Pairing> {
-    let free: Vec<(&Entrant, f64)> =
+) -> Option<Pairing<P>> {
+    let free: Vec<(&Entrant<P>, f64)> =
         entrants.iter().filter(|e| !busy.contains(&e.id)).map(|e| (e, jitter())).collect();
     if free.len() < 2 {
         return None;
     }
-    let longest_wait = |list: &[(&Entrant, f64)]| -> Option<i64> {
+    let longest_wait = |list: &[(&Entrant<P>, f64)]| -> Option<P> {
         list.iter()
             .max_by(|(a, ja), (b, jb)| a.waited_ms.cmp(&b.waited_ms).then(ja.total_cmp(jb)))
             .map(|(e, _)| e.id)
     };
     let bound_ms = wait_bound_secs.saturating_mul(1000);
-    let over: Vec<(&Entrant, f64)> = free.iter().copied().filter(|(e, _)| e.waited_ms > bound_ms).collect();
-    let placing: Vec<(&Entrant, f64)> = free.iter().copied().filter(|(e, _)| e.placement_left > 0).collect();
+    let over: Vec<(&Entrant<P>, f64)> =
+        free.iter().copied().filter(|(e, _)| e.waited_ms > bound_ms).collect();
+    let placing: Vec<(&Entrant<P>, f64)> =
+        free.iter().copied().filter(|(e, _)| e.placement_left > 0).collect();
     let (anchor, reason) = if let Some(a) = longest_wait(&over) {
         (a, Reason::WaitBound)
     } else if let Some((a, _)) = placing.iter().max_by(|(a, ja), (b, jb)| {
@@ -144,7 +154,7 @@ pub fn choose(
 mod tests {
     use super::*;
 
-    fn entrant(id: i64, rating: f64) -> Entrant {
+    fn entrant(id: i64, rating: f64) -> Entrant<i64> {
         Entrant { id, rating, placement_left: 0, waited_ms: 0 }
     }
 
@@ -200,7 +210,7 @@ mod tests {
     #[test]
     fn nobody_waits_more_than_n_minus_1_schedules_and_every_pair_meets() {
         let n = 12usize;
-        let mut e: Vec<Entrant> = (0..n).map(|i| entrant(i as i64, 1000.0 + 100.0 * i as f64)).collect();
+        let mut e: Vec<Entrant<i64>> = (0..n).map(|i| entrant(i as i64, 1000.0 + 100.0 * i as f64)).collect();
         let mut pairs = PairCounts::default();
         let mut last_seen = vec![0usize; n];
         let mut worst_gap = 0usize;
@@ -234,13 +244,14 @@ mod tests {
     /// A discrete-event simulation of the game loop: `slots` pairs at a time,
     /// each pair of games lasting a random time, versions busy while they play.
     /// Returns the games per pair after `pairs_to_play` pairs.
-    fn simulate(ratings: &[f64], slots: usize, pairs_to_play: usize, seed: u64) -> PairCounts {
+    fn simulate(ratings: &[f64], slots: usize, pairs_to_play: usize, seed: u64) -> PairCounts<i64> {
         let mut rng = seed;
         let mut next = move || {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (rng >> 11) as f64 / (1u64 << 53) as f64
         };
-        let mut e: Vec<Entrant> = ratings.iter().enumerate().map(|(i, &r)| entrant(i as i64, r)).collect();
+        let mut e: Vec<Entrant<i64>> =
+            ratings.iter().enumerate().map(|(i, &r)| entrant(i as i64, r)).collect();
         let mut last_start = vec![0u64; e.len()];
         let mut pairs = PairCounts::default();
         // (end time, a, b)
@@ -270,7 +281,7 @@ mod tests {
         pairs
     }
 
-    fn spread(pairs: &PairCounts, n: i64) -> (u32, u32) {
+    fn spread(pairs: &PairCounts<i64>, n: i64) -> (u32, u32) {
         let counts: Vec<u32> =
             (0..n).flat_map(|a| ((a + 1)..n).map(move |b| (a, b))).map(|(a, b)| pairs.get(a, b)).collect();
         (counts.iter().copied().min().unwrap_or(0), counts.iter().copied().max().unwrap_or(0))

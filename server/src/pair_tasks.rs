@@ -7,11 +7,13 @@ use std::future::Future;
 
 use tokio::task::{Id, JoinSet};
 
+use crate::domain::VersionId;
+
 /// The running pair tasks, each answering a `T`.
 pub struct PairTasks<T> {
     set: JoinSet<T>,
-    holds: HashMap<Id, [i64; 2]>,
-    busy: HashSet<i64>,
+    holds: HashMap<Id, [VersionId; 2]>,
+    busy: HashSet<VersionId>,
 }
 
 impl<T> Default for PairTasks<T> {
@@ -22,7 +24,7 @@ impl<T> Default for PairTasks<T> {
 
 impl<T: Send + 'static> PairTasks<T> {
     /// Runs `task`, holding the versions `ids` until it ends.
-    pub fn spawn(&mut self, ids: [i64; 2], task: impl Future<Output = T> + Send + 'static) {
+    pub fn spawn(&mut self, ids: [VersionId; 2], task: impl Future<Output = T> + Send + 'static) {
         let handle = self.set.spawn(task);
         self.busy.extend(ids);
         self.holds.insert(handle.id(), ids);
@@ -30,7 +32,7 @@ impl<T: Send + 'static> PairTasks<T> {
 
     /// The versions held by running tasks.
     #[must_use]
-    pub fn busy(&self) -> &HashSet<i64> {
+    pub fn busy(&self) -> &HashSet<VersionId> {
         &self.busy
     }
 
@@ -48,19 +50,23 @@ impl<T: Send + 'static> PairTasks<T> {
 
     /// Waits for a task to end and frees its versions: the versions and the
     /// task's answer (`None` if it panicked); `None` when no task runs.
-    pub async fn join_next(&mut self) -> Option<([i64; 2], Option<T>)> {
-        let (id, answer) = match self.set.join_next_with_id().await? {
-            Ok((id, answer)) => (id, Some(answer)),
-            Err(e) => {
-                tracing::error!(error = %e, "a pair task panicked: its versions are free again");
-                (e.id(), None)
+    pub async fn join_next(&mut self) -> Option<([VersionId; 2], Option<T>)> {
+        loop {
+            let (id, answer) = match self.set.join_next_with_id().await? {
+                Ok((id, answer)) => (id, Some(answer)),
+                Err(e) => {
+                    tracing::error!(error = %e, "a pair task panicked: its versions are free again");
+                    (e.id(), None)
+                }
+            };
+            // Every task was spawned by `spawn`, with its versions.
+            if let Some(ids) = self.holds.remove(&id) {
+                for v in ids {
+                    self.busy.remove(&v);
+                }
+                return Some((ids, answer));
             }
-        };
-        let ids = self.holds.remove(&id).unwrap_or_default();
-        for v in ids {
-            self.busy.remove(&v);
         }
-        Some((ids, answer))
     }
 }
 
@@ -70,13 +76,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_task_that_panics_or_ends_frees_its_versions() {
+        let v = VersionId::new;
         let mut tasks = PairTasks::default();
-        tasks.spawn([1, 2], async { panic!("a pair task fails badly") });
-        tasks.spawn([3, 4], async { 7 });
+        tasks.spawn([v(1), v(2)], async { panic!("a pair task fails badly") });
+        tasks.spawn([v(3), v(4)], async { 7 });
         assert_eq!(tasks.busy().len(), 4);
         let mut freed = vec![tasks.join_next().await.expect("one"), tasks.join_next().await.expect("two")];
         freed.sort_unstable();
-        assert_eq!(freed, vec![([1, 2], None), ([3, 4], Some(7))]);
+        assert_eq!(freed, vec![([v(1), v(2)], None), ([v(3), v(4)], Some(7))]);
         assert!(tasks.busy().is_empty(), "{:?}", tasks.busy());
         assert!(tasks.is_empty());
         assert_eq!(tasks.join_next().await, None);

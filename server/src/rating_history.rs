@@ -7,6 +7,7 @@
 
 use rusqlite::{Connection, params};
 
+use crate::domain::{BotId, VersionId};
 use crate::error::ServerError;
 
 /// Points of a version's history always kept, the newest.
@@ -16,7 +17,13 @@ pub const RECENT: i64 = 600;
 pub const MAX_POINTS: i64 = 1000;
 
 /// Adds a point to a version's history and thins it if it has grown past [`MAX_POINTS`].
-pub fn add(conn: &Connection, version_id: i64, at: i64, elo: f64, games: i64) -> Result<(), ServerError> {
+pub fn add(
+    conn: &Connection,
+    version_id: VersionId,
+    at: i64,
+    elo: f64,
+    games: i64,
+) -> Result<(), ServerError> {
     conn.execute(
         "INSERT INTO rating_history (version_id, at, elo, games) VALUES (?1, ?2, ?3, ?4)",
         params![version_id, at, elo, games],
@@ -32,7 +39,7 @@ pub fn add(conn: &Connection, version_id: i64, at: i64, elo: f64, games: i64) ->
 }
 
 /// Drops every second point older than the newest [`RECENT`] of a version.
-fn thin(conn: &Connection, version_id: i64) -> Result<usize, ServerError> {
+fn thin(conn: &Connection, version_id: VersionId) -> Result<usize, ServerError> {
     Ok(conn.execute(
         "DELETE FROM rating_history WHERE rowid IN (
            SELECT rowid FROM (
@@ -44,7 +51,7 @@ fn thin(conn: &Connection, version_id: i64) -> Result<usize, ServerError> {
 }
 
 /// The newest `limit` points of every version of a bot, oldest first: (time, Elo).
-pub fn newest_of_bot(conn: &Connection, bot_id: i64, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
+pub fn newest_of_bot(conn: &Connection, bot_id: BotId, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT at, elo FROM (
            SELECT h.at, h.elo, h.rowid AS r FROM rating_history h JOIN versions v ON v.id = h.version_id
@@ -74,7 +81,7 @@ mod tests {
         // One transaction (the recomputation adds its points in one, too).
         let tx = conn.transaction().expect("tx");
         for i in 0..total {
-            add(&tx, 1, i, 1500.0 + i as f64, i).expect("add");
+            add(&tx, VersionId::new(1), i, 1500.0 + i as f64, i).expect("add");
         }
         tx.commit().expect("commit");
         let count: i64 =
@@ -82,7 +89,7 @@ mod tests {
         assert!(count <= MAX_POINTS && count > RECENT, "{count} points kept of {total}");
         let first: i64 = conn.query_row("SELECT min(at) FROM rating_history", [], |r| r.get(0)).expect("min");
         assert!(first < 100, "the oldest stretch is still there (first point at {first})");
-        let plot = newest_of_bot(&conn, 1, 500).expect("plot");
+        let plot = newest_of_bot(&conn, BotId::new(1), 500).expect("plot");
         assert_eq!(plot.len(), 500);
         assert_eq!(plot.last().map(|p| p.0), Some(total - 1), "the plot ends with the newest point");
         assert!(plot.windows(2).all(|w| w[0].0 < w[1].0), "oldest first");

@@ -15,16 +15,17 @@ use rusqlite::params;
 
 use crate::arena::Arena;
 use crate::db::now_ms;
+use crate::domain::{GameId, VersionId};
 use crate::error::ServerError;
 use crate::games::Outcome;
 
 pub use bao_stats::rating::MEAN_RATING;
 
 /// The fitted rating of one version.
-pub type Rating = bao_stats::rating::Rating<i64>;
+pub type Rating = bao_stats::rating::Rating<VersionId>;
 
 /// Results between versions, per pair.
-pub type PairResults = bao_stats::rating::PairResults<i64>;
+pub type PairResults = bao_stats::rating::PairResults<VersionId>;
 
 /// Adds game results to a table of pair results.
 pub fn add_outcomes(table: &mut PairResults, outcomes: impl IntoIterator<Item = Outcome>) {
@@ -36,15 +37,27 @@ pub fn add_outcomes(table: &mut PairResults, outcomes: impl IntoIterator<Item = 
 /// What the rating task has read so far: the results of every finished game
 /// up to a watermark, aggregated per pair, so that each round reads only the
 /// games that ended since the last one.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RatingState {
     table: PairResults,
     /// Every game with an id at or below this is counted (or was aborted).
-    watermark: i64,
+    watermark: GameId,
     /// Games above the watermark already counted.
-    counted: std::collections::HashSet<i64>,
+    counted: std::collections::HashSet<GameId>,
     /// The last fitted strengths, to start the next fit from.
-    gamma: Strengths<i64>,
+    gamma: Strengths<VersionId>,
+}
+
+impl Default for RatingState {
+    /// Nothing read yet: the watermark below every game's id.
+    fn default() -> Self {
+        RatingState {
+            table: PairResults::default(),
+            watermark: GameId::new(0),
+            counted: std::collections::HashSet::new(),
+            gamma: Strengths::default(),
+        }
+    }
 }
 
 impl RatingState {
@@ -64,10 +77,10 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
     let (players, (rows, running)) = arena
         .db
         .read(move |c| {
-            let players: Vec<i64> = {
-                let mut stmt =
-                    c.prepare_cached("SELECT id FROM versions WHERE state = 'active' ORDER BY id")?;
-                stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+            let players: Vec<VersionId> = {
+                let mut stmt = c.prepare_cached("SELECT id FROM versions WHERE state = ?1 ORDER BY id")?;
+                stmt.query_map([crate::domain::VersionState::Active], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?
             };
             Ok((players, crate::games::outcomes_after(c, after)?))
         })
@@ -76,13 +89,16 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
     let fresh: Vec<Outcome> =
         rows.iter().filter(|(id, _)| state.counted.insert(*id)).map(|(_, o)| *o).collect();
     add_outcomes(&mut state.table, fresh);
-    state.watermark = running.map_or(max_seen, |r| (r - 1).max(after));
+    state.watermark = running.map_or(max_seen, |r| GameId::new(r.get() - 1).max(after));
     let mark = state.watermark;
     state.counted.retain(|&id| id > mark);
     let table = std::mem::take(&mut state.table);
     let mut gamma = std::mem::take(&mut state.gamma);
+    let model = arena.config.rating.model;
     let (table, gamma, mut ratings) = tokio::task::spawn_blocking(move || {
-        let r = BradleyTerry.fit(&players, &table, &mut gamma);
+        let r = match model {
+            crate::domain::RatingModel::BradleyTerry => BradleyTerry.fit(&players, &table, &mut gamma),
+        };
         (table, gamma, r)
     })
     .await
@@ -96,7 +112,7 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
         .db
         .write(move |c| {
             let tx = c.transaction()?;
-            let old: HashMap<i64, (f64, i64)> = {
+            let old: HashMap<VersionId, (f64, i64)> = {
                 let mut stmt = tx.prepare_cached("SELECT version_id, elo, games FROM ratings")?;
                 stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?.collect::<Result<_, _>>()?
             };
@@ -165,17 +181,18 @@ mod tests {
 
     #[test]
     fn outcomes_are_counted_per_pair_and_self_play_is_ignored() {
+        let v = VersionId::new;
         let mut table = PairResults::new();
         add_outcomes(
             &mut table,
             [
-                Outcome { south: 1, north: 2, south_score: 1.0 },
-                Outcome { south: 2, north: 1, south_score: 0.5 },
-                Outcome { south: 2, north: 1, south_score: 1.0 },
-                Outcome { south: 3, north: 3, south_score: 1.0 },
+                Outcome { south: v(1), north: v(2), south_score: 1.0 },
+                Outcome { south: v(2), north: v(1), south_score: 0.5 },
+                Outcome { south: v(2), north: v(1), south_score: 1.0 },
+                Outcome { south: v(3), north: v(3), south_score: 1.0 },
             ],
         );
-        assert_eq!(table.iter().collect::<Vec<_>>(), vec![((1, 2), [1, 1, 1])]);
+        assert_eq!(table.iter().collect::<Vec<_>>(), vec![((v(1), v(2)), [1, 1, 1])]);
         let state = RatingState { table, ..RatingState::default() };
         assert_eq!(state.games(), 3);
     }

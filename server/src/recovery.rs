@@ -18,12 +18,12 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::config::CandidateConfig;
 use crate::db::now_ms;
+use crate::domain::{BotId, GameChange, VersionChange, VersionState};
 use crate::error::ServerError;
-use crate::lifecycle::VersionState;
 use crate::versions;
 
 /// What [`recover`] did.
@@ -50,30 +50,34 @@ pub fn recover(
     let mut done = Recovered::default();
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let now = now_ms();
+    let abort = GameChange::ABORT;
     done.games_aborted = tx.execute(
-        "UPDATE games SET state = 'aborted', reason = 'the server stopped during the game',
-         finished_at = ?1 WHERE state = 'running'",
-        [now],
+        "UPDATE games SET state = ?2, reason = 'the server stopped during the game',
+         finished_at = ?1 WHERE state = ?3",
+        params![now, abort.to(), abort.from()],
     )?;
-    done.requeued = tx.execute(
-        "UPDATE versions SET state = 'queued', state_at = ?1, reason = 'queued again: the server stopped during its build or check'
-         WHERE state IN ('building', 'checking')",
-        [now],
-    )?;
+    for requeue in [VersionChange::REQUEUE_BUILD, VersionChange::REQUEUE_CHECK] {
+        done.requeued += tx.execute(
+            "UPDATE versions SET state = ?2, state_at = ?1, reason = 'queued again: the server stopped during its build or check'
+             WHERE state = ?3",
+            params![now, requeue.to(), requeue.from()],
+        )?;
+    }
+    let retire = VersionChange::RETIRE;
     done.retired = tx.execute(
-        "UPDATE versions SET state = 'retired', state_at = ?1, reason = 'replaced by a newer version'
-         WHERE state = 'active' AND id != (SELECT max(w.id) FROM versions w WHERE w.bot_id = versions.bot_id AND w.state = 'active')",
-        [now],
+        "UPDATE versions SET state = ?2, state_at = ?1, reason = 'replaced by a newer version'
+         WHERE state = ?3 AND id != (SELECT max(w.id) FROM versions w WHERE w.bot_id = versions.bot_id AND w.state = ?3)",
+        params![now, retire.to(), retire.from()],
     )?;
     for v in versions::versions_in_state(&tx, VersionState::Evaluating)? {
-        let before = v.sprt_result.clone();
+        let before = v.sprt_result;
         crate::candidate::decide(&tx, v.id, candidate)?;
         let after = versions::version(&tx, v.id)?;
         if after.is_some_and(|a| a.state != VersionState::Evaluating || a.sprt_result != before) {
             done.verdicts += 1;
         }
     }
-    let rows: HashSet<(i64, i64)> = {
+    let rows: HashSet<(BotId, i64)> = {
         let mut stmt = tx.prepare("SELECT bot_id, number FROM versions")?;
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?
     };
@@ -101,7 +105,7 @@ fn remove_staging(tmp: &Path) -> Result<usize, ServerError> {
 }
 
 /// Removes every `bots/BOT/vN` directory that has no version row.
-fn remove_orphans(bots: &Path, rows: &HashSet<(i64, i64)>) -> Result<usize, ServerError> {
+fn remove_orphans(bots: &Path, rows: &HashSet<(BotId, i64)>) -> Result<usize, ServerError> {
     let mut removed = 0;
     let list = |p: &Path| -> Result<Vec<std::fs::DirEntry>, ServerError> {
         match std::fs::read_dir(p) {
@@ -113,7 +117,10 @@ fn remove_orphans(bots: &Path, rows: &HashSet<(i64, i64)>) -> Result<usize, Serv
         }
     };
     for bot in list(bots)? {
-        let Some(bot_id) = bot.file_name().to_str().and_then(|n| n.parse::<i64>().ok()) else { continue };
+        let Some(bot_id) = bot.file_name().to_str().and_then(|n| n.parse::<i64>().ok()).map(BotId::new)
+        else {
+            continue;
+        };
         for version in list(&bot.path())? {
             let name = version.file_name();
             let Some(number) =
@@ -150,7 +157,7 @@ mod tests {
         (dir, conn)
     }
 
-    fn add(conn: &Connection, id: i64, number: i64, state: &str) {
+    fn add(conn: &Connection, id: i64, number: i64, state: VersionState) {
         conn.execute(
             "INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, submitted_at, state_at)
              VALUES (?1, 1, ?2, 'python', 'a.py', 1, ?3, 0, 0)",
@@ -159,26 +166,26 @@ mod tests {
         .expect("version");
     }
 
-    fn state(conn: &Connection, id: i64) -> String {
+    fn state(conn: &Connection, id: i64) -> VersionState {
         conn.query_row("SELECT state FROM versions WHERE id = ?1", [id], |r| r.get(0)).expect("state")
     }
 
     #[test]
     fn every_state_left_by_a_stop_is_completed_or_undone() {
         let (dir, mut conn) = arena_db();
-        add(&conn, 1, 1, "active");
-        add(&conn, 2, 2, "active");
-        add(&conn, 3, 3, "building");
-        add(&conn, 4, 4, "checking");
-        add(&conn, 5, 5, "evaluating");
+        add(&conn, 1, 1, VersionState::Active);
+        add(&conn, 2, 2, VersionState::Active);
+        add(&conn, 3, 3, VersionState::Building);
+        add(&conn, 4, 4, VersionState::Checking);
+        add(&conn, 5, 5, VersionState::Evaluating);
         // A candidate stopped between its verdict and its rejection (no longer possible, but
         // found in arenas written before the verdict became one transaction).
         conn.execute(
-            "UPDATE versions SET baseline_id = 2, candidate = 1, sprt_result = 'h0' WHERE id = 5",
-            [],
+            "UPDATE versions SET baseline_id = 2, candidate = 1, sprt_result = ?1 WHERE id = 5",
+            [crate::domain::SprtVerdict::H0],
         )
         .expect("candidate");
-        add(&conn, 6, 6, "evaluating");
+        add(&conn, 6, 6, VersionState::Evaluating);
         conn.execute("UPDATE versions SET baseline_id = 1, candidate = 1 WHERE id = 6", [])
             .expect("candidate");
         for p in ["tmp/upload-abc/x", "bots/1/v2/bot.py", "bots/1/v9/bot.py", "bots/7/v1/bot.py"] {
@@ -188,16 +195,16 @@ mod tests {
         }
         let c = crate::config::ArenaConfig::default_config().candidate;
         let done = recover(&mut conn, dir.path(), &c).expect("recover");
-        assert_eq!(state(&conn, 1), "retired", "two active versions: the newest stays");
-        assert_eq!(state(&conn, 2), "active");
-        assert_eq!(state(&conn, 3), "queued");
-        assert_eq!(state(&conn, 4), "queued");
+        assert_eq!(state(&conn, 1), VersionState::Retired, "two active versions: the newest stays");
+        assert_eq!(state(&conn, 2), VersionState::Active);
+        assert_eq!(state(&conn, 3), VersionState::Queued);
+        assert_eq!(state(&conn, 4), VersionState::Queued);
         assert_eq!(
             state(&conn, 5),
-            "rejected",
+            VersionState::Rejected,
             "its SPRT is evaluated again: no games, not decided, but h0 stays"
         );
-        assert_eq!(state(&conn, 6), "rejected", "its baseline was retired");
+        assert_eq!(state(&conn, 6), VersionState::Rejected, "its baseline was retired");
         assert_eq!(done.requeued, 2);
         assert_eq!(done.retired, 1);
         assert!(!dir.path().join("tmp/upload-abc").exists());

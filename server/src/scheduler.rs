@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bao_game::{GameConfig, TimeControl};
-use bao_rules::Side;
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
 use crate::db::now_ms;
+use crate::domain::{GameResult, GameState, Purpose, VersionId, VersionState};
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::games::{self, NewGame};
@@ -27,13 +27,13 @@ use crate::versions::{self, Version};
 #[derive(Debug, Clone)]
 pub struct PairPlan {
     /// Plays South in the first game.
-    pub first: i64,
+    pub first: VersionId,
     /// Plays South in the second game.
-    pub second: i64,
-    /// `ladder`, `placement` or `candidate`.
-    pub purpose: &'static str,
+    pub second: VersionId,
+    /// Why the pair is played.
+    pub purpose: Purpose,
     /// The candidate under test, for candidate pairs.
-    pub candidate: Option<i64>,
+    pub candidate: Option<VersionId>,
 }
 
 /// Runs the game loop until shutdown.
@@ -124,11 +124,11 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub struct LadderStats {
     /// Finished ladder and placement games per version.
-    games: HashMap<i64, u32>,
+    games: HashMap<VersionId, u32>,
     /// The last start of a game per version (Unix ms).
-    last_start: HashMap<i64, i64>,
+    last_start: HashMap<VersionId, i64>,
     /// Finished games per pair of versions.
-    pairs: PairCounts,
+    pairs: PairCounts<VersionId>,
 }
 
 impl LadderStats {
@@ -136,11 +136,16 @@ impl LadderStats {
     pub fn load(conn: &rusqlite::Connection) -> Result<LadderStats, ServerError> {
         let mut stats = LadderStats::default();
         let mut stmt = conn.prepare(
-            "SELECT south_id, north_id, count(*), max(started_at), sum(state = 'finished') FROM games
-             WHERE purpose != 'candidate' GROUP BY south_id, north_id",
+            "SELECT south_id, north_id, count(*), max(started_at), sum(state = ?1) FROM games
+             WHERE purpose != ?2 GROUP BY south_id, north_id",
         )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(3)?, r.get::<_, u32>(4)?))
+        let rows = stmt.query_map(rusqlite::params![GameState::Finished, Purpose::Candidate], |r| {
+            Ok((
+                r.get::<_, VersionId>(0)?,
+                r.get::<_, VersionId>(1)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, u32>(4)?,
+            ))
         })?;
         for row in rows {
             let (s, n, last, finished) = row?;
@@ -154,12 +159,12 @@ impl LadderStats {
         Ok(stats)
     }
 
-    fn started(&mut self, a: i64, b: i64, at: i64) {
+    fn started(&mut self, a: VersionId, b: VersionId, at: i64) {
         self.last_start.insert(a, at);
         self.last_start.insert(b, at);
     }
 
-    fn finished(&mut self, a: i64, b: i64) {
+    fn finished(&mut self, a: VersionId, b: VersionId) {
         self.pairs.add(a, b, 1);
         *self.games.entry(a).or_insert(0) += 1;
         *self.games.entry(b).or_insert(0) += 1;
@@ -174,13 +179,15 @@ fn entrants(
     conn: &rusqlite::Connection,
     stats: &LadderStats,
     placement_games: u32,
-) -> Result<Vec<Entrant>, ServerError> {
+) -> Result<Vec<Entrant<VersionId>>, ServerError> {
     let now = now_ms();
     let mut stmt = conn.prepare_cached(
         "SELECT v.id, coalesce(r.elo, 1500.0), v.state_at
-         FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = 'active' ORDER BY v.id",
+         FROM versions v LEFT JOIN ratings r ON r.version_id = v.id WHERE v.state = ?1 ORDER BY v.id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?)))?;
+    let rows = stmt.query_map([VersionState::Active], |r| {
+        Ok((r.get::<_, VersionId>(0)?, r.get::<_, f64>(1)?, r.get::<_, i64>(2)?))
+    })?;
     let mut list = Vec::new();
     for row in rows {
         let (id, rating, active_since) = row?;
@@ -201,7 +208,7 @@ fn entrants(
 async fn next_pair(
     arena: &Arena,
     stats: &SharedStats,
-    busy: &HashSet<i64>,
+    busy: &HashSet<VersionId>,
 ) -> Result<Option<PairPlan>, ServerError> {
     let placement = arena.config.matchmaking.placement_games;
     let bound = arena.config.matchmaking.wait_bound_secs;
@@ -214,10 +221,11 @@ async fn next_pair(
             let list = entrants(c, &stats, placement)?;
             let mut stmt = c.prepare_cached(
                 "SELECT v.id, v.baseline_id FROM versions v JOIN versions b ON b.id = v.baseline_id
-                 WHERE v.state = 'evaluating' AND v.sprt_result IS NULL AND b.state = 'active' ORDER BY v.id",
+                 WHERE v.state = ?1 AND v.sprt_result IS NULL AND b.state = ?2 ORDER BY v.id",
             )?;
-            let candidates: Vec<(i64, i64)> =
-                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+            let candidates: Vec<(VersionId, VersionId)> = stmt
+                .query_map([VersionState::Evaluating, VersionState::Active], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
             Ok((list, candidates))
         })
         .await?;
@@ -226,10 +234,14 @@ async fn next_pair(
         let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
         matchmaking::choose(&list, &stats.pairs, &busy_ids, bound, &mut jitter)
     };
-    let plan_of = |p: Pairing| PairPlan {
+    let plan_of = |p: Pairing<VersionId>| PairPlan {
         first: p.anchor,
         second: p.opponent,
-        purpose: if p.reason == matchmaking::Reason::Placement { "placement" } else { "ladder" },
+        purpose: if p.reason == matchmaking::Reason::Placement {
+            Purpose::Placement
+        } else {
+            Purpose::Ladder
+        },
         candidate: None,
     };
     if let Some(p) = ladder
@@ -238,7 +250,12 @@ async fn next_pair(
         return Ok(Some(plan_of(p)));
     }
     if let Some(&(cand, base)) = candidates.iter().find(|(c, b)| !busy.contains(c) && !busy.contains(b)) {
-        return Ok(Some(PairPlan { first: cand, second: base, purpose: "candidate", candidate: Some(cand) }));
+        return Ok(Some(PairPlan {
+            first: cand,
+            second: base,
+            purpose: Purpose::Candidate,
+            candidate: Some(cand),
+        }));
     }
     Ok(ladder.map(plan_of))
 }
@@ -312,7 +329,7 @@ pub async fn play_pair(
         }
         let finished = play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
         if finished
-            && plan.purpose != "candidate"
+            && plan.purpose.is_rated()
             && let Ok(mut s) = stats.lock()
         {
             s.finished(south.id, north.id);
@@ -332,7 +349,7 @@ async fn play_one(
     north: &Version,
     pair_key: &str,
     seed: u32,
-    purpose: &'static str,
+    purpose: Purpose,
 ) -> Result<bool, ServerError> {
     let config = game_config(arena, south, north, u64::from(seed))?;
     let new = NewGame {
@@ -354,16 +371,16 @@ async fn play_one(
     arena.metrics.games_running.inc();
     arena.leaderboard.changed();
     arena.live.start(
-        id,
+        id.get(),
         &GameStart {
             south: format!("{} v{}", south.bot, south.number),
             north: format!("{} v{}", north.bot, north.number),
-            purpose: purpose.to_owned(),
+            purpose,
         },
     );
-    let outcome = engine.play(config, arena.game_log_path(id), id).await;
+    let outcome = engine.play(config, arena.game_log_path(id), id.get()).await;
     // Ends the live feed if the log did not (a game the server could not play has no result).
-    arena.live.finish(id, "the game was stopped");
+    arena.live.finish(id.get(), "the game was stopped");
     arena.metrics.games_running.dec();
     let finished = matches!(&outcome, Ok(r) if r.reason != bao_game::Reason::Aborted);
     match outcome {
@@ -380,11 +397,7 @@ async fn play_one(
             }
         }
         Ok(r) => {
-            let result = match r.winner {
-                Some(Side::South) => "south",
-                Some(Side::North) => "north",
-                None => "draw",
-            };
+            let result = GameResult::of_winner(r.winner);
             let reason = if r.detail.is_empty() {
                 r.reason.to_string()
             } else {

@@ -11,11 +11,11 @@ pub struct Standing {
     /// 1 for the best.
     pub rank: usize,
     /// The bot's name.
-    pub bot: String,
+    pub bot: crate::domain::BotName,
     /// The owner's name.
-    pub owner: String,
+    pub owner: crate::domain::UserName,
     /// The active version's id.
-    pub version_id: i64,
+    pub version_id: crate::domain::VersionId,
     /// The active version's number.
     pub version: i64,
     /// The rating, on the Elo scale (the mean over the active versions is 1500).
@@ -44,10 +44,10 @@ pub fn leaderboard(conn: &Connection) -> Result<Vec<Standing>, ServerError> {
                 r.draws, r.rank_sure
          FROM versions v JOIN bots b ON b.id = v.bot_id JOIN users u ON u.id = b.owner_id
          LEFT JOIN ratings r ON r.version_id = v.id
-         WHERE v.state = 'active'
+         WHERE v.state = ?1
          ORDER BY r.elo IS NULL, r.elo DESC, v.id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([crate::domain::VersionState::Active], |r| {
         Ok(Standing {
             rank: 0,
             bot: r.get(0)?,

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::arena::Arena;
 use crate::db::now_ms;
+use crate::domain::{BotId, BotName, UserId, VersionId, VersionState};
 use crate::error::ServerError;
 use crate::upload::{UnpackLimits, UploadError, unpack};
 use crate::users::User;
@@ -49,7 +50,7 @@ pub struct SubmitParams {
 
 /// Validates and stores a submission; the new version is queued for building.
 pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Version, ServerError> {
-    crate::names::validate_name(&sub.bot, "bot name").map_err(ServerError::Invalid)?;
+    let bot_name = BotName::try_from(sub.bot.as_str()).map_err(|e| ServerError::Invalid(e.to_string()))?;
     let language = arena.config.language(&sub.language).cloned().ok_or_else(|| {
         let known: Vec<&str> = arena.config.languages.iter().map(|l| l.name.as_str()).collect();
         ServerError::Invalid(format!(
@@ -95,13 +96,12 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             other => ServerError::Invalid(other.to_string()),
         })?;
     crate::failpoint::hit("submit.after_unpack");
-    let (user_id, bot_name, lang, candidate, auto) =
-        (user.id, sub.bot.clone(), sub.language.clone(), sub.candidate, sub.auto_promote);
+    let (user_id, lang, candidate, auto) = (user.id, sub.language.clone(), sub.candidate, sub.auto_promote);
     let (is_admin, limits) = (user.is_admin, SubmitLimits::of(arena));
     let stage = staging.path().to_path_buf();
     let bots_dir = arena.dir.join("bots");
     let version_dir =
-        move |bot_id: i64, number: i64| bots_dir.join(bot_id.to_string()).join(format!("v{number}"));
+        move |bot_id: BotId, number: i64| bots_dir.join(bot_id.to_string()).join(format!("v{number}"));
     let fname = file_name.clone();
     let (version_id, number) = arena
         .db
@@ -112,7 +112,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             if !is_admin {
                 limits.check(&tx, user_id)?;
             }
-            let bot: Option<(i64, i64)> = tx
+            let bot: Option<(BotId, UserId)> = tx
                 .query_row("SELECT id, owner_id FROM bots WHERE name = ?1", [&bot_name], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?;
             let bot_id = match bot {
@@ -125,11 +125,15 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                         "INSERT INTO bots (name, owner_id, created_at) VALUES (?1, ?2, ?3)",
                         params![bot_name, user_id, now_ms()],
                     )?;
-                    tx.last_insert_rowid()
+                    BotId::new(tx.last_insert_rowid())
                 }
             };
-            let baseline: Option<i64> = tx
-                .query_row("SELECT id FROM versions WHERE bot_id = ?1 AND state = 'active'", [bot_id], |r| r.get(0))
+            let baseline: Option<VersionId> = tx
+                .query_row(
+                    "SELECT id FROM versions WHERE bot_id = ?1 AND state = ?2",
+                    params![bot_id, VersionState::Active],
+                    |r| r.get(0),
+                )
                 .optional()?;
             if candidate && baseline.is_none() {
                 return Err(ServerError::Invalid(format!(
@@ -144,7 +148,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             tx.execute(
                 "INSERT INTO versions (bot_id, number, language, source_name, source_bytes, state, candidate,
                  auto_promote, baseline_id, submitted_at, state_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7, ?8, ?9, ?9)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?10, ?6, ?7, ?8, ?9, ?9)",
                 params![
                     bot_id,
                     number,
@@ -154,10 +158,11 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                     candidate,
                     auto,
                     if candidate { baseline } else { None },
-                    now
+                    now,
+                    VersionState::Queued
                 ],
             )?;
-            let id = tx.last_insert_rowid();
+            let id = VersionId::new(tx.last_insert_rowid());
             crate::failpoint::hit("submit.after_insert");
             // The files move into place before the row commits: a version row always has
             // its files. A stop between the two leaves a directory without a row, which
@@ -175,7 +180,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
     // The directory now belongs to the version: the TempDir must not delete it.
     let _ = staging.keep();
     arena.build_wake.notify_one();
-    tracing::info!(version = version_id, bot = %sub.bot, number, "submission queued");
+    tracing::info!(version = version_id.get(), bot = %sub.bot, number, "submission queued");
     arena
         .db
         .read(move |conn| versions::version(conn, version_id))
@@ -200,7 +205,7 @@ impl SubmitLimits {
 
     /// Refuses a submission past the hourly limit or past the versions a user may
     /// have waiting for the builder.
-    fn check(self, conn: &Connection, user_id: i64) -> Result<(), ServerError> {
+    fn check(self, conn: &Connection, user_id: UserId) -> Result<(), ServerError> {
         let recent: i64 = conn.query_row(
             "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
              WHERE b.owner_id = ?1 AND v.submitted_at > ?2",

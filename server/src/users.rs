@@ -4,6 +4,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
+use crate::domain::{UserId, UserName};
 use crate::error::ServerError;
 use crate::token;
 
@@ -14,9 +15,9 @@ pub const SESSION_MS: i64 = 14 * 24 * 3600 * 1000;
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct User {
     /// Database id.
-    pub id: i64,
+    pub id: UserId,
     /// The user's name.
-    pub name: String,
+    pub name: UserName,
     /// Whether the user is an administrator.
     pub is_admin: bool,
 }
@@ -24,10 +25,10 @@ pub struct User {
 /// Creates a user and its first API token; returns the user and the token
 /// (shown once: only its hash is stored).
 pub fn create_user(conn: &mut Connection, name: &str, admin: bool) -> Result<(User, String), ServerError> {
-    crate::names::validate_name(name, "user name").map_err(ServerError::Invalid)?;
+    let name = UserName::try_from(name).map_err(|e| ServerError::Invalid(e.to_string()))?;
     let tx = conn.transaction()?;
-    let exists: Option<i64> =
-        tx.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0)).optional()?;
+    let exists: Option<UserId> =
+        tx.query_row("SELECT id FROM users WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
     if exists.is_some() {
         return Err(ServerError::Conflict(format!("user {name:?} already exists")));
     }
@@ -35,14 +36,14 @@ pub fn create_user(conn: &mut Connection, name: &str, admin: bool) -> Result<(Us
         "INSERT INTO users (name, is_admin, created_at) VALUES (?1, ?2, ?3)",
         params![name, admin, now_ms()],
     )?;
-    let id = tx.last_insert_rowid();
+    let id = UserId::new(tx.last_insert_rowid());
     let secret = token::new_secret();
     tx.execute(
         "INSERT INTO tokens (user_id, hash, created_at) VALUES (?1, ?2, ?3)",
         params![id, token::hash(&secret), now_ms()],
     )?;
     tx.commit()?;
-    Ok((User { id, name: name.to_owned(), is_admin: admin }, secret))
+    Ok((User { id, name, is_admin: admin }, secret))
 }
 
 /// The user an API token belongs to.
@@ -88,7 +89,7 @@ pub fn new_token(conn: &Connection, name: &str) -> Result<String, ServerError> {
     Ok(secret)
 }
 
-fn user_id(conn: &Connection, name: &str) -> Result<i64, ServerError> {
+fn user_id(conn: &Connection, name: &str) -> Result<UserId, ServerError> {
     conn.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0))
         .optional()?
         .ok_or_else(|| ServerError::NotFound(format!("no user is named {name:?}")))
@@ -104,7 +105,7 @@ pub struct Session {
 }
 
 /// Starts a session for a user; returns the cookie value (a secret).
-pub fn create_session(conn: &Connection, user_id: i64) -> Result<String, ServerError> {
+pub fn create_session(conn: &Connection, user_id: UserId) -> Result<String, ServerError> {
     let secret = token::new_secret();
     let now = now_ms();
     conn.execute("DELETE FROM sessions WHERE expires_at < ?1", [now])?;

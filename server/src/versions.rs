@@ -1,37 +1,37 @@
 //! Bots and their versions in the database: records, lookups and the
-//! state changes of the lifecycle (each checked by [`VersionState::may_become`]).
+//! state changes of the lifecycle (each a [`VersionChange`] the lifecycle allows).
 
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
+use crate::domain::{BotId, BotName, SprtVerdict, UserId, UserName, VersionChange, VersionId, VersionState};
 use crate::error::ServerError;
-use crate::lifecycle::VersionState;
 
 /// A bot: a name owned by a user, with versions.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Bot {
     /// Database id.
-    pub id: i64,
+    pub id: BotId,
     /// The bot's name.
-    pub name: String,
+    pub name: BotName,
     /// The owner's user id.
-    pub owner_id: i64,
+    pub owner_id: UserId,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
 }
 
 /// A version of a bot, as anyone may see it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Version {
     /// Database id.
-    pub id: i64,
+    pub id: VersionId,
     /// The bot's id.
-    pub bot_id: i64,
+    pub bot_id: BotId,
     /// The bot's name.
-    pub bot: String,
+    pub bot: BotName,
     /// The owner's name.
-    pub owner: String,
+    pub owner: UserName,
     /// 1 for the first version of the bot, then 2, ...
     pub number: i64,
     /// The language (a name from the arena's table).
@@ -47,7 +47,7 @@ pub struct Version {
     /// Whether a candidate that passes its SPRT replaces the active version.
     pub auto_promote: bool,
     /// The version a candidate is tested against.
-    pub baseline_id: Option<i64>,
+    pub baseline_id: Option<VersionId>,
     /// When it was submitted (Unix ms).
     pub submitted_at: i64,
     /// When it entered its state (Unix ms).
@@ -57,7 +57,7 @@ pub struct Version {
     /// The candidate test's log-likelihood ratio, while or after it runs.
     pub sprt_llr: Option<f64>,
     /// The candidate test's verdict: `h1` (better) or `h0` (not better); none while undecided.
-    pub sprt_result: Option<String>,
+    pub sprt_result: Option<SprtVerdict>,
 }
 
 /// A version with the logs only its owner (and admins) may read.
@@ -77,7 +77,6 @@ const VERSION_COLUMNS: &str =
      v.state, v.candidate, v.auto_promote, v.baseline_id, v.submitted_at, v.state_at, v.reason, v.sprt_llr, v.sprt_result";
 
 fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
-    let state: String = r.get(8)?;
     Ok(Version {
         id: r.get(0)?,
         bot_id: r.get(1)?,
@@ -87,13 +86,7 @@ fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
         language: r.get(5)?,
         source_name: r.get(6)?,
         source_bytes: r.get(7)?,
-        state: VersionState::parse(&state).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                8,
-                rusqlite::types::Type::Text,
-                format!("state {state}").into(),
-            )
-        })?,
+        state: r.get(8)?,
         candidate: r.get(9)?,
         auto_promote: r.get(10)?,
         baseline_id: r.get(11)?,
@@ -120,12 +113,12 @@ fn select_versions(
 }
 
 /// One version by id.
-pub fn version(conn: &Connection, id: i64) -> Result<Option<Version>, ServerError> {
+pub fn version(conn: &Connection, id: VersionId) -> Result<Option<Version>, ServerError> {
     Ok(select_versions(conn, "WHERE v.id = ?1", [id])?.pop())
 }
 
 /// One version with its logs.
-pub fn version_detail(conn: &Connection, id: i64) -> Result<Option<VersionDetail>, ServerError> {
+pub fn version_detail(conn: &Connection, id: VersionId) -> Result<Option<VersionDetail>, ServerError> {
     let Some(version) = version(conn, id)? else { return Ok(None) };
     let (build_log, check_report) =
         conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [id], |r| {
@@ -135,13 +128,13 @@ pub fn version_detail(conn: &Connection, id: i64) -> Result<Option<VersionDetail
 }
 
 /// The versions of a bot, newest first.
-pub fn versions_of_bot(conn: &Connection, bot_id: i64) -> Result<Vec<Version>, ServerError> {
+pub fn versions_of_bot(conn: &Connection, bot_id: BotId) -> Result<Vec<Version>, ServerError> {
     select_versions(conn, "WHERE v.bot_id = ?1 ORDER BY v.number DESC", [bot_id])
 }
 
 /// The versions in a state, oldest first.
 pub fn versions_in_state(conn: &Connection, state: VersionState) -> Result<Vec<Version>, ServerError> {
-    select_versions(conn, "WHERE v.state = ?1 ORDER BY v.id", [state.as_str()])
+    select_versions(conn, "WHERE v.state = ?1 ORDER BY v.id", [state])
 }
 
 /// A bot by name (case-insensitive).
@@ -166,58 +159,66 @@ pub fn all_bots(conn: &Connection) -> Result<Vec<Bot>, ServerError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Moves a version from `from` to `to` (refusing a transition the lifecycle
-/// does not allow), recording `reason`. Returns false when the version was not
-/// in state `from` any more.
+/// Moves a version through `change` (from its `from` to its `to` state: only
+/// a change the lifecycle allows can be made), recording `reason`. Returns false
+/// when the version was not in state `from` any more.
 pub fn set_state(
     conn: &Connection,
-    id: i64,
-    from: VersionState,
-    to: VersionState,
+    id: VersionId,
+    change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
-    if !from.may_become(to) {
-        return Err(ServerError::Internal(format!("version {id}: {from} cannot become {to}")));
-    }
     let n = conn.execute(
         "UPDATE versions SET state = ?3, state_at = ?4, reason = ?5 WHERE id = ?1 AND state = ?2",
-        params![id, from.as_str(), to.as_str(), now_ms(), reason],
+        params![id, change.from(), change.to(), now_ms(), reason],
     )?;
     Ok(n == 1)
 }
 
-/// Makes a version active and retires the bot's previously active one, inside
-/// the caller's transaction: nothing is changed (and false returned) when the
-/// version is no longer in state `from`.
+/// Makes a version active through `change` (from `checking` or
+/// `evaluating`) and retires the bot's previously active one, inside the
+/// caller's transaction: nothing is changed (and false returned) when the
+/// version is no longer in state `change.from()`.
 pub fn activate_in(
     conn: &Connection,
-    id: i64,
-    from: VersionState,
+    id: VersionId,
+    change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
-    let bot_id: i64 = conn.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
-    if !set_state(conn, id, from, VersionState::Active, reason)? {
+    if change.to() != VersionState::Active {
+        return Err(ServerError::Internal(format!("version {id}: {} is no activation", change.to())));
+    }
+    let bot_id: BotId = conn.query_row("SELECT bot_id FROM versions WHERE id = ?1", [id], |r| r.get(0))?;
+    if !set_state(conn, id, change, reason)? {
         return Ok(false);
     }
     crate::failpoint::hit("activate.between_writes");
+    let retire = VersionChange::RETIRE;
     conn.execute(
-        "UPDATE versions SET state = 'retired', state_at = ?3, reason = ?4
-         WHERE bot_id = ?1 AND state = 'active' AND id != ?2",
-        params![bot_id, id, now_ms(), format!("replaced by a newer version (id {id})")],
+        "UPDATE versions SET state = ?5, state_at = ?3, reason = ?4
+         WHERE bot_id = ?1 AND state = ?6 AND id != ?2",
+        params![
+            bot_id,
+            id,
+            now_ms(),
+            format!("replaced by a newer version (id {id})"),
+            retire.to(),
+            retire.from()
+        ],
     )?;
     Ok(true)
 }
 
 /// Makes a version active and retires the bot's previously active one, in one
-/// transaction that commits only when the version was still in state `from`.
+/// transaction that commits only when the version was still in state `change.from()`.
 pub fn activate(
     conn: &mut Connection,
-    id: i64,
-    from: VersionState,
+    id: VersionId,
+    change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let ok = activate_in(&tx, id, from, reason)?;
+    let ok = activate_in(&tx, id, change, reason)?;
     if ok {
         tx.commit()?;
     }
@@ -225,13 +226,13 @@ pub fn activate(
 }
 
 /// Stores the build output of a version.
-pub fn set_build_log(conn: &Connection, id: i64, log: &str) -> Result<(), ServerError> {
+pub fn set_build_log(conn: &Connection, id: VersionId, log: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET build_log = ?2 WHERE id = ?1", params![id, log])?;
     Ok(())
 }
 
 /// Stores the conformance report of a version.
-pub fn set_check_report(conn: &Connection, id: i64, report: &str) -> Result<(), ServerError> {
+pub fn set_check_report(conn: &Connection, id: VersionId, report: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET check_report = ?2 WHERE id = ?1", params![id, report])?;
     Ok(())
 }
@@ -242,30 +243,32 @@ pub fn set_check_report(conn: &Connection, id: i64, report: &str) -> Result<(), 
 /// served comes first), and each user's versions are built oldest first. So
 /// one user's backlog delays another user's next build by at most the build
 /// under way.
-const NEXT_QUEUED: &str = "WHERE v.state = 'queued'
+/// `?1` is [`VersionState::Queued`].
+const NEXT_QUEUED: &str = "WHERE v.state = ?1
      ORDER BY coalesce((SELECT max(w.state_at) FROM versions w JOIN bots wb ON wb.id = w.bot_id
-                        WHERE wb.owner_id = b.owner_id AND w.state != 'queued'), 0), v.id
+                        WHERE wb.owner_id = b.owner_id AND w.state != ?1), 0), v.id
      LIMIT 1";
 
 /// Takes the next queued version for building (moves it to `building`), in the
 /// fair order of users described at `NEXT_QUEUED`.
 pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
     loop {
-        let Some(v) = select_versions(conn, NEXT_QUEUED, [])?.pop() else {
+        let Some(v) = select_versions(conn, NEXT_QUEUED, [VersionState::Queued])?.pop() else {
             return Ok(None);
         };
-        if set_state(conn, v.id, VersionState::Queued, VersionState::Building, "")? {
-            return Ok(Some(Version { state: VersionState::Building, ..v }));
+        let change = VersionChange::START_BUILD;
+        if set_state(conn, v.id, change, "")? {
+            return Ok(Some(Version { state: change.to(), ..v }));
         }
     }
 }
 
 /// The versions a user has waiting to be built or checked (queued, building, checking).
-pub fn pending_of_user(conn: &Connection, user_id: i64) -> Result<i64, ServerError> {
+pub fn pending_of_user(conn: &Connection, user_id: UserId) -> Result<i64, ServerError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
-         WHERE b.owner_id = ?1 AND v.state IN ('queued', 'building', 'checking')",
-        [user_id],
+         WHERE b.owner_id = ?1 AND v.state IN (?2, ?3, ?4)",
+        params![user_id, VersionState::Queued, VersionState::Building, VersionState::Checking],
         |r| r.get(0),
     )?)
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use crate::arena::Arena;
 use crate::build::gate::{BuiltBot, ConformanceGate};
 use crate::build::sandbox::run_build;
+use crate::domain::VersionChange;
 use crate::error::ServerError;
-use crate::lifecycle::VersionState;
 use crate::versions::{self, Version};
 
 /// Runs builds until shutdown.
@@ -31,21 +31,21 @@ pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
 /// Builds and checks one queued version; false when none was queued.
 pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bool, ServerError> {
     let Some(v) = arena.db.write(|conn| versions::claim_queued(conn)).await? else { return Ok(false) };
-    let span = tracing::info_span!("build", version = v.id, bot = %v.bot, number = v.number);
+    let span = tracing::info_span!("build", version = v.id.get(), bot = %v.bot, number = v.number);
     let _enter = span.enter();
     let dir = arena.version_dir(v.bot_id, v.number);
     let Some(language) = arena.config.language(&v.language).cloned() else {
         reject(
             arena,
             &v,
-            VersionState::Building,
+            VersionChange::BUILD_FAILED,
             format!("the language {:?} is no longer offered", v.language),
         )
         .await?;
         return Ok(true);
     };
     if !dir.is_dir() {
-        reject(arena, &v, VersionState::Building, "the upload's files are missing on the server".into())
+        reject(arena, &v, VersionChange::BUILD_FAILED, "the upload's files are missing on the server".into())
             .await?;
         return Ok(true);
     }
@@ -61,9 +61,7 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
             let id = v.id;
             arena
                 .db
-                .write(move |conn| {
-                    versions::set_state(conn, id, VersionState::Building, VersionState::Queued, "")
-                })
+                .write(move |conn| versions::set_state(conn, id, VersionChange::REQUEUE_BUILD, ""))
                 .await?;
             return Ok(false);
         }
@@ -76,13 +74,11 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     arena.db.write(move |conn| versions::set_build_log(conn, id, &log)).await?;
     if outcome.as_ref().is_some_and(|o| !o.success) {
         arena.metrics.builds_failed.inc();
-        reject(arena, &v, VersionState::Building, "the build failed (see the build log)".into()).await?;
+        reject(arena, &v, VersionChange::BUILD_FAILED, "the build failed (see the build log)".into()).await?;
         return Ok(true);
     }
-    let moved = arena
-        .db
-        .write(move |conn| versions::set_state(conn, id, VersionState::Building, VersionState::Checking, ""))
-        .await?;
+    let moved =
+        arena.db.write(move |conn| versions::set_state(conn, id, VersionChange::START_CHECK, "")).await?;
     if !moved {
         return Ok(true);
     }
@@ -93,8 +89,13 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     arena.db.write(move |conn| versions::set_check_report(conn, id, &text)).await?;
     if !report.passed {
         arena.metrics.checks_failed.inc();
-        reject(arena, &v, VersionState::Checking, "the conformance check failed (see the report)".into())
-            .await?;
+        reject(
+            arena,
+            &v,
+            VersionChange::CHECK_FAILED,
+            "the conformance check failed (see the report)".into(),
+        )
+        .await?;
         return Ok(true);
     }
     if v.candidate {
@@ -104,8 +105,7 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
                 versions::set_state(
                     conn,
                     id,
-                    VersionState::Checking,
-                    VersionState::Evaluating,
+                    VersionChange::START_EVALUATION,
                     "passed the checks; playing the active version",
                 )
             })
@@ -113,7 +113,7 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     } else {
         arena
             .db
-            .write(move |conn| versions::activate(conn, id, VersionState::Checking, "passed the checks"))
+            .write(move |conn| versions::activate(conn, id, VersionChange::ACTIVATE, "passed the checks"))
             .await?;
     }
     tracing::info!("version passed the gate");
@@ -122,9 +122,14 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     Ok(true)
 }
 
-async fn reject(arena: &Arena, v: &Version, from: VersionState, reason: String) -> Result<(), ServerError> {
-    tracing::info!(version = v.id, %reason, "version rejected");
+async fn reject(
+    arena: &Arena,
+    v: &Version,
+    change: VersionChange,
+    reason: String,
+) -> Result<(), ServerError> {
+    tracing::info!(version = v.id.get(), %reason, "version rejected");
     let id = v.id;
-    arena.db.write(move |conn| versions::set_state(conn, id, from, VersionState::Rejected, &reason)).await?;
+    arena.db.write(move |conn| versions::set_state(conn, id, change, &reason)).await?;
     Ok(())
 }

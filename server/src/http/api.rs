@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::SharedArena;
 use crate::auth::{ApiUser, MaybeApiUser};
+use crate::domain::{GameId, GameState, UserId, VersionId};
 use crate::error::{ApiError, ErrorBody};
 use crate::games::{self, Game, GameFilter};
 use crate::languages::Language;
@@ -131,7 +132,7 @@ pub enum VersionView {
 pub async fn version(
     State(arena): State<SharedArena>,
     MaybeApiUser(user): MaybeApiUser,
-    Path(id): Path<i64>,
+    Path(id): Path<VersionId>,
 ) -> Result<Json<VersionView>, ApiError> {
     let detail = arena
         .db
@@ -144,7 +145,7 @@ pub async fn version(
             Ok(c.query_row(
                 "SELECT b.owner_id FROM versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?1",
                 [id],
-                |r| r.get::<_, i64>(0),
+                |r| r.get::<_, UserId>(0),
             )?)
         })
         .await?;
@@ -161,13 +162,13 @@ pub async fn version(
 pub async fn promote(
     State(arena): State<SharedArena>,
     ApiUser(user): ApiUser,
-    Path(id): Path<i64>,
+    Path(id): Path<VersionId>,
 ) -> Result<Json<Version>, ApiError> {
     Ok(Json(promote_as(&arena, &user, id).await?))
 }
 
 /// Promotes version `id` on behalf of `user` (its owner or an admin).
-pub async fn promote_as(arena: &SharedArena, user: &User, id: i64) -> Result<Version, ApiError> {
+pub async fn promote_as(arena: &SharedArena, user: &User, id: VersionId) -> Result<Version, ApiError> {
     let v = arena
         .db
         .read(move |c| versions::version(c, id))
@@ -219,11 +220,9 @@ pub async fn games(
     State(arena): State<SharedArena>,
     Query(q): Query<GamesQuery>,
 ) -> Result<Json<Vec<Game>>, ApiError> {
-    if let Some(s) = &q.state
-        && !matches!(s.as_str(), "running" | "finished" | "aborted")
-    {
-        return Err(ApiError::bad_request(format!("state must be running, finished or aborted, not {s:?}")));
-    }
+    let state = q.state.as_deref().map(str::parse::<GameState>).transpose().map_err(|e| {
+        ApiError::bad_request(format!("state must be running, finished or aborted, not {:?}", e.text))
+    })?;
     let bot_id = match q.bot.clone() {
         None => None,
         Some(name) => {
@@ -232,7 +231,8 @@ pub async fn games(
             Some(bot.ok_or_else(|| ApiError::not_found(format!("no bot is named {name:?}")))?.id)
         }
     };
-    let filter = GameFilter { bot_id, state: q.state, limit: q.limit.unwrap_or(50), before: q.before };
+    let filter =
+        GameFilter { bot_id, state, limit: q.limit.unwrap_or(50), before: q.before.map(GameId::new) };
     Ok(Json(arena.db.read(move |c| games::list(c, &filter)).await?))
 }
 
@@ -240,7 +240,7 @@ pub async fn games(
 #[utoipa::path(get, path = "/api/games/{id}", tag = "games",
     params(("id" = i64, Path, description = "The game's id")),
     responses((status = 200, body = Game), (status = 404, body = ErrorBody)))]
-pub async fn game(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Result<Json<Game>, ApiError> {
+pub async fn game(State(arena): State<SharedArena>, Path(id): Path<GameId>) -> Result<Json<Game>, ApiError> {
     arena
         .db
         .read(move |c| games::game(c, id))
@@ -256,7 +256,7 @@ pub async fn game(State(arena): State<SharedArena>, Path(id): Path<i64>) -> Resu
     responses((status = 200, content_type = "application/x-ndjson", body = String), (status = 404, body = ErrorBody)))]
 pub async fn game_log(
     State(arena): State<SharedArena>,
-    Path(id): Path<i64>,
+    Path(id): Path<GameId>,
     MaybeApiUser(user): MaybeApiUser,
 ) -> Result<Response, ApiError> {
     let game = arena
@@ -264,7 +264,7 @@ pub async fn game_log(
         .read(move |c| games::game(c, id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no game has id {id}")))?;
-    if game.state == "running" {
+    if game.state == GameState::Running {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             format!("game {id} is still running: watch it on /live/{id}"),

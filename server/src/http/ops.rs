@@ -7,8 +7,8 @@ use axum::response::IntoResponse;
 
 use crate::arena::SharedArena;
 use crate::auth::ApiUser;
+use crate::domain::VersionState;
 use crate::error::ApiError;
-use crate::lifecycle::VersionState;
 
 /// `ok` when the database answers.
 pub async fn healthz(State(arena): State<SharedArena>) -> Result<&'static str, ApiError> {
@@ -18,7 +18,7 @@ pub async fn healthz(State(arena): State<SharedArena>) -> Result<&'static str, A
 
 /// The Prometheus metrics (versions per state are counted at each scrape).
 pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoResponse, ApiError> {
-    let counts: Vec<(String, i64)> = arena
+    let counts: Vec<(VersionState, i64)> = arena
         .db
         .read(|c| {
             let mut stmt = c.prepare_cached("SELECT state, count(*) FROM versions GROUP BY state")?;
@@ -27,7 +27,7 @@ pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoRespon
         })
         .await?;
     for s in VersionState::ALL {
-        let n = counts.iter().find(|(name, _)| name == s.as_str()).map_or(0, |(_, n)| *n);
+        let n = counts.iter().find(|(state, _)| state == s).map_or(0, |(_, n)| *n);
         arena.metrics.versions.with_label_values(&[s.as_str()]).set(n);
     }
     let text = arena.metrics.render()?;

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::SharedArena;
 use crate::auth::{PageSession, SESSION_COOKIE, check_form, check_origin};
+use crate::domain::{BotId, BotName, GameId, GameResult, GameState, UserId, VersionId};
 use crate::error::{ApiError, ServerError};
 use crate::games::{self, Game, GameFilter};
 use crate::pages::format_time;
@@ -45,7 +46,7 @@ pub fn routes() -> Router<SharedArena> {
 }
 
 fn who(s: &PageSession) -> (Option<String>, Option<String>) {
-    s.0.as_ref().map_or((None, None), |s| (Some(s.user.name.clone()), Some(s.csrf.clone())))
+    s.0.as_ref().map_or((None, None), |s| (Some(s.user.name.to_string()), Some(s.csrf.clone())))
 }
 
 fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) -> Response {
@@ -78,7 +79,7 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession, hea
 /// One row of a bot's head-to-head table.
 #[derive(Debug, Serialize)]
 struct HeadToHead {
-    opponent: String,
+    opponent: BotName,
     games: u32,
     wins: u32,
     losses: u32,
@@ -102,9 +103,9 @@ struct Plot {
     max: f64,
 }
 
-fn head_to_head(bot_id: i64, games: &[Game]) -> Vec<HeadToHead> {
-    let mut by: BTreeMap<String, HeadToHead> = BTreeMap::new();
-    for g in games.iter().filter(|g| g.state == "finished") {
+fn head_to_head(bot_id: BotId, games: &[Game]) -> Vec<HeadToHead> {
+    let mut by: BTreeMap<BotName, HeadToHead> = BTreeMap::new();
+    for g in games.iter().filter(|g| g.state == GameState::Finished) {
         let (me_south, opp) = if g.south.bot_id == bot_id && g.north.bot_id != bot_id {
             (true, g.north.bot.clone())
         } else if g.north.bot_id == bot_id && g.south.bot_id != bot_id {
@@ -121,9 +122,9 @@ fn head_to_head(bot_id: i64, games: &[Game]) -> Vec<HeadToHead> {
             score: 0.0,
         });
         row.games += 1;
-        match (g.result.as_deref(), me_south) {
-            (Some("south"), true) | (Some("north"), false) => row.wins += 1,
-            (Some("draw"), _) => row.draws += 1,
+        match (g.result, me_south) {
+            (Some(GameResult::South), true) | (Some(GameResult::North), false) => row.wins += 1,
+            (Some(GameResult::Draw), _) => row.draws += 1,
             _ => row.losses += 1,
         }
     }
@@ -190,7 +191,11 @@ async fn bot(State(arena): State<SharedArena>, session: PageSession, Path(name):
     }
 }
 
-async fn version(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+async fn version(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Path(id): Path<VersionId>,
+) -> Response {
     let detail = match arena.db.read(move |c| versions::version_detail(c, id)).await {
         Ok(Some(d)) => d,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no version has id {id}"))),
@@ -213,7 +218,7 @@ async fn promote(
     State(arena): State<SharedArena>,
     session: PageSession,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<VersionId>,
     Form(form): Form<CsrfForm>,
 ) -> Response {
     let Some(s) = &session.0 else { return failed(&arena, &session, ApiError::unauthorized("log in first")) };
@@ -267,14 +272,14 @@ fn read_log(text: &str, show_south: bool, show_north: bool) -> LogView {
     view
 }
 
-async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<GameId>) -> Response {
     let g = match arena.db.read(move |c| games::game(c, id)).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
     let me = session.0.as_ref().map(|s| &s.user);
-    let sees = |owner: i64| me.is_some_and(|u| u.is_admin || u.id == owner);
+    let sees = |owner: UserId| me.is_some_and(|u| u.is_admin || u.id == owner);
     let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
     let view = read_log(&text, sees(g.south.owner_id), sees(g.north.owner_id));
     let (user, csrf) = who(&session);
@@ -282,13 +287,13 @@ async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): 
 }
 
 /// The replay page of `bao-viewer` for a finished or aborted game.
-async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<i64>) -> Response {
+async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<GameId>) -> Response {
     let g = match arena.db.read(move |c| games::game(c, id)).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
-    if g.state == "running" {
+    if g.state == GameState::Running {
         return Redirect::to(&format!("/live/{id}")).into_response();
     }
     let me = session.0.as_ref().map(|s| &s.user);
