@@ -31,6 +31,7 @@ pub mod ply_timer;
 pub mod referee_runs;
 pub mod report;
 pub mod sandbox_cost;
+pub mod sandbox_stages;
 pub mod setup;
 pub mod spawn_cost;
 pub mod stats;

@@ -23,6 +23,11 @@ pub struct SandboxArgs {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also time the stub's steps (a build with the `stage-times` feature, run with
+    /// `BAO_STAGE_TIMES=FILE` in its environment, FILE the same): print, for each way, the
+    /// median time from the stub's start to each step it reached, and from the step before.
+    #[arg(long, value_name = "FILE")]
+    pub stages: Option<std::path::PathBuf>,
 }
 
 /// One way's timings.
@@ -50,9 +55,21 @@ pub fn run(args: &SandboxArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Res
     std::fs::create_dir_all(&folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let spec =
         BotSpec { name: None, program: "/bin/cat".into(), args: Vec::new(), dir: Some(folder.clone()) };
+    if let Some(stages) = &args.stages {
+        anyhow::ensure!(
+            std::env::var_os("BAO_STAGE_TIMES").is_some_and(|file| file == stages.as_os_str()),
+            "--stages {} needs BAO_STAGE_TIMES={0} in the environment (and a build with --features stage-times)",
+            stages.display()
+        );
+        std::fs::write(stages, b"").with_context(|| format!("cannot empty {}", stages.display()))?;
+    }
     let outcome = measure(args, runtime, &spec);
     let _ = std::fs::remove_dir(&folder);
-    outcome
+    outcome?;
+    if let Some(stages) = &args.stages {
+        super::sandbox_stages::report(stages)?;
+    }
+    Ok(())
 }
 
 fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec) -> anyhow::Result<()> {
@@ -62,6 +79,9 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
         for (way, &(level, no_network)) in WAYS.iter().enumerate() {
             let options =
                 SpawnOptions { isolation: Isolation { level, no_network }, ..SpawnOptions::default() };
+            if let Some(stages) = args.stages.as_deref().filter(|_| round > 0) {
+                super::sandbox_stages::begin(stages, way_name(level, no_network))?;
+            }
             let (start, life) = runtime.block_on(lifecycle(spec, &options))?;
             bao_supervise::wait_for_cleanups(Duration::from_secs(5));
             if round > 0 {
@@ -74,10 +94,7 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
         .iter()
         .zip(&samples)
         .map(|((level, no_network), (start, life))| Way {
-            isolation: match (level, no_network) {
-                (IsolationLevel::Pid, true) => "pid+no-network",
-                _ => level.name(),
-            },
+            isolation: way_name(*level, *no_network),
             start: Summary::of(start).expect("rounds ≥ 1"),
             life: Summary::of(life).expect("rounds ≥ 1"),
         })
@@ -96,6 +113,13 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
         );
     }
     Ok(())
+}
+
+fn way_name(level: IsolationLevel, no_network: bool) -> &'static str {
+    match (level, no_network) {
+        (IsolationLevel::Pid, true) => "pid+no-network",
+        _ => level.name(),
+    }
 }
 
 /// One bot's life: its start until its echo, and until `shutdown` returned.

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use bao_referee::tournament::journal::{self, JournalEntry};
+use bao_tournament::journal::{self, JournalEntry};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use bao_referee::tournament::plan::Plan;
+use bao_tournament::plan::Plan;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

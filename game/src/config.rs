@@ -67,7 +67,8 @@ pub struct GameConfig {
     pub seed: u64,
     /// Resource limits for each bot.
     pub limits: ResourceLimits,
-    /// At most this many bytes of each bot's stderr are kept.
+    /// At most this many bytes of each bot's stderr are kept, and at most this many bytes
+    /// of the log (escapes counted) hold them.
     pub stderr_cap: usize,
     /// How long a bot may take to exit after quit (and after SIGTERM).
     pub quit_grace: Duration,

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use bao_protocol::{BotMessage, Info, ProtocolError, Ready};
 use bao_rules::{Move, MoveText, Position, Side};
-use bao_supervise::{BotFault, BotProcess};
+use bao_supervise::BotFault;
+
+use crate::endpoint::LineEndpoint;
 
 use crate::lag::micros;
 use crate::{Clock, Reason};
@@ -159,7 +161,7 @@ pub fn excerpt(line: &str) -> String {
 /// process ended; or the verdict of the resource limit the bot broke while starting
 /// (`memory_limit`...).
 pub async fn handshake(
-    process: &mut BotProcess,
+    process: &mut impl LineEndpoint,
     side: Side,
     hello: &str,
     deadline: tokio::time::Instant,
@@ -168,7 +170,8 @@ pub async fn handshake(
     lines.line(LineDirection::Sent, hello);
     process.send_line(hello, deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
     loop {
-        let line = process.recv_line(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
+        let (line, _) =
+            process.recv_line_timed(deadline).await.map_err(|f| Fault::from_bot(side, f, true))?;
         lines.line(LineDirection::Received, &line);
         match BotMessage::parse(&line) {
             Ok(BotMessage::Ready(ready)) => return Ok(ready),
@@ -223,7 +226,7 @@ pub struct Answer {
 /// The verdict: timeout, wrong id, a malformed line, an unexpected message, or the process
 /// layer's fault.
 pub async fn ask_move(
-    process: &mut BotProcess,
+    process: &mut impl LineEndpoint,
     side: Side,
     request: &str,
     id: u64,

@@ -174,8 +174,10 @@ pub struct StderrRecord {
     pub bytes_total: u64,
     /// Whether `text` holds less than all of it.
     pub truncated: bool,
-    /// The kept stderr, lossy UTF-8: all of it under the cap (1 MiB); past it, the first and
-    /// the last half-cap with a marker line between them.
+    /// The kept stderr, lossy UTF-8: all of it when it takes at most the cap (1 MiB) in
+    /// the log, escapes counted (a control character is six bytes, `\u0000`); past it, about
+    /// the first and the last half-cap with a marker line between them that says how many
+    /// bytes of stderr are left out.
     pub text: String,
 }
 

@@ -14,6 +14,9 @@ use crate::log::{
 };
 use bao_supervise::{BotProcess, BotSpec, SpawnOptions};
 
+use crate::endpoint::{LineEndpoint, SeatEndpoint};
+use crate::human::{HumanSeat, RESIGNED};
+
 use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
 
 use crate::wire;
@@ -23,7 +26,9 @@ use crate::{Clock, GameConfig, GameResult, Reason};
 struct Seat {
     side: Side,
     spec: BotSpec,
-    process: Option<BotProcess>,
+    process: Option<SeatEndpoint>,
+    /// A person's seat, until the game starts it (then it is the `process`).
+    human: Option<HumanSeat>,
     reported: Option<Reported>,
     next_id: u64,
     clock: Clock,
@@ -40,6 +45,15 @@ struct Seat {
 
 impl Seat {
     fn record(&self) -> BotRecord {
+        if let Some(human) = &self.human {
+            // A person: named as such, with no command.
+            return BotRecord {
+                name: human.name.clone(),
+                command: vec![HUMAN_COMMAND.to_owned()],
+                dir: None,
+                reported: None,
+            };
+        }
         BotRecord {
             name: self.spec.display_name(),
             command: self.spec.command_line(),
@@ -90,6 +104,9 @@ pub struct Silent;
 
 impl GameObserver for Silent {}
 
+/// What the log's header records as a human seat's command: a person, not a program.
+pub const HUMAN_COMMAND: &str = "(a person)";
+
 /// Plays one game as configured, writing the log as it goes.
 ///
 /// A bot's misbehaviour is a verdict in the result, never an error. The
@@ -104,12 +121,29 @@ pub async fn play_game(
     observer: &mut dyn GameObserver,
     cancel: &CancellationToken,
 ) -> Result<GameResult, GameError> {
+    play_game_with_seats(config, [None, None], log, observer, cancel).await
+}
+
+/// Plays one game as [`play_game`] does, with a person in each seat given in `humans` (South's,
+/// North's) instead of the bot of `config` there: the same judge, clocks and log (see
+/// [`crate::human`]).
+///
+/// # Errors
+/// I/O errors writing the log.
+pub async fn play_game_with_seats(
+    config: &GameConfig,
+    mut humans: [Option<HumanSeat>; 2],
+    log: &mut GameLog,
+    observer: &mut dyn GameObserver,
+    cancel: &CancellationToken,
+) -> Result<GameResult, GameError> {
     let started = Instant::now();
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let mut seats = [Side::South, Side::North].map(|side| Seat {
         side,
         spec: if side == Side::South { config.south.clone() } else { config.north.clone() },
         process: None,
+        human: humans[side.index()].take(),
         reported: None,
         next_id: 1,
         clock: Clock::new(config.time_for(side)),
@@ -207,11 +241,13 @@ pub async fn play_game(
 
     for seat in &seats {
         if let Some(stderr) = &seat.stderr {
+            // Bounded in the log's bytes, not the bot's: a NUL is six bytes there (`\u0000`).
+            let (text, truncated) = stderr.log_text(config.stderr_cap);
             let record = LogRecord::Stderr(StderrRecord {
                 side: seat.side,
                 bytes_total: stderr.total_bytes,
-                truncated: stderr.truncated,
-                text: stderr.text(),
+                truncated,
+                text,
             });
             log.write(&record)?;
         }
@@ -267,17 +303,24 @@ enum StartError {
 /// Returns the lines it wrote, with their times (for [`GameObserver::on_line`]).
 async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(String, Instant)> {
     let mut sent = Vec::new();
-    let Some(mut process) = seat.process.take() else { return sent };
+    let Some(mut endpoint) = seat.process.take() else { return sent };
     let deadline = tokio::time::Instant::now() + grace;
     let at = Instant::now();
-    if process.send_line(game_over, deadline).await.is_ok() {
+    if endpoint.send_line(game_over, deadline).await.is_ok() {
         sent.push((game_over.to_owned(), at));
         let quit = wire::quit_line();
         let at = Instant::now();
-        if process.send_line(&quit, deadline).await.is_ok() {
+        if endpoint.send_line(&quit, deadline).await.is_ok() {
             sent.push((quit, at));
         }
     }
+    let process = match endpoint {
+        SeatEndpoint::Bot(process) => *process,
+        SeatEndpoint::Human(_) => {
+            seat.exit = "a person: no process".to_owned();
+            return sent;
+        }
+    };
     let (report, stderr) = process.shutdown_with_stderr(grace).await;
     seat.exit = report.to_string();
     seat.stderr = Some(stderr);
@@ -434,7 +477,7 @@ fn cpu_record(config: &GameConfig) -> CpuRecord {
 /// Freezes the seat's bot until its next line is written (`--no-ponder`). A failure is the
 /// referee's, never the bot's: it is logged and the game goes on.
 fn freeze_until_next_line(seat: &mut Seat) {
-    let Some(process) = &mut seat.process else { return };
+    let Some(process) = seat.process.as_mut().and_then(SeatEndpoint::process_mut) else { return };
     if let Err(e) = process.freeze_until_next_line() {
         tracing::warn!(side = %seat.side, "cannot freeze the bot: {e}");
     }
@@ -442,7 +485,7 @@ fn freeze_until_next_line(seat: &mut Seat) {
 
 /// Thaws the seat's bot (a failure is logged).
 fn thaw(seat: &Seat) {
-    if let Some(process) = &seat.process
+    if let Some(process) = seat.process.as_ref().and_then(SeatEndpoint::process)
         && let Err(e) = process.thaw()
     {
         tracing::warn!(side = %seat.side, "cannot thaw the bot: {e}");
@@ -452,6 +495,9 @@ fn thaw(seat: &Seat) {
 /// Spawns one bot and runs its handshake.
 async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSink) -> Result<(), StartError> {
     let side = seat.side;
+    if let Some(human) = seat.human.take() {
+        return start_human(seat, human, config, lines).await;
+    }
     let options = SpawnOptions {
         stderr_cap: config.stderr_cap,
         isolation: config.isolation,
@@ -487,9 +533,31 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     }
     // The first move's CPU is counted from here (see `Seat::cpu_mark`).
     seat.cpu_mark = cpu_reading(&process);
-    seat.process = Some(process);
+    seat.process = Some(SeatEndpoint::Bot(Box::new(process)));
     let ready = result.map_err(StartError::Bot)?;
     seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
+    Ok(())
+}
+
+/// Runs a person's handshake: the same `hello` and `ready` as a bot's, within the startup time.
+async fn start_human(
+    seat: &mut Seat,
+    human: HumanSeat,
+    config: &GameConfig,
+    lines: &mut dyn LineSink,
+) -> Result<(), StartError> {
+    let side = seat.side;
+    let name = human.name.clone();
+    let mut endpoint = SeatEndpoint::Human(human);
+    seat.exit = "a person".to_owned();
+    let time = config.time_for(side);
+    let deadline = tokio::time::Instant::now() + time.startup;
+    let hello = wire::hello_line(side, &config.start, &time);
+    let result = judge::handshake(&mut endpoint, side, &hello, deadline, lines).await;
+    seat.process = Some(endpoint);
+    let ready = result.map_err(StartError::Bot)?;
+    // The person's name is the one the seat was given, whatever the relay reported.
+    seat.reported = Some(Reported { name, author: ready.author, version: ready.version });
     Ok(())
 }
 
@@ -541,9 +609,15 @@ async fn play_one(
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
     let allowed = seat.clock.allowed();
-    let answer = judge::ask_move(process, side, &seat.request, id, allowed, lines).await?;
+    let answer =
+        judge::ask_move(process, side, &seat.request, id, allowed, lines).await.map_err(|mut fault| {
+            if matches!(&*fault.cause, Cause::Process(bao_supervise::BotFault::Io(why)) if why == RESIGNED) {
+                RESIGNED.clone_into(&mut fault.detail);
+            }
+            fault
+        })?;
     // One reading per ply: this move's "after" is the next one's "before".
-    let cpu_after = cpu_reading(process);
+    let cpu_after = process.process().and_then(cpu_reading);
     let cpu = cpu_after.zip(seat.cpu_mark).map(|(after, before)| after.saturating_sub(before));
     seat.cpu_mark = cpu_after;
     judge::charge(&mut seat.clock, side, &answer)?;

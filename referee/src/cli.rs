@@ -58,6 +58,12 @@ pub enum Command {
     // naming --games (not "unexpected argument '-2'").
     #[command(allow_negative_numbers = true)]
     Check(crate::check_args::CheckArgs),
+    /// Plays you against a bot in your browser: serves the game on 127.0.0.1 and prints its address.
+    #[cfg(feature = "play")]
+    Play(crate::play_cmd::PlayArgs),
+    /// Plays you against a bot in your browser: serves the game on 127.0.0.1 and prints its address.
+    #[cfg(not(feature = "play"))]
+    Play(crate::not_built::NotBuiltArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -89,6 +95,10 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
         Command::Check(args) => crate::check_cmd::run(&args),
+        #[cfg(feature = "play")]
+        Command::Play(args) => crate::play_cmd::run(&args),
+        #[cfg(not(feature = "play"))]
+        Command::Play(_) => crate::not_built::run("play", "play"),
     };
     // Output that could not be written (a full disk) is a failure even if the work was done.
     let code =
@@ -134,13 +144,16 @@ mod tests {
     #[test]
     fn rust_log_wins_over_the_default_and_a_bad_one_is_ignored() {
         let warn = log_filter(None, LevelFilter::WARN);
-        assert!(warn.would_enable("bao_game", &tracing::Level::WARN));
-        assert!(!warn.would_enable("bao_game", &tracing::Level::INFO));
+        assert!(warn.would_enable("bao_game", &LevelFilter::WARN.into_level().unwrap()));
+        assert!(!warn.would_enable("bao_game", &LevelFilter::INFO.into_level().unwrap()));
         assert_eq!(log_filter(Some(" "), LevelFilter::INFO).default_level(), Some(LevelFilter::INFO));
         let targeted = log_filter(Some("warn,bao_server::leaderboard_snapshot=debug"), LevelFilter::ERROR);
-        assert!(targeted.would_enable("bao_server::leaderboard_snapshot", &tracing::Level::DEBUG));
-        assert!(!targeted.would_enable("bao_game", &tracing::Level::INFO));
-        assert!(targeted.would_enable("bao_game", &tracing::Level::WARN));
+        assert!(
+            targeted
+                .would_enable("bao_server::leaderboard_snapshot", &LevelFilter::DEBUG.into_level().unwrap())
+        );
+        assert!(!targeted.would_enable("bao_game", &LevelFilter::INFO.into_level().unwrap()));
+        assert!(targeted.would_enable("bao_game", &LevelFilter::WARN.into_level().unwrap()));
         assert_eq!(log_filter(Some("=#!"), LevelFilter::DEBUG).default_level(), Some(LevelFilter::DEBUG));
     }
 }

@@ -23,8 +23,18 @@ pub const INTERRUPTED: u8 = 130;
 /// already holds (a `thiserror` message that quotes its source) is not repeated.
 #[must_use]
 pub fn describe(error: &anyhow::Error) -> String {
+    join_causes(error.chain())
+}
+
+/// [`describe`] for a library's typed error and its sources.
+#[must_use]
+pub fn describe_error(error: &(dyn std::error::Error + 'static)) -> String {
+    join_causes(std::iter::successors(Some(error), |e| e.source()))
+}
+
+fn join_causes<'a>(causes: impl Iterator<Item = &'a (dyn std::error::Error + 'static)>) -> String {
     let mut text = String::new();
-    for cause in error.chain() {
+    for cause in causes {
         let part = cause.to_string();
         if text.contains(&part) {
             continue;

@@ -301,25 +301,8 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
     config.isolation = args.game.isolation();
     config.no_ponder = args.game.no_ponder;
     args.game.check_cpu_confinement().map_err(anyhow::Error::msg)?;
-    isolation_preflight(&[&config.south, &config.north], config.isolation)?;
+    bao_tournament::preflight::check_isolation(&[&config.south, &config.north], config.isolation)?;
     Ok(config)
-}
-
-/// A bot that cannot run under the isolation asked for is an error before the game, not a
-/// forfeit (other start-up failures stay the bot's fault: `handshake_failed`).
-///
-/// # Errors
-/// Naming the bot and why it cannot be isolated.
-pub fn isolation_preflight(bots: &[&BotSpec], isolation: bao_supervise::Isolation) -> anyhow::Result<()> {
-    let options = bao_supervise::SpawnOptions { isolation, ..Default::default() };
-    for bot in bots {
-        if let Err(e @ bao_supervise::SpawnError::Isolation { .. }) =
-            bao_supervise::BotProcess::preflight(bot, &options)
-        {
-            anyhow::bail!("cannot start the bot {}: {e}", bot.display_name());
-        }
-    }
-    Ok(())
 }
 
 fn default_log_path() -> PathBuf {

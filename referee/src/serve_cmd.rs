@@ -32,39 +32,24 @@ fn finish(result: Result<bao_server::cli::Done, bao_server::ServerError>) -> u8 
     bao_server::cli::exit_code(&result)
 }
 
-/// `serve` and `submit` in a build without the `server` feature: whatever follows them.
+/// `serve` in a build without the `server` feature.
 #[cfg(not(feature = "server"))]
-#[derive(Debug, clap::Args)]
-pub struct ServeArgs {
-    /// The command's arguments (not read: this build has no server).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
-}
+pub type ServeArgs = crate::not_built::NotBuiltArgs;
 
-/// The same for `submit`.
+/// `submit` in a build without the `server` feature.
 #[cfg(not(feature = "server"))]
-pub type SubmitArgs = ServeArgs;
+pub type SubmitArgs = crate::not_built::NotBuiltArgs;
 
 /// `serve` in a build without the server: says how to build it; exit 2.
 #[cfg(not(feature = "server"))]
 #[must_use]
 pub fn run_serve(_: &ServeArgs) -> u8 {
-    without_server("serve")
+    crate::not_built::run("serve", "server")
 }
 
 /// `submit` in a build without the server: says how to build it; exit 2.
 #[cfg(not(feature = "server"))]
 #[must_use]
 pub fn run_submit(_: &SubmitArgs) -> u8 {
-    without_server("submit")
-}
-
-#[cfg(not(feature = "server"))]
-fn without_server(command: &str) -> u8 {
-    eprintln!(
-        "error: `{command}` is not in this build of bao-referee (built without the `server` \
-         feature, as the README's first command does); build the whole tool with \
-         `cargo build --release -p bao-referee` or install it with `cargo install --path referee`"
-    );
-    crate::exit::MALFORMED
+    crate::not_built::run("submit", "server")
 }

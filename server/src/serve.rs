@@ -60,9 +60,14 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
 
     let app = crate::http::router(arena.clone());
     let shutdown = arena.shutdown.clone();
+    // SIGTERM, SIGINT (Ctrl-C) or SIGHUP, each a graceful stop (README, "Exit codes": the
+    // server then exits 130): the one signal module of every long-running command.
+    let stop = tokio_util::sync::CancellationToken::new();
+    bao_tournament::signals::install(stop.clone())
+        .map_err(|e| ServerError::io("cannot install the signal handlers", e))?;
     tokio::spawn(async move {
-        let signal = wait_for_signal().await;
-        tracing::info!(signal, "shutting down");
+        stop.cancelled().await;
+        tracing::info!(signal = bao_tournament::signals::received().unwrap_or("a signal"), "shutting down");
         shutdown.cancel();
     });
     let metrics_server = match arena.config.http.metrics_listen {
@@ -96,29 +101,6 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     }
     tracing::info!("stopped");
     Ok(())
-}
-
-/// Waits for SIGTERM, SIGINT (Ctrl-C) or SIGHUP, each a graceful stop (README, "Exit
-/// codes": the server then exits 130); returns the signal's name.
-async fn wait_for_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    async fn one(kind: SignalKind, name: &'static str) -> &'static str {
-        match signal(kind) {
-            Ok(mut s) => {
-                s.recv().await;
-                name
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for {name}");
-                std::future::pending().await
-            }
-        }
-    }
-    tokio::select! {
-        name = one(SignalKind::terminate(), "SIGTERM") => name,
-        name = one(SignalKind::interrupt(), "SIGINT") => name,
-        name = one(SignalKind::hangup(), "SIGHUP") => name,
-    }
 }
 
 /// Descriptors kept for the games, builds, database and logs, out of the connections' reach.

@@ -128,6 +128,7 @@ fn parse_and_run(argv: impl Iterator<Item = OsString>) -> u8 {
 /// Runs the stub; returns only on failure (or, with a PID namespace, with the bot's exit code).
 #[must_use]
 pub fn run(args: ExecBotArgs) -> u8 {
+    crate::stage_times::mark("stub");
     // The bot starts with no blocked signals, whatever the referee had blocked.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
     let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
@@ -172,14 +173,25 @@ pub fn run(args: ExecBotArgs) -> u8 {
     } else {
         args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance))
     };
-    let mapped =
-        match sandbox::enter(args.no_network || args.isolation == IsolationLevel::Full, bot_user(&args)) {
-            Ok(mapped) => mapped,
-            Err(e) => {
-                eprintln!("{NAME}: cannot isolate the bot: {e}");
-                return ISOLATION_FAILED;
-            }
-        };
+    // A sandbox joins the spawn server's shared empty network namespace when it made one
+    // (`shared_network`), before its user namespace; otherwise it makes its own.
+    let shared_network = match crate::shared_network::join(args.isolation == IsolationLevel::Full) {
+        Ok(joined) => joined,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
+    let own_network = (args.no_network || args.isolation == IsolationLevel::Full) && !shared_network;
+    crate::stage_times::mark("cgroups");
+    let mapped = match sandbox::enter(own_network, bot_user(&args)) {
+        Ok(mapped) => mapped,
+        Err(e) => {
+            eprintln!("{NAME}: cannot isolate the bot: {e}");
+            return ISOLATION_FAILED;
+        }
+    };
+    crate::stage_times::mark("namespaces");
     // The credentials changed: ask again to follow the referee.
     if !follow_the_referee(args.parent_pid) {
         return ISOLATION_FAILED;
@@ -282,6 +294,7 @@ fn run_init(
     // the mask of the program it starts, so the bot would start with SIGTERM blocked. As pid 1
     // of its namespace this process ignores SIGTERM anyway (it has no handler), blocked or not.
     let _ = nix::sys::signal::SigSet::all().thread_unblock();
+    crate::stage_times::mark("init");
     // Opened while /proc is still the host's: reading the outer stub's stat fails once it
     // has died.
     let outer_stat = short_text(format_args!("/proc/{outer}/stat"))
@@ -298,6 +311,7 @@ fn run_init(
         }
     };
     // After every change of credentials, which clears the parent-death signal.
+    crate::stage_times::mark("mounts");
     let _ = follow_the_referee(None);
     if !outer_alive(outer_stat) {
         return ISOLATION_FAILED; // The outer stub died before we could follow it.
@@ -317,6 +331,7 @@ fn run_init(
         eprintln!("{NAME}: no program given");
         return 126;
     };
+    crate::stage_times::mark("exec");
     // The bot's stdin, stdout and stderr are this process's, inherited from the outer stub.
     let bot = match std::process::Command::new(program).args(program_args).spawn() {
         Ok(bot) => bot,
@@ -405,9 +420,13 @@ fn run_sandbox_init(
         eprintln!("{NAME}: warning: cannot make the namespace's init undumpable: {e}");
     }
     let paths = crate::sandbox_root::visible_paths(&plan);
+    crate::stage_times::mark("root");
     let program = match fork_into(None) {
         Ok(Forked::Child) => exit_forked(sandbox_program(args, nproc_limit, user, mapped, &paths)),
-        Ok(Forked::Parent(pid)) => pid,
+        Ok(Forked::Parent(pid)) => {
+            crate::stage_times::mark("forked");
+            pid
+        }
         Err(e) => {
             eprintln!("{NAME}: cannot start the program's process: {e}");
             status.send(format_args!("exit 126"));
@@ -488,6 +507,7 @@ fn sandbox_program(
     // files would belong to root, and it could not write its own id maps). The program's
     // `exec` would make it dumpable anyway.
     let _ = nix::sys::prctl::set_dumpable(true);
+    crate::stage_times::mark("program");
     let identity = match user {
         Some(user) if nix::unistd::geteuid().is_root() => {
             give_pipes(user);
@@ -501,6 +521,7 @@ fn sandbox_program(
     }
     let _ = follow_the_referee(None);
     set_rlimits(args, nproc_limit);
+    crate::stage_times::mark("identity");
     let landlock = match crate::landlock_rules::restrict(read_only, writable) {
         Ok(abi) => abi,
         Err(e) => {
@@ -508,9 +529,20 @@ fn sandbox_program(
             return ISOLATION_FAILED;
         }
     };
+    crate::stage_times::mark("landlock");
     let seccomp = crate::seccomp_filter::install();
+    crate::stage_times::mark("seccomp");
     if let Err(e) = &seccomp {
         eprintln!("{NAME}: warning: {e}");
+    }
+    // In the shared network namespace, they are what keeps sandboxes apart.
+    if crate::shared_network::joined()
+        && (seccomp.is_err() || landlock.is_none_or(|abi| abi < crate::shared_network::SCOPES_ABI))
+    {
+        eprintln!(
+            "{NAME}: cannot isolate the bot: the shared network namespace needs the seccomp filter and Landlock's scopes"
+        );
+        return ISOLATION_FAILED;
     }
     if args.probe {
         let mut report = String::new();
@@ -544,6 +576,7 @@ fn sandbox_program(
     if std::env::var_os("PATH").is_none() {
         command.env("PATH", "/usr/local/bin:/usr/bin:/bin");
     }
+    crate::stage_times::mark("exec");
     let error = command.args(program_args).env("TMPDIR", "/tmp").env("HOME", "/tmp").exec();
     eprintln!("{NAME}: cannot execute {}: {error}", program.to_string_lossy());
     if error.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }

@@ -103,6 +103,7 @@ pub(crate) fn build(plan: &RootPlan<'_>) -> Result<BuiltRoot, String> {
     }
     nix::unistd::pivot_root(".", "oldroot").map_err(|e| format!("cannot pivot into the base tmpfs: {e}"))?;
     std::env::set_current_dir("/").map_err(|e| format!("cannot enter the base tmpfs: {e}"))?;
+    crate::stage_times::mark("root-base");
     // Mode 000: a secret's cover cannot even be opened by the program (`EACCES`).
     std::fs::write("/empty", b"").map_err(|e| format!("cannot create /empty: {e}"))?;
     std::fs::create_dir("/emptydir").map_err(|e| format!("cannot create /emptydir: {e}"))?;
@@ -133,6 +134,7 @@ pub(crate) fn build(plan: &RootPlan<'_>) -> Result<BuiltRoot, String> {
     )
     .map_err(|e| format!("cannot mount the sandbox's /tmp: {e}"))?;
     build_dev()?;
+    crate::stage_times::mark("root-tmp-dev");
 
     for path in SYSTEM_PATHS {
         bind_host(Path::new(path), true)?;
@@ -147,8 +149,10 @@ pub(crate) fn build(plan: &RootPlan<'_>) -> Result<BuiltRoot, String> {
     for path in plan.read_only {
         bind_host(path, false)?;
     }
+    crate::stage_times::mark("root-system");
 
     let host_program_dir = program_dir(plan)?;
+    crate::stage_times::mark("root-program");
 
     let proc = Path::new("/newroot/proc");
     make_dir(proc)?;
@@ -167,6 +171,7 @@ pub(crate) fn build(plan: &RootPlan<'_>) -> Result<BuiltRoot, String> {
     // waits. The program cannot uncover them: it has no capability, its seccomp filter
     // refuses every mount call, a user namespace caller's mounts are locked, and Landlock
     // does not let it reach /.oldroot.
+    crate::stage_times::mark("root-proc");
     make_dir(Path::new(OLD_ROOT_IN_NEW))?;
     std::env::set_current_dir("/newroot").map_err(|e| format!("cannot enter the new root: {e}"))?;
     nix::unistd::pivot_root(".", OLD_ROOT_NAME)

@@ -4,7 +4,8 @@
 //! the C library falls back to `clone`, whose namespace flags the filter does see; sockets
 //! (`socket`, `socketpair`) of any family but `AF_UNIX`, `AF_INET`, `AF_INET6` and
 //! `AF_NETLINK` refused with `EAFNOSUPPORT` (a network namespace does not cover `AF_VSOCK`,
-//! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest); on x86_64, every x32
+//! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest), and netlink sockets of any
+//! protocol but `NETLINK_ROUTE` too (see `shared_network`); on x86_64, every x32
 //! system call (number ≥ `0x40000000`, the same architecture to the filter's check) refused
 //! with `ENOSYS`. Sets `no_new_privs`.
 
@@ -90,13 +91,27 @@ const IOCTLS: [u64; 2] = [0x5412, 0x541c];
 /// namespace too).
 const SOCKET_FAMILIES: [libc::c_int; 4] = [libc::AF_UNIX, libc::AF_INET, libc::AF_INET6, libc::AF_NETLINK];
 
+/// The compiled filter's programs, compiled once per process: by the spawn server before it
+/// forks a sandbox's stub ([`prepare`]), so that each sandbox only installs them (compiling
+/// took about 0.3 ms of each sandbox's start: `bao-bench bench sandbox --stages`).
+static COMPILED: std::sync::OnceLock<Result<[BpfProgram; 4], String>> = std::sync::OnceLock::new();
+
+fn compiled() -> &'static Result<[BpfProgram; 4], String> {
+    COMPILED.get_or_init(|| Ok([refusals()?, no_clone3()?, other_socket_families()?, no_x32()]))
+}
+
+/// Compiles the filter now, for the processes forked from this one.
+pub(crate) fn prepare() {
+    let _ = compiled();
+}
+
 /// Installs the filter on this thread (and so on the program it `exec`s).
 pub(crate) fn install() -> Result<(), String> {
-    for program in [refusals()?, no_clone3()?, other_socket_families()?, no_x32()] {
+    for program in compiled().as_ref().map_err(Clone::clone)? {
         if program.is_empty() {
             continue;
         }
-        seccompiler::apply_filter(&program).map_err(|e| format!("cannot install the seccomp filter: {e}"))?;
+        seccompiler::apply_filter(program).map_err(|e| format!("cannot install the seccomp filter: {e}"))?;
     }
     Ok(())
 }
@@ -145,8 +160,8 @@ fn refusals() -> Result<BpfProgram, String> {
     compile(rules, libc::EPERM)
 }
 
-/// `socket` and `socketpair` of a family outside [`SOCKET_FAMILIES`] refused with
-/// `EAFNOSUPPORT`.
+/// `socket` and `socketpair` of a family outside [`SOCKET_FAMILIES`], and netlink sockets
+/// of any protocol but `NETLINK_ROUTE`, refused with `EAFNOSUPPORT`.
 fn other_socket_families() -> Result<BpfProgram, String> {
     let other = || -> Result<Vec<SeccompRule>, String> {
         let conditions = SOCKET_FAMILIES
@@ -157,8 +172,16 @@ fn other_socket_families() -> Result<BpfProgram, String> {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(vec![rule(conditions)?])
     };
+    // Netlink but `NETLINK_ROUTE` (`getifaddrs`): `NETLINK_USERSOCK` lets any two processes
+    // of one network namespace message each other, and sandboxes may share one
+    // (`shared_network`).
+    let mut socket = other()?;
+    socket.push(rule(vec![
+        condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_NETLINK.unsigned_abs().into())?,
+        condition(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::NETLINK_ROUTE.unsigned_abs().into())?,
+    ])?);
     compile(
-        BTreeMap::from([(libc::SYS_socket, other()?), (libc::SYS_socketpair, other()?)]),
+        BTreeMap::from([(libc::SYS_socket, socket), (libc::SYS_socketpair, other()?)]),
         libc::EAFNOSUPPORT,
     )
 }

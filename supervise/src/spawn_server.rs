@@ -161,6 +161,11 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
         Ok(_) => return Err(failed(Errno::EINVAL, "the spawn server only starts bots".to_owned())),
         Err(e) => return Err(failed(Errno::EINVAL, format!("bad stub arguments: {e}"))),
     };
+    // Made once, for every sandbox forked from here.
+    if args.isolation == crate::IsolationLevel::Full {
+        crate::shared_network::prepare();
+        crate::seccomp_filter::prepare();
+    }
     nix::unistd::chdir(dir.as_os_str()).map_err(|e| {
         failed(e, format!("cannot enter the directory {}: {e}", std::path::Path::new(&dir).display()))
     })?;

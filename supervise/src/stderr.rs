@@ -33,6 +33,87 @@ impl StderrCapture {
             None => String::from_utf8_lossy(&self.kept).into_owned(),
         }
     }
+
+    /// The kept bytes as text for a JSON log, within `max_log_bytes` as the log writes it
+    /// (each control character other than `\n`, `\t`, `\r`, backspace and form feed is six
+    /// bytes there, `\u0000`; `"` and `\` two): the whole [`StderrCapture::text`] when it fits,
+    /// otherwise a head and a tail of about half that each with the marker line between them
+    /// saying how many bytes of stderr are not in the text. The flag says whether the text
+    /// holds less than every byte written (then or before, see `truncated`).
+    #[must_use]
+    pub fn log_text(&self, max_log_bytes: usize) -> (String, bool) {
+        let (head, tail) = match self.gap_at {
+            Some(at) => self.kept.split_at(at.min(self.kept.len())),
+            None => (self.kept.as_slice(), &[][..]),
+        };
+        if log_cost(head) + log_cost(tail) <= max_log_bytes {
+            return (self.text(), self.truncated);
+        }
+        let (front, front_bytes) = prefix_within(head, max_log_bytes / 2);
+        let budget = max_log_bytes - log_cost(front.as_bytes());
+        // Without a gap, the tail is what follows the head's kept prefix.
+        let rest = if self.gap_at.is_some() { tail } else { &head[front_bytes..] };
+        let (back, back_bytes) = suffix_within(rest, budget);
+        let dropped = self.total_bytes.saturating_sub((front_bytes + back_bytes) as u64);
+        (format!("{front}\n[... {dropped} bytes of stderr not kept ...]\n{back}"), true)
+    }
+}
+
+/// The bytes `c` takes in a JSON string as `serde_json` writes it.
+fn char_cost(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\t' | '\r' | '\u{8}' | '\u{c}' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// The characters of `bytes` read as lossy UTF-8 (an invalid sequence is one U+FFFD), each
+/// with how many bytes of `bytes` it stands for.
+fn lossy_chars(bytes: &[u8]) -> impl Iterator<Item = (char, usize)> + '_ {
+    bytes.utf8_chunks().flat_map(|chunk| {
+        let invalid = chunk.invalid().len();
+        chunk
+            .valid()
+            .chars()
+            .map(|c| (c, c.len_utf8()))
+            .chain((invalid > 0).then_some((char::REPLACEMENT_CHARACTER, invalid)))
+    })
+}
+
+/// What the lossy text of `bytes` takes in a JSON string.
+fn log_cost(bytes: &[u8]) -> usize {
+    lossy_chars(bytes).map(|(c, _)| char_cost(c)).sum()
+}
+
+/// The longest start of the lossy text of `bytes` within `budget` log bytes, and how many
+/// of `bytes` it stands for.
+fn prefix_within(bytes: &[u8], budget: usize) -> (String, usize) {
+    let (mut text, mut used, mut cost) = (String::new(), 0, 0);
+    for (c, len) in lossy_chars(bytes) {
+        cost += char_cost(c);
+        if cost > budget {
+            break;
+        }
+        text.push(c);
+        used += len;
+    }
+    (text, used)
+}
+
+/// The longest end of the lossy text of `bytes` within `budget` log bytes, and how many of
+/// `bytes` it stands for.
+fn suffix_within(bytes: &[u8], budget: usize) -> (String, usize) {
+    let mut excess = log_cost(bytes).saturating_sub(budget);
+    let mut chars = lossy_chars(bytes);
+    let mut skipped = 0;
+    while excess > 0 {
+        let Some((c, len)) = chars.next() else { break };
+        excess = excess.saturating_sub(char_cost(c));
+        skipped += len;
+    }
+    let text: String = chars.map(|(c, _)| c).collect();
+    (text, bytes.len() - skipped)
 }
 
 /// The growing capture, owned by the pump: a head of `cap / 2` bytes and a
@@ -115,6 +196,54 @@ mod tests {
         // A chunk longer than the whole tail keeps only its end.
         buffer.push(b"0123456789");
         assert_eq!(buffer.snapshot().kept, b"abc789");
+    }
+
+    /// The bytes `text` takes as a JSON string, without its quotes.
+    fn json_len(text: &str) -> usize {
+        serde_json::to_string(text).unwrap().len() - 2
+    }
+
+    #[test]
+    fn log_text_is_bounded_in_log_bytes() {
+        let mut buffer = StderrBuffer::new(1 << 20);
+        buffer.push(&vec![0u8; 1 << 20]);
+        let capture = buffer.snapshot();
+        assert!(!capture.truncated);
+        assert!(json_len(&capture.text()) > 6_000_000);
+        let (text, truncated) = capture.log_text(1 << 16);
+        assert!(truncated);
+        assert!(json_len(&text) <= (1 << 16) + 100, "{} log bytes", json_len(&text));
+        let kept = text.chars().filter(|&c| c == '\0').count();
+        assert!(kept > 10_000, "{kept} NULs kept");
+        let dropped = (1 << 20) - kept;
+        assert!(
+            text.contains(&format!("\n[... {dropped} bytes of stderr not kept ...]\n")),
+            "{:.200}",
+            text.replace('\0', "")
+        );
+    }
+
+    #[test]
+    fn log_text_is_the_text_when_it_fits() {
+        let mut buffer = StderrBuffer::new(6);
+        buffer.push(b"a\"b\x00");
+        assert_eq!(buffer.snapshot().log_text(12), ("a\"b\0".to_owned(), false));
+        buffer.push(b"cdefg");
+        let capture = buffer.snapshot();
+        assert_eq!(capture.log_text(1000), (capture.text(), true));
+    }
+
+    #[test]
+    fn log_text_keeps_both_ends_and_counts_what_it_left_out() {
+        let mut buffer = StderrBuffer::new(100);
+        buffer.push("é".repeat(20).as_bytes());
+        buffer.push(b"\xff\xfe");
+        buffer.push(b"0123456789");
+        // 52 bytes: 40 of é (2 each), two invalid bytes (one U+FFFD, 3 log bytes), ten digits:
+        // 10 log bytes of é at the front, the ten digits at the back.
+        let (text, truncated) = buffer.snapshot().log_text(20);
+        assert!(truncated);
+        assert_eq!(text, format!("{}\n[... 32 bytes of stderr not kept ...]\n0123456789", "é".repeat(5)));
     }
 
     #[test]

@@ -223,6 +223,30 @@ fn floods_stderr_without_stalling_the_game() {
 }
 
 #[test]
+fn a_stderr_of_nul_bytes_is_bounded_in_the_log_s_bytes() {
+    let o = hostile_match("nul-stderr", after("nul-stderr", 0), &["--max-plies", "4"]);
+    assert_eq!(o.result["reason"], "max_plies", "{}", o.result);
+    assert_common("nul-stderr", &o);
+    let log = std::fs::read_to_string(&o.log).unwrap();
+    let line = log.lines().find(|l| l.contains(r#""type":"stderr""#) && l.contains(r#""side":"S""#));
+    let line = line.expect("a stderr record for South");
+    // Each NUL is six bytes of the log (`\u0000`): 1 MiB of them would be 6 MiB; the record
+    // holds at most the stderr cap (1 MiB) of log bytes and its few fields.
+    assert!(line.len() <= (1 << 20) + 200, "the stderr record is {} bytes", line.len());
+    assert!(log.len() <= (1 << 20) + 64 * 1024, "the log is {} bytes", log.len());
+    let stderr: Value = serde_json::from_str(line).unwrap();
+    // 1 MiB on each of its moves.
+    let total = stderr["bytes_total"].as_u64().unwrap();
+    assert!(total >= 1 << 20 && total.is_multiple_of(1 << 20), "{total} bytes of stderr");
+    assert_eq!(stderr["truncated"], true);
+    let text = stderr["text"].as_str().unwrap();
+    let kept = text.chars().filter(|&c| c == '\0').count();
+    assert!(kept >= 100_000, "{kept} NUL bytes kept");
+    let marker = format!("\n[... {} bytes of stderr not kept ...]\n", total - kept as u64);
+    assert!(text.contains(&marker), "no {marker:?}");
+}
+
+#[test]
 fn floods_stderr_past_the_output_limit() {
     let o = hostile_match("flood-limit", plain("flood-stderr"), &["--max-output", "10M", "--tc", "20+0"]);
     assert_verdict("flood-limit", &o, "output_limit");

@@ -411,7 +411,7 @@ fn shards_merged_cover_the_unsharded_schedule_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Ctrl-C (SIGINT) stops a tournament like SIGTERM and SIGHUP (referee/src/signals.rs): the
+/// Ctrl-C (SIGINT) stops a tournament like SIGTERM and SIGHUP (tournament/src/signals.rs): the
 /// running games are aborted (not counted), no bot is left, and a rerun completes the schedule.
 #[test]
 fn ctrl_c_aborts_running_games_and_leaves_no_bot() {

@@ -296,7 +296,8 @@
 
   // ---- showing a ply ----------------------------------------------------------------------
 
-  var state = { ply: 0, playing: false, timer: null, anim: null };
+  // chase: a live page follows new plies one animation after another (see addPly).
+  var state = { ply: 0, playing: false, timer: null, anim: null, chase: false };
   var moveButtons = [];
 
   function movePit(ply) {
@@ -400,6 +401,7 @@
   }
 
   function stopAnimation() {
+    state.chase = false;
     if (state.anim) {
       clearTimeout(state.anim.timer);
       var target = state.anim.target;
@@ -431,14 +433,30 @@
     state.anim = anim;
     updateButtons();
 
+    var centre = null; // where the floating seeds are: the centre of the last pit, px
+
+    // Puts the floating label over `centre`, kept inside the board: at the edge pits of a
+    // narrow screen it would otherwise stick out and make the page scroll sideways. Called
+    // after every change of its text (its width).
+    function placeFloating() {
+      if (centre === null || sowing.hidden) return;
+      var width = sowing.offsetWidth;
+      var wrap = sowing.offsetParent;
+      var left = centre - width / 2;
+      if (wrap) left = Math.max(0, Math.min(wrap.clientWidth - width, left));
+      sowing.style.transform = "translate(0, -110%)";
+      sowing.style.left = left + "px";
+    }
+
     function showFloating(pitName) {
       sowing.hidden = floating <= 0;
       sowing.textContent = floating + " in hand";
       var p = pits[pitName];
       if (p) {
-        sowing.style.left = p.root.offsetLeft + p.root.offsetWidth / 2 + "px";
+        centre = p.root.offsetLeft + p.root.offsetWidth / 2;
         sowing.style.top = p.root.offsetTop + "px";
       }
+      placeFloating();
     }
 
     function tick() {
@@ -482,6 +500,7 @@
           pits[pit].root.classList.add("active");
           sowing.hidden = false;
           sowing.textContent = "safari";
+          placeFloating();
           anim.timer = setTimeout(tick, BASE_STEP_MS / speed());
           return;
         } else {
@@ -494,6 +513,12 @@
       state.anim = null;
       showPly(n);
       if (done) done();
+      // A live page that was following goes on to the plies that came during this one.
+      if (state.chase && !state.playing && state.ply === n && n < data.plies.length) {
+        advanceTo(n + 1, true, null);
+      } else {
+        state.chase = false;
+      }
     }
     anim.timer = setTimeout(tick, BASE_STEP_MS / speed() / 2);
   }
@@ -709,11 +734,16 @@
     },
     addPly: function (ply) {
       if (!validPly(ply)) return false;
-      var following = state.ply === data.plies.length && !state.anim;
+      var last = data.plies.length;
+      // At the last ply, or animating towards it (or following already): follow the new one,
+      // after the animation under way.
+      var following =
+        !state.playing && (state.anim ? state.chase || state.anim.target === last : state.ply === last);
       data.plies.push(ply);
       addMoveButton(null, ply, data.plies.length);
       showCounts();
-      if (following && !state.playing) advanceTo(data.plies.length, true, null);
+      if (following && state.anim) state.chase = true;
+      else if (following) advanceTo(data.plies.length, true, null);
       else updateButtons();
       return true;
     },

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+use bao_tournament::openings::OpeningSource;
+use bao_tournament::replay_pages::ReplayPages;
+use bao_tournament::schedule::Mode;
+use bao_tournament::shard::ShardArg;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+
 use crate::options::GameOptions;
-use crate::tournament::openings::OpeningSource;
-use crate::tournament::replay_pages::ReplayPages;
-use crate::tournament::schedule::Mode;
-use crate::tournament::shard::ShardArg;
 
 /// The arguments of `bao-referee tournament`.
 #[derive(Debug, clap::Args)]
@@ -18,7 +20,8 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Who plays whom: round-robin (everyone meets everyone) or gauntlet (the first bot meets each other).
-    #[arg(long, value_enum, default_value = "round-robin")]
+    #[arg(long, default_value = "round-robin",
+          value_parser = PossibleValuesParser::new(mode_values()).try_map(|s| s.parse::<Mode>()))]
     pub mode: Mode,
     /// Games per pairing in each round; even, as each opening is played twice with colours swapped.
     #[arg(long, default_value_t = 2)]
@@ -76,12 +79,35 @@ pub struct TournamentArgs {
     /// The replay page written next to each game's log: `log` (the log embedded, the viewer's
     /// script and style shared in games/; no sowing animation), `full` (self-contained and
     /// animated, as `bao-referee show LOG --html`; costs a replay of the log per game) or `none`.
-    #[arg(long, value_enum, default_value = "log", value_name = "PAGES")]
+    #[arg(long, default_value = "log", value_name = "PAGES",
+          value_parser = PossibleValuesParser::new(replay_values())
+              .try_map(|s| s.parse::<ReplayPages>()))]
     pub replays: ReplayPages,
     /// Score a bot that cannot start (or never answers ready) as losing every game by forfeit,
     /// instead of stopping before the first game with exit 2.
     #[arg(long)]
     pub forfeit_unstartable: bool,
+}
+
+/// The values of `--mode`, with their help.
+fn mode_values() -> [PossibleValue; 2] {
+    [
+        PossibleValue::new(Mode::RoundRobin.name()).help("Every bot plays every other bot"),
+        PossibleValue::new(Mode::Gauntlet.name())
+            .help("The first bot plays each of the others; the others do not meet"),
+    ]
+}
+
+/// The values of `--replays`, with their help.
+fn replay_values() -> [PossibleValue; 3] {
+    [
+        PossibleValue::new(ReplayPages::Log.name())
+            .help("A log page: the log embedded, the viewer's script and style shared; no sowing animation"),
+        PossibleValue::new(ReplayPages::Full.name()).help(
+            "The self-contained, animated page (`bao-referee show LOG --html`), built by replaying the log",
+        ),
+        PossibleValue::new(ReplayPages::None.name()).help("No page"),
+    ]
 }
 
 /// The most games `--concurrency` plays at once.

@@ -1,47 +1,24 @@
-//! `bao-referee tournament`: many games between many bots, with a
-//! deterministic schedule, fair colour-swapped pairs, statistics, an
-//! append-only journal that survives a kill, resume, and shards.
-//!
-//! The pieces, one per module: the [`bots`] and [`args`], the [`schedule`]
-//! and its [`openings`], the [`plan`] stored in the output [`folder`], the
-//! [`journal`], the [`shard`]s, playing the games ([`execute`]) under
-//! [`signals`] with [`progress`], and the [`results`] with the [`sprt`], kept up to date by the [`tally`].
+//! `bao-referee tournament`: the command line of `bao-tournament` (many games between many
+//! bots, a deterministic schedule, colour-swapped pairs, statistics, a journal that survives a
+//! kill, resume, shards). Here: the [`args`] turned into a plan, the checks before the first
+//! game, the [`progress`] on stderr, the results printed and the exit code.
 //! The user's guide is docs/tournament.md.
 
 pub mod args;
-pub mod bots;
-pub mod execute;
-pub mod folder;
-pub mod index_page;
-pub mod journal;
-pub mod journal_stream;
-pub mod openings;
-pub mod plan;
 pub mod progress;
-pub mod replay_pages;
-pub mod results;
-pub mod schedule;
-pub mod shard;
-pub mod signals;
-pub mod sprt;
-pub mod tally;
 
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::Context;
 
 pub use args::TournamentArgs;
 
-use crate::tournament::execute::{Run, RunReport};
-use crate::tournament::folder::OutDir;
-use crate::tournament::index_page::RecentGames;
-use crate::tournament::journal::{Journal, JournalEntry};
-use crate::tournament::plan::{PLAN_VERSION, Plan};
+use bao_tournament::folder::OutDir;
+use bao_tournament::plan::{PLAN_VERSION, Plan};
+use bao_tournament::schedule::Schedule;
+use bao_tournament::{Finished, RunOptions, Tournament, bots, openings, sprt};
+
 use crate::tournament::progress::Progress;
-use crate::tournament::schedule::Schedule;
-use crate::tournament::tally::Tally;
 
 /// A failure with the exit code it maps to.
 struct Failure {
@@ -55,6 +32,11 @@ fn malformed(error: impl Into<anyhow::Error>) -> Failure {
 
 fn internal(error: impl Into<anyhow::Error>) -> Failure {
     Failure { code: crate::exit::INTERNAL, error: error.into() }
+}
+
+/// The library's error: the input's fault is exit 2, the machine's exit 3.
+fn library(error: bao_tournament::Error) -> Failure {
+    if error.is_input() { malformed(error) } else { internal(error) }
 }
 
 /// Runs `bao-referee tournament`; returns the exit code.
@@ -94,74 +76,30 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     }
     // Bad arguments are reported before anything is written.
     let described = if args.has_bots() || !out.plan().exists() { Some(build_plan(args)?) } else { None };
-    refuse_foreign_folder(&out)?;
+    bao_tournament::tournament::refuse_foreign_folder(&out).map_err(library)?;
     // A new tournament checks its bots before it creates its folder: a typo leaves nothing behind.
     let fresh = !out.plan().exists();
     if fresh && let Some(plan) = &described {
         check_before_playing(plan, args)?;
     }
-    // The stored plan is read under the lock, so two referees never both start the same folder.
-    let _lock = out.create_and_lock().map_err(malformed)?;
-    let stored = stored_plan(&out)?;
-    // Without bots on the command line, the stored plan is the plan.
-    let plan = match (described, &stored) {
-        (Some(plan), _) => plan,
-        (None, Some(stored)) => stored.clone(),
-        (None, None) => build_plan(args)?,
-    };
-    if let Some(difference) = stored.as_ref().and_then(|stored| stored.difference(&plan)) {
-        return Err(malformed(anyhow::anyhow!(
-            "{} holds another tournament: its plan.json differs at {difference}. \
-             Use another --out, or delete the folder to start over.",
-            out.root().display()
-        )));
-    }
+    let tournament = Tournament::open(out, described).map_err(library)?;
     if !fresh {
-        check_before_playing(&plan, args)?;
+        check_before_playing(tournament.plan(), args)?;
     }
-    let planned = plan.games_to_play().count();
-    if stored.is_none() {
-        plan.save(&out.plan())
-            .with_context(|| format!("cannot write {}", out.plan().display()))
-            .map_err(internal)?;
-    }
-    // The journal is read as a stream: each entry is checked against the plan, folded into
-    // the running counts and dropped (the newest are kept for the index page).
-    let schedule = plan.schedule().map_err(malformed)?;
-    let mut tally = Tally::new((0..plan.bots.len()).map(|i| plan.bot_name(i)).collect());
-    let mut recent = RecentGames::default();
-    let mut foreign = None;
-    let (journal, found) = Journal::open(&out.journal(), |entry| {
-        if foreign.is_some() {
-            return;
-        }
-        match check_entry(&plan, &schedule, &entry) {
-            Ok(()) => {
-                tally.add(&entry);
-                recent.push(entry);
-            }
-            Err(e) => foreign = Some(e),
-        }
-    })
-    .map_err(internal)?;
-    if let Some(error) = foreign {
-        return Err(malformed(error));
-    }
-
-    let done = tally.counted().len();
-    if stored.is_some() || found.torn_bytes > 0 {
+    let (planned, done) = (tournament.planned(), tournament.done());
+    let root = tournament.out().root().display().to_string();
+    if tournament.resumed() || tournament.torn_bytes() > 0 {
         eprintln!(
-            "resuming {}: {done} of {planned} games already played{}",
-            out.root().display(),
-            if found.torn_bytes > 0 { " (a torn last journal line was cut off)" } else { "" }
+            "resuming {root}: {done} of {planned} games already played{}",
+            if tournament.torn_bytes() > 0 { " (a torn last journal line was cut off)" } else { "" }
         );
     } else {
-        eprintln!("tournament {}: {planned} games", out.root().display());
+        eprintln!("tournament {root}: {planned} games");
     }
     let concurrency = match args.concurrency {
         Some(n) => n,
         None => {
-            let (n, why) = default_concurrency(&plan);
+            let (n, why) = bao_tournament::tournament::default_concurrency(tournament.plan());
             eprintln!("concurrency {n}: {why}");
             n
         }
@@ -171,40 +109,11 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
             .with_context(|| format!("--trace {}", dir.display()))
             .map_err(malformed)?;
     }
-    if let Err(e) = replay_pages::write_shared_files(args.replays, &out.games()) {
-        eprintln!("warning: {e}");
-    }
-    let plan = Arc::new(plan);
-    let progress = Progress::new(planned as u64, done, args.plain);
-    let report = execute::execute(Run {
-        plan: Arc::clone(&plan),
-        out: out.clone(),
-        concurrency,
-        journal,
-        tally,
-        recent,
-        progress,
-        trace,
-        replays: args.replays,
-    })
-    .map_err(internal)?;
-    finish(args, &plan, &out, report)
-}
-
-/// The games to play at once when `--concurrency` is not given, and why: as many as the CPUs
-/// this process may use can give every bot that may be thinking a full share (its
-/// `--cpus-per-bot`, one CPU without a limit): one bot a game with `--no-ponder`, both
-/// otherwise (a bot may ponder in its opponent's time). At least one.
-fn default_concurrency(plan: &Plan) -> (usize, String) {
-    let cpus = bao_supervise::allowed_cpus().len().max(1);
-    let per_bot = plan.limits.cpus.map_or(1, |c| c.whole_cpus() as usize);
-    let (thinking, how) = if plan.no_ponder {
-        (1, "one bot a game thinks at a time (--no-ponder)")
-    } else {
-        (2, "both bots of a game may think at once (pondering; --no-ponder halves this)")
-    };
-    let n = (cpus / (per_bot * thinking)).max(1);
-    (n, format!("{cpus} CPUs, {per_bot} CPU per thinking bot, {how}"))
+    let out = tournament.out().clone();
+    let progress = Box::new(Progress::new(planned as u64, done as u64, args.plain));
+    let options = RunOptions { concurrency: Some(concurrency), progress, trace, replays: args.replays };
+    let finished = tournament.play(options).map_err(library)?;
+    finish(args, &out, finished)
 }
 
 /// Where `--debug` or `--trace DIR` sends the games' protocol lines (a path under a file is
@@ -224,24 +133,16 @@ fn trace_target(args: &TournamentArgs) -> anyhow::Result<crate::trace::TraceTarg
     }
 }
 
-/// Writes results.json, prints the results, and picks the exit code.
-fn finish(args: &TournamentArgs, plan: &Plan, out: &OutDir, report: RunReport) -> Result<u8, Failure> {
-    let worst_lag_run = Some(report.worst_lag);
-    let results = results::compute(plan, &report.tally, worst_lag_run);
-    // Written through a buffer: the list of missing games of a large unfinished plan is long.
-    folder::write_atomically_with(&out.results(), |file| {
-        serde_json::to_writer_pretty(&mut *file, &results)?;
-        file.write_all(b"\n")
-    })
-    .with_context(|| format!("cannot write {}", out.results().display()))
-    .map_err(internal)?;
-    if let Err(e) = index_page::write_index(out, &results, &report.tally, &report.recent, args.replays) {
-        eprintln!("warning: {e}");
+/// Prints the results and the warnings, and picks the exit code.
+fn finish(args: &TournamentArgs, out: &OutDir, finished: Finished) -> Result<u8, Failure> {
+    let Finished { results, report, warnings } = finished;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
     if args.json {
         crate::out::outln!("{}", serde_json::to_string(&results).map_err(internal)?);
     } else {
-        crate::out::text(&results::render(&results));
+        crate::out::text(&bao_tournament::results::render(&results));
         crate::out::outln!("Folder: {}", out.root().display());
     }
     if let Some(error) = report.error {
@@ -291,28 +192,8 @@ fn warn_if_replayed(plan: &Plan) {
 /// Starts each bot once before the first game: a bot that cannot start stops the run (exit 2),
 /// unless `forfeit` scores its games as losses.
 fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
-    let start = plan.opening(0).unwrap_or_else(|_| bao_rules::Position::start(bao_rules::Variant::Kiswahili));
-    let with = crate::preflight::Preflight {
-        start: &start,
-        time: &plan.time_control,
-        limits: &plan.limits,
-        isolation: plan.isolation,
-    };
-    let runtime = bao_game::runtime::build().context("cannot start the async runtime").map_err(internal)?;
-    let specs: Vec<&bao_supervise::BotSpec> = plan.bots.iter().collect();
     // Ctrl-C here ends the bots being started (dropping them kills their trees) and exits 130.
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let checked = runtime
-        .block_on(async {
-            crate::signals::install(cancel.clone())?;
-            Ok::<_, std::io::Error>(tokio::select! {
-                () = cancel.cancelled() => None,
-                found = crate::preflight::check_all(&specs, &with) => Some(found),
-            })
-        })
-        .context("cannot install the signal handlers")
-        .map_err(internal)?;
-    let Some(unstartable) = checked else {
+    let Some(unstartable) = bao_tournament::preflight::check_plan(plan).map_err(library)? else {
         return Err(Failure {
             code: crate::exit::INTERRUPTED,
             error: anyhow::anyhow!(
@@ -347,61 +228,11 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
     )))
 }
 
-/// The plan stored in the folder, if there is one.
-fn stored_plan(out: &OutDir) -> Result<Option<Plan>, Failure> {
-    if !out.plan().exists() {
-        return Ok(None);
-    }
-    Plan::load(&out.plan()).map(Some).map_err(malformed)
-}
-
-/// Refuses a folder without plan.json that holds anything but an earlier start's leftovers.
-fn refuse_foreign_folder(out: &OutDir) -> Result<(), Failure> {
-    if out.plan().exists() {
-        return Ok(());
-    }
-    let Ok(entries) = std::fs::read_dir(out.root()) else { return Ok(()) };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !folder::is_leftover_of_a_start(&name) {
-            return Err(malformed(anyhow::anyhow!(
-                "{} exists and is not a tournament folder (it holds {:?} but no plan.json); choose another --out",
-                out.root().display(),
-                name
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A journal entry must be a game of this plan and shard, between the bots the plan puts there.
-fn check_entry(plan: &Plan, schedule: &Schedule, entry: &JournalEntry) -> anyhow::Result<()> {
-    let fits = schedule.game(entry.game).is_some_and(|g| {
-        g.south == entry.south_bot
-            && g.north == entry.north_bot
-            && g.pair == entry.pair
-            && plan.shard.is_none_or(|s| s.holds_pair(g.pair))
-    });
-    if !fits {
-        anyhow::bail!(
-            "the journal holds game {} ({} vs {}), which is not a game of this plan{}",
-            entry.game,
-            entry.south,
-            entry.north,
-            plan.shard.map(|s| format!(" and shard {s}")).unwrap_or_default()
-        );
-    }
-    Ok(())
-}
-
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
-    crate::match_cmd::isolation_preflight(
-        &bots.iter().map(|b| &b.spec).collect::<Vec<_>>(),
-        args.game.isolation(),
-    )
-    .map_err(malformed)?;
+    let specs: Vec<&bao_supervise::BotSpec> = bots.iter().map(|b| &b.spec).collect();
+    bao_tournament::preflight::check_isolation(&specs, args.game.isolation()).map_err(malformed)?;
     args.game.check_cpu_confinement().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     if bots.is_empty() {
         return Err(malformed(anyhow::anyhow!(

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::tournament::journal::JournalEntry;
+use bao_tournament::journal::JournalEntry;
 
 /// Where progress goes.
 #[derive(Debug)]
@@ -40,9 +40,11 @@ impl Progress {
         });
         Progress { bar, total, done, played_now: 0, started: Instant::now() }
     }
+}
 
+impl bao_tournament::execute::Progress for Progress {
     /// A game finished; `score` is the current score line.
-    pub fn game_finished(&mut self, entry: &JournalEntry, score: &str) {
+    fn game_finished(&mut self, entry: &JournalEntry, score: &str) {
         if entry.counts() {
             self.done += 1;
             self.played_now += 1;
@@ -67,7 +69,7 @@ impl Progress {
     }
 
     /// A message that does not disturb the bar.
-    pub fn note(&self, message: &str) {
+    fn note(&self, message: &str) {
         match &self.bar {
             Some(bar) => bar.println(message),
             None => line_to_stderr(message),
@@ -75,7 +77,7 @@ impl Progress {
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

@@ -1,9 +1,11 @@
-//! Playing one game on the engine thread: the log goes to disk (synced before
-//! the answer), each record is published to the live hub.
+//! Playing one game on the engine thread with the one game executor, `bao-tournament`'s (the
+//! tournament's own): the log and its folder are fsynced before the answer, and each record is
+//! published to the live hub. The sandbox is the game's configuration; a referee fault or an
+//! abort is in the result.
 
 use std::path::Path;
 
-use bao_game::log::{GameLog, LogRecord};
+use bao_game::log::LogRecord;
 use bao_game::runner::GameObserver;
 use bao_game::{GameConfig, GameResult};
 use tokio_util::sync::CancellationToken;
@@ -22,7 +24,8 @@ impl GameObserver for LiveObserver<'_> {
     }
 }
 
-/// Plays the game; the log is complete and synced to disk when this returns Ok.
+/// Plays the game; the log is complete and durable (it and its folder synced) when this
+/// returns Ok.
 pub async fn play(
     config: &GameConfig,
     log_path: &Path,
@@ -30,12 +33,8 @@ pub async fn play(
     live: &LiveHub,
     cancel: &CancellationToken,
 ) -> Result<GameResult, String> {
-    let mut log = GameLog::create(log_path)
-        .map_err(|e| format!("cannot create the log {}: {e}", log_path.display()))?;
     let mut observer = LiveObserver { game_id, live };
-    let result = bao_game::play_game(config, &mut log, &mut observer, cancel)
+    bao_tournament::executor::play_durably(config, log_path, &mut observer, cancel)
         .await
-        .map_err(|e| format!("game {game_id} failed: {e}"))?;
-    log.sync().map_err(|e| format!("cannot sync the log {}: {e}", log_path.display()))?;
-    Ok(result)
+        .map_err(|e| format!("game {game_id} failed: {e}"))
 }

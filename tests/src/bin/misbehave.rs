@@ -19,6 +19,7 @@
 //! | `illegal-move` | plays a move that is not legal |
 //! | `wrong-side` | plays a move that is legal only for the opponent |
 //! | `flood-stderr` | writes 50 MB to stderr, then plays correctly |
+//! | `nul-stderr` | writes 1 MiB of NUL bytes to stderr, then plays correctly |
 //! | `close-stdout` | closes stdout and keeps running |
 //! | `fork-child` | starts a child that sleeps and ignores SIGTERM, then never answers |
 //! | `fork-setsid` | the same, but the child starts a new session (escaping the process group) |
@@ -228,13 +229,16 @@ fn sleep_forever() -> ! {
 fn misbehave_on(mode: &str, tag: &str, request: &MoveRequest, previous_id: u64, out: &mut impl Write) {
     let first = request.legal.first().cloned().unwrap_or_default();
     match mode {
-        "good" | "flood-stderr" => {
+        "good" | "flood-stderr" | "nul-stderr" => {
             if mode == "flood-stderr" {
                 let chunk = vec![b'e'; 1 << 20];
                 let mut err = std::io::stderr().lock();
                 for _ in 0..50 {
                     let _ = err.write_all(&chunk);
                 }
+            }
+            if mode == "nul-stderr" {
+                let _ = std::io::stderr().lock().write_all(&vec![0u8; 1 << 20]);
             }
             send(out, move_line(request.id, &first).as_bytes());
         }
