@@ -34,6 +34,10 @@ pub struct CheckArgs {
     /// How the bot is isolated: none, pid (the default) or full (docs/supervision.md).
     #[arg(long, value_enum, default_value = "pid")]
     pub isolation: crate::isolation_arg::IsolationArg,
+    /// Pass this variable of the referee's environment on to the bot under `--isolation
+    /// full` (repeatable), as in `match`.
+    #[arg(long = "pass-env", value_name = "NAME", value_parser = crate::options::parse_env_name)]
+    pub pass_env: Vec<String>,
     /// The CPUs the bot's whole process tree may use at once, as in `match` (a number, or
     /// `none`).
     #[arg(long, value_name = "CPUS", default_value = "1", value_parser = crate::options::parse_cpus_per_bot)]

@@ -299,6 +299,7 @@ fn config(args: &MatchArgs) -> anyhow::Result<GameConfig> {
     config.seed = seed;
     config.limits = args.game.limits();
     config.isolation = args.game.isolation();
+    config.sandbox = args.game.sandbox().map_err(anyhow::Error::msg)?;
     config.no_ponder = args.game.no_ponder;
     args.game.check_cpu_confinement().map_err(anyhow::Error::msg)?;
     bao_tournament::preflight::check_isolation(&[&config.south, &config.north], config.isolation)?;

@@ -55,6 +55,11 @@ pub struct GameOptions {
     /// unless --max-processes says otherwise). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
     pub isolation: crate::isolation_arg::IsolationArg,
+    /// Pass this variable of the referee's environment on to each bot under `--isolation
+    /// full`, whose bots otherwise get only PATH, LANG, HOME and TMPDIR (repeatable, e.g.
+    /// --pass-env JAVA_OPTS; the other levels pass the whole environment).
+    #[arg(long = "pass-env", value_name = "NAME", value_parser = parse_env_name)]
+    pub pass_env: Vec<String>,
     /// The CPUs each bot's whole process tree may use at once, however many processes it
     /// starts (cgroup cpu.max): a number (1, 0.5, 2) or `none`. Where enough CPUs are free a
     /// bot also gets whole CPUs of its own. See docs/supervision.md.
@@ -64,6 +69,34 @@ pub struct GameOptions {
     /// clock runs (no pondering). See PROTOCOL.md.
     #[arg(long)]
     pub no_ponder: bool,
+}
+
+/// A sandbox profile passing `names` on (`--pass-env`), which only `--isolation full` takes.
+///
+/// # Errors
+/// `--pass-env` with another isolation level (which passes the whole environment anyway).
+pub fn pass_env_profile(
+    names: &[String],
+    isolation: bao_supervise::IsolationLevel,
+) -> Result<bao_supervise::SandboxProfile, String> {
+    if !names.is_empty() && isolation != bao_supervise::IsolationLevel::Full {
+        return Err(format!(
+            "--pass-env applies to --isolation full only (--isolation {} passes the whole environment)",
+            isolation.name()
+        ));
+    }
+    Ok(bao_supervise::SandboxProfile { pass_env: names.to_vec(), ..bao_supervise::SandboxProfile::default() })
+}
+
+/// `--pass-env`: the name of an environment variable (not empty, no `=`, no NUL).
+///
+/// # Errors
+/// A message naming what is wrong with it.
+pub fn parse_env_name(s: &str) -> Result<String, String> {
+    if s.is_empty() || s.contains(['=', '\0']) {
+        return Err(format!("{s:?} is not the name of an environment variable (not empty, no '=')"));
+    }
+    Ok(s.to_owned())
 }
 
 /// `--cpus-per-bot`: a CPU share, or `None` for no limit.
@@ -149,6 +182,14 @@ impl GameOptions {
             eprintln!("warning: {}", machine.summary());
         }
         Ok(())
+    }
+
+    /// The sandbox's profile (`--pass-env`).
+    ///
+    /// # Errors
+    /// `--pass-env` without `--isolation full`.
+    pub fn sandbox(&self) -> Result<bao_supervise::SandboxProfile, String> {
+        pass_env_profile(&self.pass_env, self.isolation.into())
     }
 
     /// The isolation asked for.

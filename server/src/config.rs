@@ -172,6 +172,12 @@ pub struct SandboxConfig {
     /// How many uids from `uid_base` the sandboxes may use.
     #[serde(default = "default_uid_count")]
     pub uid_count: u32,
+    /// The ids of the sandboxes when the server does not run as root: `"auto"` (its
+    /// subordinate ids from /etc/subuid and /etc/subgid, where it has them and
+    /// `newuidmap` works; else its own uid), `"off"` or `"FIRST:COUNT"` (only these of its
+    /// subordinate uids; an error if they are not its own).
+    #[serde(default, deserialize_with = "subordinate_ids")]
+    pub subordinate_ids: bao_supervise::SubordinateIds,
     /// More host paths a sandbox sees, read-only (a toolchain outside `/usr`).
     #[serde(default)]
     pub read_only_paths: Vec<std::path::PathBuf>,
@@ -189,6 +195,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             uid_base: default_uid_base(),
             uid_count: default_uid_count(),
+            subordinate_ids: bao_supervise::SubordinateIds::Auto,
             read_only_paths: Vec::new(),
             path: default_path(),
             unsafe_sandbox: String::new(),
@@ -202,6 +209,14 @@ impl SandboxConfig {
     pub fn accepted(&self) -> Vec<&str> {
         self.unsafe_sandbox.split([',', ' ']).map(str::trim).filter(|s| !s.is_empty()).collect()
     }
+}
+
+/// `sandbox.subordinate_ids`, read from its text.
+fn subordinate_ids<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<bao_supervise::SubordinateIds, D::Error> {
+    let text = <String as serde::Deserialize>::deserialize(d)?;
+    text.parse().map_err(serde::de::Error::custom)
 }
 
 fn default_uid_base() -> u32 {

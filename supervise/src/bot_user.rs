@@ -1,5 +1,6 @@
-//! The separate unprivileged user of a bot under `--isolation full` when the referee runs as
-//! root: a uid (and gid of the same number) of its own, from a range no account uses, and
+//! The separate unprivileged user of a bot under `--isolation full`: when the referee runs as
+//! root, a uid (and gid of the same number) of its own, from a range no account uses; when it
+//! does not, a uid and gid of its subordinate ids (`subordinate_ids.rs`); and
 //! the check that this user can reach the program and its folder in the sandbox at all (so that
 //! a bot that cannot run under it gets a clear error before it starts, not a forfeit).
 
@@ -37,44 +38,81 @@ impl Drop for IdLease {
     }
 }
 
-/// A fresh user for one bot from `range` (checked with [`IdRange::validate`]), leased: the
-/// first id from this bot's starting point (the process's pid and its count of bots spread
-/// them, so an id just released, whose processes the kernel may still be tearing down, is
-/// not taken again at once) whose lock file in
-/// [`LEASE_DIR`] no other lease holds, so that concurrent referees and servers, sharing a
-/// range or overlapping ones, never run two sandboxes as one uid. Where no lock can be taken
-/// (no `/run`, not root) it falls back to an unlocked id, distinct within this process.
+/// A fresh user for one bot of a root caller from `range` (checked with
+/// [`IdRange::validate`]), its gid of the same number, leased in [`LEASE_DIR`] (see
+/// [`lease_in`]).
 pub(crate) fn lease(range: IdRange) -> IdLease {
+    lease_in(range, range.first, Some(Path::new(LEASE_DIR)))
+}
+
+/// A fresh user for one bot of an unprivileged caller from its subordinate ids, leased in the
+/// caller's own lock folder ([`subordinate_lease_dir`]).
+pub(crate) fn lease_subordinate(range: crate::subordinate_ids::SubRange) -> IdLease {
+    lease_in(range.uids, range.gid_first, subordinate_lease_dir().as_deref())
+}
+
+/// Where an unprivileged caller's leases of subordinate ids are locked: `bao-sandbox-ids` in
+/// `$XDG_RUNTIME_DIR`, or else `bao-sandbox-ids-UID` in the system's temporary folder; made
+/// with mode 700, and used only if it is a folder of this user that no other user may write
+/// (`None` if neither is: leases are then unlocked, distinct within this process).
+fn subordinate_lease_dir() -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let uid = nix::unistd::geteuid().as_raw();
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(std::path::PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("bao-sandbox-ids"));
+    let temporary = std::env::temp_dir().join(format!("bao-sandbox-ids-{uid}"));
+    runtime.into_iter().chain([temporary]).find(|dir| {
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
+        std::fs::symlink_metadata(dir)
+            .is_ok_and(|meta| meta.is_dir() && meta.uid() == uid && meta.mode() & 0o022 == 0)
+    })
+}
+
+/// A fresh user for one bot from `range` (the n-th uid with the gid `gid_first + n`), leased:
+/// the first id from this bot's starting point (the process's pid and its count of bots spread
+/// them, so an id just released, whose processes the kernel may still be tearing down, is
+/// not taken again at once) whose lock file in `dir` no other lease holds, so that concurrent
+/// referees and servers, sharing a range or overlapping ones, never run two sandboxes as one
+/// uid. Where no lock can be taken (no folder, not allowed) it falls back to an unlocked
+/// id, distinct within this process.
+fn lease_in(range: IdRange, gid_first: u32, dir: Option<&Path>) -> IdLease {
     static SEQUENCE: AtomicU32 = AtomicU32::new(0);
     let count = range.count.max(1);
     let n = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let start = std::process::id().wrapping_mul(4096).wrapping_add(n) % count;
-    let dir_ready = std::fs::create_dir_all(LEASE_DIR).is_ok();
-    for attempt in (0..LEASE_TRIES.min(count)).take_while(|_| dir_ready) {
-        let id = range.first.saturating_add(start.wrapping_add(attempt) % count);
-        let path = Path::new(LEASE_DIR).join(id.to_string());
-        let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
-        else {
-            break;
-        };
-        match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
-            // Locked, and still the file at `path` (not one a releasing lease just removed).
-            Ok(lock)
-                if std::fs::metadata(&path)
-                    .ok()
-                    .zip(lock.metadata().ok())
-                    .is_some_and(|(named, held)| named.ino() == held.ino()) =>
-            {
-                return IdLease { user: BotUser { uid: id, gid: id }, lock: Some((lock, path)) };
+    let user = |offset: u32| BotUser {
+        uid: range.first.saturating_add(offset),
+        gid: gid_first.saturating_add(offset),
+    };
+    let dir = dir.filter(|dir| std::fs::create_dir_all(dir).is_ok());
+    if let Some(dir) = dir {
+        for attempt in 0..LEASE_TRIES.min(count) {
+            let offset = start.wrapping_add(attempt) % count;
+            let path = dir.join(range.first.saturating_add(offset).to_string());
+            let Ok(file) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
+            else {
+                break;
+            };
+            match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+                // Locked, and still the file at `path` (not one a releasing lease just removed).
+                Ok(lock)
+                    if std::fs::metadata(&path)
+                        .ok()
+                        .zip(lock.metadata().ok())
+                        .is_some_and(|(named, held)| named.ino() == held.ino()) =>
+                {
+                    return IdLease { user: user(offset), lock: Some((lock, path)) };
+                }
+                Ok(_) => {}
+                Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
+                Err(_) => break,
             }
-            Ok(_) => {}
-            Err((_, nix::errno::Errno::EWOULDBLOCK)) => {}
-            Err(_) => break,
         }
     }
-    tracing::debug!("no lock on a sandbox id in {LEASE_DIR}: an unlocked id");
-    let id = range.first.saturating_add(start);
-    IdLease { user: BotUser { uid: id, gid: id }, lock: None }
+    tracing::debug!("no lock on a sandbox id in {dir:?}: an unlocked id");
+    IdLease { user: user(start), lock: None }
 }
 
 /// The user the isolation probe runs as: the one just past the default range.
@@ -153,6 +191,26 @@ mod tests {
         assert!(!file.exists(), "a dropped lease leaves no file");
         let (third, fourth) = (lease(range), lease(range));
         assert!([third.user.uid, fourth.user.uid].contains(&taken), "a dropped lease's id is free again");
+    }
+
+    /// An unprivileged caller's leases: distinct uids of its range, each with the gid at the
+    /// same offset, locked in a folder of the caller's own.
+    #[test]
+    fn subordinate_leases_pair_each_uid_with_its_gid() {
+        let range = crate::subordinate_ids::SubRange {
+            uids: IdRange { first: 100_000, count: 50 },
+            gid_first: 300_000,
+        };
+        let (a, b) = (lease_subordinate(range), lease_subordinate(range));
+        assert_ne!(a.user.uid, b.user.uid);
+        for lease in [&a, &b] {
+            assert!((100_000..100_050).contains(&lease.user.uid), "{lease:?}");
+            assert_eq!(lease.user.gid - 300_000, lease.user.uid - 100_000, "{lease:?}");
+        }
+        let dir = subordinate_lease_dir().expect("a lock folder of this user");
+        let mode = std::fs::metadata(&dir).unwrap().mode();
+        assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", dir.display());
+        assert!(a.lock.is_some() && dir.join(a.user.uid.to_string()).exists(), "locked in {}", dir.display());
     }
 
     #[test]

@@ -31,7 +31,9 @@
 //!    (not waiting for the init's own exit, which tears down mount namespaces). The init asks
 //!    for SIGKILL when this stub dies, makes the mount namespace, mounts its own `/proc`,
 //!    hides the cgroup file system, locks the mounts or switches to the separate uid
-//!    (`--uid`, `--gid`), and goes on with steps 6–7, starting the bot as its child;
+//!    (`--uid`, `--gid`: a root caller's, or, not as root, one of the caller's subordinate
+//!    ids, which the stub maps into its user namespace with `newuidmap` and `newgidmap`,
+//!    see `id_mapper`), and goes on with steps 6–7, starting the bot as its child;
 //! 6. sets `RLIMIT_DATA` (`--rlimit-data`), `RLIMIT_CPU` (`--rlimit-cpu`, soft; hard one
 //!    second later) and, when not root, `RLIMIT_NPROC` (the user's current tasks plus
 //!    `--nproc-allowance`, counted before `/proc` is replaced);

@@ -15,16 +15,18 @@ type Outcomes = HashMap<(PathBuf, Isolation, bool), Result<(), String>>;
 
 static OUTCOMES: Mutex<Option<Outcomes>> = Mutex::new(None);
 
-/// Whether `isolation` can be set up by `stub` (running the bot as a separate user when
-/// `separate_user`). The first failure for an isolation is reported once on stderr (as a
+/// Whether `isolation` can be set up by `stub` (running the bot as the separate `user`, when
+/// there is one: a root caller's, or an unprivileged caller's subordinate ids). The first failure for an isolation is reported once on stderr (as a
 /// warning through `tracing`), naming what the kernel refused.
-pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<(), String> {
-    let key = (stub.to_path_buf(), isolation, separate_user);
+pub(crate) fn check(stub: &Path, isolation: Isolation, user: Option<BotUser>) -> Result<(), String> {
+    // A process is either root or not: a separate user is the root caller's, or else its
+    // subordinate ids.
+    let key = (stub.to_path_buf(), isolation, user.is_some());
     let mut outcomes = OUTCOMES.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(outcome) = outcomes.get_or_insert_with(HashMap::new).get(&key) {
         return outcome.clone();
     }
-    let outcome = run(stub, isolation, separate_user).map(drop);
+    let outcome = run(stub, isolation, user).map(drop);
     // The sandbox falls back to nothing: its caller says why (see `decide_isolation`).
     if let Err(reason) = &outcome
         && isolation.level != crate::IsolationLevel::Full
@@ -41,15 +43,14 @@ pub(crate) fn check(stub: &Path, isolation: Isolation, separate_user: bool) -> R
 
 /// Runs the stub's probe of `isolation` (from the system's temporary directory); its stdout
 /// (what the sandbox's probe reports, see `SandboxSupport`), or why it failed.
-pub(crate) fn run(stub: &Path, isolation: Isolation, separate_user: bool) -> Result<String, String> {
+pub(crate) fn run(stub: &Path, isolation: Isolation, user: Option<BotUser>) -> Result<String, String> {
     let mut command = std::process::Command::new(stub);
     command.arg(crate::EXEC_STUB_SUBCOMMAND).arg("--probe");
     command.arg("--isolation").arg(isolation.level.name());
     if isolation.no_network() {
         command.arg("--no-network");
     }
-    if separate_user {
-        let BotUser { uid, gid } = crate::bot_user::probe_user();
+    if let Some(BotUser { uid, gid }) = user {
         command.arg("--uid").arg(uid.to_string()).arg("--gid").arg(gid.to_string());
     }
     let output = command
@@ -82,9 +83,9 @@ mod tests {
         let script = "#!/bin/sh\necho \"__exec-bot: cannot isolate the bot: unshare: Operation not permitted\" >&2\nexit 125\n";
         crate::test_executable::write(&stub, script);
         let asked = Isolation::default();
-        let reason = check(&stub, asked, false).unwrap_err();
+        let reason = check(&stub, asked, None).unwrap_err();
         assert_eq!(reason, "cannot isolate the bot: unshare: Operation not permitted");
         std::fs::remove_file(&stub).unwrap();
-        assert_eq!(check(&stub, asked, false).unwrap_err(), reason, "asked once per process");
+        assert_eq!(check(&stub, asked, None).unwrap_err(), reason, "asked once per process");
     }
 }

@@ -38,6 +38,7 @@ mod cpu_lease;
 mod cpu_probe;
 pub mod exec_stub;
 mod fault;
+mod id_mapper;
 mod isolation_probe;
 mod landlock_rules;
 pub mod lines;
@@ -63,6 +64,7 @@ pub mod spec;
 mod stage_times;
 mod stderr;
 mod stub_args;
+mod subordinate_ids;
 mod tree;
 mod tree_copy;
 
@@ -83,7 +85,8 @@ pub use options::{
 pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sandbox_profile::{IdRange, ProgramDirAccess, SandboxProfile};
-pub use sandbox_support::{FeatureState, SandboxFeature, SandboxSupport};
+pub use sandbox_support::{FeatureState, SandboxFeature, SandboxIdentity, SandboxSupport};
 pub use sibling_stub::STUB_EXECUTABLE;
 pub use spec::{BotSpec, CpuShare, ResourceLimits};
 pub use stderr::StderrCapture;
+pub use subordinate_ids::SubordinateIds;

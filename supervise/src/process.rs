@@ -759,32 +759,109 @@ fn decide_isolation(
         }
         return Ok(Decided { isolation: asked, user: None, sandbox: None, lease: None });
     };
-    let separate_user = sandboxed && nix::unistd::geteuid().is_root();
+    let root = nix::unistd::geteuid().is_root();
     let sandbox = if sandboxed {
         Some(crate::sandbox_view::plan(&options.sandbox, program, &spec.args, dir).map_err(refuse)?)
     } else {
         None
     };
-    if separate_user {
+    // Who the sandbox runs as: a root caller's own range, an unprivileged caller's
+    // subordinate ids where it has them, or (None) the caller's uid.
+    let separate = if !sandboxed {
+        None
+    } else if root {
         options.sandbox.ids.validate().map_err(refuse)?;
-    }
-    match crate::isolation_probe::check(stub, asked, separate_user) {
+        Some(Separate::Root(options.sandbox.ids))
+    } else {
+        subordinate_ids(options.sandbox.subordinate_ids, stub, asked)
+            .map_err(refuse)?
+            .map(Separate::Subordinate)
+    };
+    let probe_user = separate.map(|separate| match separate {
+        Separate::Root(_) => crate::bot_user::probe_user(),
+        Separate::Subordinate(range) => range.probe_user(),
+    });
+    match crate::isolation_probe::check(stub, asked, probe_user) {
         Ok(()) => {}
         // The sandbox was asked for by name: never a silent fallback to less.
         Err(why) if sandboxed => return Err(refuse(format!("the sandbox cannot be set up here: {why}"))),
         Err(_) => return Ok(Decided { isolation: Isolation::NONE, user: None, sandbox: None, lease: None }),
     }
-    if !separate_user {
+    let Some(separate) = separate else {
         return Ok(Decided { isolation: asked, user: None, sandbox, lease: None });
-    }
+    };
     let writable = matches!(options.sandbox.program_dir, crate::ProgramDirAccess::Writable { .. });
     if let Some(reason) = crate::bot_user::unreachable_in_sandbox(program, dir, writable) {
-        return Err(refuse(format!(
-            "under --isolation full as root it runs as a separate unprivileged user, and {reason}"
-        )));
+        let who = match separate {
+            Separate::Root(_) => "as root it runs as a separate unprivileged user",
+            Separate::Subordinate(_) => "it runs as a separate user of the caller's subordinate ids",
+        };
+        return Err(refuse(format!("under --isolation full {who}, and {reason}")));
     }
-    let lease = crate::bot_user::lease(options.sandbox.ids);
+    let lease = match separate {
+        Separate::Root(range) => crate::bot_user::lease(range),
+        Separate::Subordinate(range) => crate::bot_user::lease_subordinate(range),
+    };
     Ok(Decided { isolation: asked, user: Some(lease.user), sandbox, lease: Some(lease) })
+}
+
+/// The separate user of a sandbox, by where its ids come from.
+#[derive(Debug, Clone, Copy)]
+enum Separate {
+    /// A root caller's range.
+    Root(crate::IdRange),
+    /// An unprivileged caller's subordinate ids.
+    Subordinate(crate::subordinate_ids::SubRange),
+}
+
+/// The subordinate ids an unprivileged caller's sandboxes use under `choice`, if any: found
+/// in `/etc/subuid` and `/etc/subgid` and shown to work by the stub's probe. Where they are
+/// not there (or the probe fails) with [`crate::SubordinateIds::Auto`], the sandboxes run as
+/// the caller's uid, said once in the log.
+///
+/// # Errors
+/// A [`crate::SubordinateIds::Within`] range that is not the caller's or does not work.
+fn subordinate_ids(
+    choice: crate::SubordinateIds,
+    stub: &Path,
+    asked: Isolation,
+) -> Result<Option<crate::subordinate_ids::SubRange>, String> {
+    // Said once per process: at `info` where the caller has no subordinate ids (the usual
+    // case of a machine without them), as a warning where they are there but fail.
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let said_once = |why: &str, failed: bool| {
+        if SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let text = format!(
+            "sandboxes run as this user's uid outside their user namespace, not as uids of their own: \
+             {why} (docs/supervision.md, \"Identity\")"
+        );
+        if failed {
+            tracing::warn!("{text}");
+        } else {
+            tracing::info!("{text}");
+        }
+    };
+    let range = match crate::subordinate_ids::find(choice)? {
+        crate::subordinate_ids::Found::Ranges(range) => range,
+        // Asked for by the caller: nothing to say.
+        crate::subordinate_ids::Found::Absent(_) if choice == crate::SubordinateIds::Off => return Ok(None),
+        crate::subordinate_ids::Found::Absent(why) => {
+            said_once(&why, false);
+            return Ok(None);
+        }
+    };
+    match crate::isolation_probe::check(stub, asked, Some(range.probe_user())) {
+        Ok(()) => Ok(Some(range)),
+        Err(why) if matches!(choice, crate::SubordinateIds::Within(_)) => {
+            Err(format!("the sandbox cannot run as the subordinate ids asked for: {why}"))
+        }
+        Err(why) => {
+            said_once(&format!("its subordinate ids do not work here: {why}"), true);
+            Ok(None)
+        }
+    }
 }
 
 /// The program's path as `exec` will find it: a name without a slash is looked up on `PATH`

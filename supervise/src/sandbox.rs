@@ -7,7 +7,9 @@
 //!    own ids back in step 2, and holds no capability outside its namespaces), PID namespace,
 //!    IPC namespace, and with `no_network` a network namespace. When the referee is root
 //!    and the bot is to run under a separate uid, no user namespace is made: the init drops
-//!    to that uid instead.
+//!    to that uid instead. When it is not root and the bot runs under a separate uid of its
+//!    subordinate ids, `newuidmap` and `newgidmap` write the maps from outside
+//!    (`id_mapper.rs`): root inside for the stub's ids, and the bot's ids as themselves.
 //! 2. [`prepare_init`], in the init (pid 1 of the new PID namespace): a mount namespace of its
 //!    own (made here, not by the outer stub, so that only the init's exit tears one down, and
 //!    nobody waits for that), every mount made private
@@ -58,11 +60,18 @@ pub(crate) fn enter(no_network: bool, user: Option<BotUser>) -> Result<Option<Ma
     if user_namespace {
         flags |= CloneFlags::CLONE_NEWUSER;
     }
+    // An unprivileged caller's separate user (its subordinate ids): mapped by helpers started
+    // outside the namespace, so before it is made (see `id_mapper`).
+    let mapper = user.filter(|_| user_namespace).map(crate::id_mapper::start).transpose()?;
     unshare(flags).map_err(|e| format!("cannot create the namespaces ({flags:?}): {e}"))?;
     if user_namespace {
         // Root inside: the init (a fork of this process) has every capability in the
-        // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`).
-        map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?;
+        // namespace, to mount the bot's /proc (the bot gets its own ids back in `lock_mounts`,
+        // or switches to its separate user, mapped as itself beside root).
+        match mapper {
+            Some(mapper) => mapper.finish()?,
+            None => map_ids((Uid::from_raw(0), uid), (Gid::from_raw(0), gid))?,
+        }
         return Ok(Some(MappedIds { uid: uid.as_raw(), gid: gid.as_raw() }));
     }
     Ok(None)

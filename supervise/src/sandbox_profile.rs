@@ -63,15 +63,20 @@ pub struct SandboxProfile {
     /// caller's other variables (tokens, paths) never reach it.
     pub pass_env: Vec<String>,
     /// The uids (and gids of the same numbers) the sandboxes of a root caller run as: each
-    /// sandbox gets one of its own. Unused when the caller is not root (the sandbox then
-    /// runs as the caller's uid outside its user namespace; see `docs/supervision.md`).
+    /// sandbox gets one of its own. Unused when the caller is not root (see
+    /// `subordinate_ids`).
     pub ids: IdRange,
+    /// The ids the sandboxes of an unprivileged caller run as: by default its subordinate ids
+    /// (`/etc/subuid`, `/etc/subgid`, mapped by `newuidmap` and `newgidmap`), one uid and gid
+    /// of its own per sandbox, where it has them; otherwise the caller's uid outside the
+    /// sandbox's user namespace (see `docs/supervision.md`, "Identity"). Unused as root.
+    pub subordinate_ids: crate::SubordinateIds,
 }
 
 impl Default for SandboxProfile {
     /// A game's (and the gate's) profile: the program's folder read-only, no extra paths,
     /// a 64 MiB `/tmp`, the bot's process limit (or [`SandboxProfile::DEFAULT_MAX_TASKS`]),
-    /// the default [`IdRange`].
+    /// the default [`IdRange`], the caller's subordinate ids if it has them.
     fn default() -> Self {
         Self {
             program_dir: ProgramDirAccess::ReadOnly,
@@ -80,6 +85,7 @@ impl Default for SandboxProfile {
             max_tasks: None,
             pass_env: Vec::new(),
             ids: IdRange::default(),
+            subordinate_ids: crate::SubordinateIds::Auto,
         }
     }
 }

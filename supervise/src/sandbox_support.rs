@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::options::{Isolation, IsolationLevel, StubChoice};
+use crate::subordinate_ids::SubordinateIds;
 
 /// One protection of the sandbox ([`IsolationLevel::Full`]) that a machine may lack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -104,6 +105,58 @@ pub struct SandboxSupport {
     pub landlock_abi: Option<u32>,
     /// Whether the caller runs as root (each sandbox then gets a uid of its own).
     pub root: bool,
+    /// Who a sandbox runs as.
+    pub identity: SandboxIdentity,
+}
+
+/// Who a sandbox of this caller runs as (`docs/supervision.md`, "Identity").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "mode")]
+pub enum SandboxIdentity {
+    /// The caller is root: each sandbox runs as a uid and gid of its own from
+    /// [`SandboxProfile::ids`](crate::SandboxProfile).
+    OwnUid,
+    /// The caller is not root but has subordinate ids that work here: each sandbox runs as a
+    /// uid of its own from `uids` (the n-th with the gid `gid_first + n`), mapped by
+    /// `newuidmap` and `newgidmap`.
+    SubordinateIds {
+        /// The uids the sandboxes lease.
+        uids: crate::IdRange,
+        /// The gid of the first of them.
+        gid_first: u32,
+    },
+    /// Every sandbox runs as the caller's uid outside its user namespace (what protects the
+    /// caller's files is that the sandbox cannot see them), and why.
+    CallerUid {
+        /// Why not a uid of its own: no subordinate ids, no `newuidmap`, off, or refused.
+        why: String,
+    },
+}
+
+impl SandboxIdentity {
+    /// Whether each sandbox has a uid of its own (so that `RLIMIT_NPROC` counts its tasks
+    /// alone, and no file of the caller is its own).
+    #[must_use]
+    pub fn own_uid(&self) -> bool {
+        !matches!(self, Self::CallerUid { .. })
+    }
+}
+
+impl fmt::Display for SandboxIdentity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OwnUid => f.write_str("a uid and gid of its own per sandbox (the caller is root)"),
+            Self::SubordinateIds { uids, gid_first } => write!(
+                f,
+                "a uid and gid of its own per sandbox from the caller's subordinate ids (uids {}..{}, gids from {gid_first}, mapped by newuidmap)",
+                uids.first,
+                u64::from(uids.first) + u64::from(uids.count)
+            ),
+            Self::CallerUid { why } => {
+                write!(f, "the caller's uid outside the sandbox's user namespace ({why})")
+            }
+        }
+    }
 }
 
 impl SandboxSupport {
@@ -114,20 +167,34 @@ impl SandboxSupport {
         Self::probe_with(&StubChoice::Auto)
     }
 
+    /// [`SandboxSupport::probe_with_ids`] with the default choice of subordinate ids.
+    #[must_use]
+    pub fn probe_with(stub: &StubChoice) -> Self {
+        Self::probe_with_ids(stub, SubordinateIds::Auto)
+    }
+
     /// Probes this machine: starts the stub once with the whole sandbox of the default
     /// [`SandboxProfile`](crate::SandboxProfile) (namespaces, new root, Landlock and seccomp
     /// applied, no program run), and creates and removes one cgroup with a memory and a
-    /// process limit. Takes a few milliseconds; not cached.
+    /// process limit. Takes a few milliseconds; not cached. Not as root, the sandbox is
+    /// probed as `subordinate` would have it (a uid of its own where the caller has
+    /// subordinate ids that work), and, where those fail, again as the caller's uid.
+    ///
+    /// The process limit is there where the pids controller is, or where each sandbox has a
+    /// uid of its own (its `RLIMIT_NPROC` then counts its tasks alone).
     #[must_use]
-    pub fn probe_with(stub: &StubChoice) -> Self {
+    pub fn probe_with_ids(stub: &StubChoice, subordinate: SubordinateIds) -> Self {
         let root = nix::unistd::geteuid().is_root();
         let mut features = Vec::new();
         let mut state = |feature, available, detail: String| {
             features.push(FeatureState { feature, available, detail });
         };
-        let sandbox = match stub.resolve() {
-            Some(stub) => probe_stub(&stub, root),
-            None => Err("no re-exec stub: this executable does not host it (see StubChoice)".to_owned()),
+        let (sandbox, identity) = match stub.resolve() {
+            Some(stub) => probe_stub(&stub, root, subordinate),
+            None => (
+                Err("no re-exec stub: this executable does not host it (see StubChoice)".to_owned()),
+                SandboxIdentity::CallerUid { why: "no sandbox".to_owned() },
+            ),
         };
         match &sandbox {
             Ok(_) => {
@@ -142,13 +209,13 @@ impl SandboxSupport {
                 let memory = cgroup.memory_limited();
                 state(SandboxFeature::MemoryLimit, memory, detail(memory, "no memory controller we may use"));
                 let pids = cgroup.pids_limited();
-                state(SandboxFeature::ProcessLimit, pids, detail(pids, "no pids controller we may use"));
+                process_limit(&mut state, pids, "no pids controller we may use", &identity);
                 cgroup.remove();
             }
             Err(why) => {
                 state(SandboxFeature::CgroupV2, false, why.clone());
                 state(SandboxFeature::MemoryLimit, false, format!("no cgroup: {why}"));
-                state(SandboxFeature::ProcessLimit, false, format!("no cgroup: {why}"));
+                process_limit(&mut state, false, &format!("no cgroup: {why}"), &identity);
             }
         }
         let report = sandbox.as_ref().ok();
@@ -164,7 +231,7 @@ impl SandboxSupport {
         state(SandboxFeature::Landlock, at_least(1), landlock_detail(1));
         state(SandboxFeature::LandlockNetwork, at_least(4), landlock_detail(4));
         state(SandboxFeature::LandlockScopes, at_least(6), landlock_detail(6));
-        Self { features, landlock_abi: abi, root }
+        Self { features, landlock_abi: abi, root, identity }
     }
 
     /// The features this machine lacks.
@@ -187,11 +254,24 @@ impl fmt::Display for SandboxSupport {
             let mark = if state.available { "ok" } else { "MISSING" };
             writeln!(f, "{}: {mark} ({})", state.feature, state.detail)?;
         }
-        if self.root {
-            write!(f, "identity: a uid and gid of its own per sandbox (the caller is root)")
-        } else {
-            write!(f, "identity: the caller's uid outside the sandbox's user namespace (not root)")
-        }
+        write!(f, "identity: {}", self.identity)
+    }
+}
+
+/// The process limit: `pids.max`, or else the `RLIMIT_NPROC` of each sandbox's own uid.
+fn process_limit(
+    state: &mut impl FnMut(SandboxFeature, bool, String),
+    pids: bool,
+    missing: &str,
+    identity: &SandboxIdentity,
+) {
+    if pids {
+        state(SandboxFeature::ProcessLimit, true, detail(true, missing));
+    } else if identity.own_uid() {
+        let text = format!("RLIMIT_NPROC of each sandbox's own uid ({missing})");
+        state(SandboxFeature::ProcessLimit, true, text);
+    } else {
+        state(SandboxFeature::ProcessLimit, false, missing.to_owned());
     }
 }
 
@@ -223,9 +303,31 @@ impl StubReport {
     }
 }
 
-fn probe_stub(stub: &Path, root: bool) -> Result<StubReport, String> {
+/// The stub's probe of the whole sandbox, run as the user a sandbox gets (see
+/// [`SandboxSupport::probe_with_ids`]), and who that is.
+fn probe_stub(
+    stub: &Path,
+    root: bool,
+    subordinate: SubordinateIds,
+) -> (Result<StubReport, String>, SandboxIdentity) {
     let isolation = Isolation { level: IsolationLevel::Full, no_network: true };
-    crate::isolation_probe::run(stub, isolation, root).map(|stdout| StubReport::parse(&stdout))
+    let run =
+        |user| crate::isolation_probe::run(stub, isolation, user).map(|stdout| StubReport::parse(&stdout));
+    if root {
+        return (run(Some(crate::bot_user::probe_user())), SandboxIdentity::OwnUid);
+    }
+    let why = match crate::subordinate_ids::find(subordinate) {
+        Ok(crate::subordinate_ids::Found::Ranges(range)) => match run(Some(range.probe_user())) {
+            Ok(report) => {
+                let identity =
+                    SandboxIdentity::SubordinateIds { uids: range.uids, gid_first: range.gid_first };
+                return (Ok(report), identity);
+            }
+            Err(why) => format!("its subordinate ids do not work here: {why}"),
+        },
+        Ok(crate::subordinate_ids::Found::Absent(why)) | Err(why) => why,
+    };
+    (run(None), SandboxIdentity::CallerUid { why })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::options::IsolationLevel;
 /// to the running executable is used only if it prints the same (`__exec-bot
 /// --stub-protocol`), and a spawn server only if it greets with it; change it whenever the
 /// stub's options, its spawn server's messages or its behaviour change.
-pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 6");
+pub const STUB_PROTOCOL: &str = concat!("bao-exec-stub ", env!("CARGO_PKG_VERSION"), " protocol 7");
 
 /// The arguments of the hidden `__exec-bot` subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,7 +32,8 @@ pub struct ExecBotArgs {
     pub isolation: IsolationLevel,
     /// Run the bot in a new network namespace (no network).
     pub no_network: bool,
-    /// Run the bot under this uid (the referee runs as root; with `gid`).
+    /// Run the bot under this uid (with `gid`): the referee runs as root, or it is one of
+    /// the referee's subordinate uids (mapped by `newuidmap`).
     pub uid: Option<u32>,
     /// Run the bot under this gid (with `uid`).
     pub gid: Option<u32>,

@@ -8,8 +8,9 @@ use std::process::{Command, Stdio};
 
 use crate::support::{Scratch, bin, workspace_root};
 
-/// Setup commands of the docs (installing tools, building): prerequisites, not examples.
-const SETUP_COMMANDS: [&str; 3] = ["cargo", "apt-get", "npm"];
+/// Setup commands of the docs (installing tools, building, giving the server's user its
+/// subordinate ids): prerequisites, not examples.
+const SETUP_COMMANDS: [&str; 4] = ["cargo", "apt-get", "npm", "usermod"];
 
 /// The files whose examples must run.
 fn documents() -> Vec<PathBuf> {

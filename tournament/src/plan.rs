@@ -68,6 +68,10 @@ pub struct Plan {
     /// Namespaces for every bot (absent in plans written before this field existed).
     #[serde(default)]
     pub isolation: bao_supervise::Isolation,
+    /// The variables of the referee's environment passed on to every bot under `--isolation
+    /// full` (`--pass-env`; names only, their values are read when a game starts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
     /// Whether the bot not to move is frozen (`--no-ponder`; absent: pondering on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_ponder: bool,
@@ -119,6 +123,7 @@ impl Plan {
             max_plies: None,
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            pass_env: Vec::new(),
             no_ponder: false,
             games,
             opening_source: OpeningSource::Start.to_string(),
@@ -186,6 +191,7 @@ impl Plan {
         config.seed = self.seed;
         config.limits = self.limits;
         config.isolation = self.isolation;
+        config.sandbox.pass_env.clone_from(&self.pass_env);
         config.no_ponder = self.no_ponder;
         Ok(config)
     }
@@ -509,6 +515,7 @@ pub(crate) mod tests {
             max_plies: Some(40),
             limits: ResourceLimits::default(),
             isolation: bao_supervise::Isolation::default(),
+            pass_env: Vec::new(),
             no_ponder: false,
             games: 12,
             opening_source: "start".into(),

@@ -230,6 +230,7 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
 
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
+    let sandbox = args.game.sandbox().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
     let specs: Vec<&bao_supervise::BotSpec> = bots.iter().map(|b| &b.spec).collect();
     bao_tournament::preflight::check_isolation(&specs, args.game.isolation()).map_err(malformed)?;
@@ -290,6 +291,7 @@ fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
         max_plies: args.game.max_plies(),
         limits: args.game.limits(),
         isolation: args.game.isolation(),
+        pass_env: sandbox.pass_env,
         no_ponder: args.game.no_ponder,
         games: schedule.len(),
         opening_source: args.openings.to_string(),

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use bao_supervise::{SandboxFeature, SandboxSupport};
+use bao_supervise::{SandboxFeature, SandboxIdentity, SandboxSupport, SubordinateIds};
 
 use crate::config::ArenaConfig;
 use crate::error::ServerError;
@@ -53,11 +53,18 @@ pub fn accepted(config: &crate::config::SandboxConfig) -> Result<Vec<SandboxFeat
 /// whether it is there; fails, naming them, when one is missing that
 /// `unsafe_sandbox` does not accept.
 pub async fn require(config: &ArenaConfig, config_path: &Path) -> Result<SandboxSupport, ServerError> {
-    let support = tokio::task::spawn_blocking(SandboxSupport::probe)
-        .await
-        .map_err(|e| ServerError::Internal(format!("the sandbox probe stopped: {e}")))?;
-    let accepted = accepted(&config.sandbox)
-        .map_err(|message| ServerError::Config { path: config_path.display().to_string(), message })?;
+    let subordinate = config.sandbox.subordinate_ids;
+    let support = tokio::task::spawn_blocking(move || {
+        SandboxSupport::probe_with_ids(&bao_supervise::StubChoice::Auto, subordinate)
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("the sandbox probe stopped: {e}")))?;
+    let config_error = |message| ServerError::Config { path: config_path.display().to_string(), message };
+    let accepted = accepted(&config.sandbox).map_err(config_error)?;
+    log_identity(&support.identity);
+    if let Some(message) = identity_refusal(subordinate, &support.identity) {
+        return Err(config_error(message));
+    }
     for state in &support.features {
         if state.available {
             tracing::info!(feature = %state.feature, "sandbox: ok ({})", state.detail);
@@ -68,8 +75,36 @@ pub async fn require(config: &ArenaConfig, config_path: &Path) -> Result<Sandbox
         }
     }
     match refusal(&support, &accepted) {
-        Some(message) => Err(ServerError::Config { path: config_path.display().to_string(), message }),
+        Some(message) => Err(config_error(message)),
         None => Ok(support),
+    }
+}
+
+/// Why the server refuses to start when `sandbox.subordinate_ids` names a range
+/// that its sandboxes cannot run as (`support` found them sharing its uid).
+#[must_use]
+pub fn identity_refusal(subordinate: SubordinateIds, identity: &SandboxIdentity) -> Option<String> {
+    match (subordinate, identity) {
+        (SubordinateIds::Within(range), SandboxIdentity::CallerUid { why }) => Some(format!(
+            "sandbox.subordinate_ids = \"{}:{}\" cannot be used: {why}",
+            range.first, range.count
+        )),
+        _ => None,
+    }
+}
+
+/// Says who the sandboxes run as: a warning when they share the server's uid
+/// though they could have their own (docs/server.md, "Security model").
+fn log_identity(identity: &SandboxIdentity) {
+    match identity {
+        SandboxIdentity::OwnUid => tracing::info!("sandbox identity: own-uid ({identity})"),
+        SandboxIdentity::SubordinateIds { .. } => {
+            tracing::info!("sandbox identity: subordinate-ids ({identity})");
+        }
+        SandboxIdentity::CallerUid { .. } => tracing::warn!(
+            "sandbox identity: server-uid ({identity}); give the server's user subordinate ids for a uid per \
+             sandbox (docs/server.md, \"Security model\")"
+        ),
     }
 }
 
@@ -92,6 +127,7 @@ mod tests {
                 .collect(),
             landlock_abi: Some(5),
             root: false,
+            identity: SandboxIdentity::CallerUid { why: "test".into() },
         };
         let text = refusal(&support, &[]).expect("refused");
         assert!(text.contains("cgroup-v2: why cgroup-v2") && text.contains("landlock-scopes: why"), "{text}");
@@ -106,5 +142,25 @@ mod tests {
         assert_eq!(accepted(&config), Ok(vec![SandboxFeature::CgroupV2, SandboxFeature::Landlock]));
         config.unsafe_sandbox = "landlok".into();
         assert!(accepted(&config).expect_err("typo").contains("landlok"));
+    }
+
+    #[test]
+    fn a_subordinate_range_asked_for_by_name_is_never_dropped_silently() {
+        let within = SubordinateIds::Within(bao_supervise::IdRange { first: 200_000, count: 10 });
+        let shared = SandboxIdentity::CallerUid { why: "user bao has no range in /etc/subuid".into() };
+        let text = identity_refusal(within, &shared).expect("refused");
+        assert!(text.contains("\"200000:10\"") && text.contains("no range in /etc/subuid"), "{text}");
+        assert_eq!(identity_refusal(SubordinateIds::Auto, &shared), None, "auto falls back, said in the log");
+        let own = SandboxIdentity::SubordinateIds {
+            uids: bao_supervise::IdRange { first: 200_000, count: 9 },
+            gid_first: 5,
+        };
+        assert_eq!(identity_refusal(within, &own), None);
+        let text: crate::config::SandboxConfig =
+            toml::from_str("subordinate_ids = \"200000:10\"").expect("parses");
+        assert_eq!(text.subordinate_ids, within);
+        let bad = toml::from_str::<crate::config::SandboxConfig>("subordinate_ids = \"many\"")
+            .expect_err("refused");
+        assert!(bad.to_string().contains("FIRST:COUNT"), "{bad}");
     }
 }

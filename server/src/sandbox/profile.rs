@@ -28,7 +28,8 @@ pub struct Profile {
     /// Memory, CPU time, processes, output.
     pub limits: ResourceLimits,
     /// The sandbox (`IsolationLevel::Full`: a new root, no network, its own
-    /// processes, a uid of its own when the server is root; the program folder
+    /// processes, a uid of its own when the server is root or has subordinate
+    /// ids; the program folder
     /// writable for a build, read-only otherwise) and the stderr kept.
     pub options: SpawnOptions,
     /// The `PATH` of the program (`sandbox.path`).
@@ -45,6 +46,7 @@ impl Profile {
         let sandbox = SandboxProfile {
             read_only_paths: config.sandbox.read_only_paths.clone(),
             ids: Profile::id_range(&config.sandbox),
+            subordinate_ids: config.sandbox.subordinate_ids,
             ..SandboxProfile::build(l.build_disk_mib, l.build_processes)
         };
         Profile {
@@ -69,6 +71,7 @@ impl Profile {
         let sandbox = SandboxProfile {
             read_only_paths: config.sandbox.read_only_paths.clone(),
             ids: Profile::id_range(&config.sandbox),
+            subordinate_ids: config.sandbox.subordinate_ids,
             max_tasks: Some(BOT_TASKS),
             ..SandboxProfile::default()
         };
@@ -172,6 +175,8 @@ mod tests {
         config.limits.build_disk_mib = 30;
         config.games.bot_cpu_secs = 9;
         config.sandbox.uid_base = 2_000_000;
+        let within = bao_supervise::SubordinateIds::Within(IdRange { first: 300_000, count: 10 });
+        config.sandbox.subordinate_ids = within;
         config.sandbox.read_only_paths = vec!["/opt/jdk".into()];
         let build = Profile::build(&config);
         assert_eq!(build.limits.max_processes, Some(7));
@@ -186,6 +191,7 @@ mod tests {
             assert_eq!(p.options.isolation.level, IsolationLevel::Full);
             assert!(p.options.isolation.no_network());
             assert_eq!(p.options.sandbox.ids.first, 2_000_000);
+            assert_eq!(p.options.sandbox.subordinate_ids, within);
             assert_eq!(p.options.sandbox.read_only_paths, config.sandbox.read_only_paths);
         }
     }

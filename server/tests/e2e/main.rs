@@ -14,6 +14,7 @@ mod connections;
 mod cpu_hog;
 mod honest;
 mod hostile;
+mod identity;
 mod kill9;
 mod ladder;
 mod sessions;
@@ -29,6 +30,7 @@ const TESTS: &[Test] = &[
     ("entrant_attacks_fail", attack::entrant_attacks_fail),
     ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
     ("kill_9_leaves_no_sandbox_process", kill9::kill_9_leaves_no_sandbox_process),
+    ("sandboxes_run_as_uids_of_their_own", identity::sandboxes_run_as_uids_of_their_own),
     ("api_errors_auth_and_docs", sessions::api_errors_auth_and_docs),
     ("pages_sessions_and_csrf", sessions::pages_sessions_and_csrf),
     ("hostile_uploads_are_refused_with_a_message", hostile::hostile_uploads_are_refused_with_a_message),

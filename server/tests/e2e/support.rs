@@ -87,20 +87,40 @@ pub fn server_user() -> Option<String> {
     std::env::var("BAO_E2E_SERVER_USER").ok().filter(|u| !u.is_empty())
 }
 
-/// The missing protections of the sandbox the test arenas accept: the kernel's
-/// process limit (no pids controller is delegated on the CI machine; a root
-/// server's sandboxes have their own uid's `RLIMIT_NPROC`, and the attack tests
-/// check the limit's effect), a server's own cgroup (an unprivileged server gets
-/// none delegated there), and what `BAO_E2E_UNSAFE_SANDBOX` adds.
+/// Whether the server runs unprivileged with subordinate ids it can use (a range
+/// in `/etc/subuid` and `/etc/subgid`, and `newuidmap`): its sandboxes then get
+/// uids of their own.
+pub fn server_has_subordinate_ids() -> bool {
+    let Some(user) = server_user() else { return false };
+    let has_range = |file: &str| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .any(|line| line.split(':').next() == Some(user.as_str()))
+    };
+    has_range("/etc/subuid") && has_range("/etc/subgid") && Path::new("/usr/bin/newuidmap").exists()
+}
+
+/// The missing protections of the sandbox the test arenas accept: a server's own
+/// cgroup (an unprivileged server gets none delegated there), the kernel's process
+/// limit only where a sandbox shares the server's uid (no pids controller is
+/// delegated on the CI machine; where each sandbox has a uid of its own, as
+/// root or with subordinate ids, its `RLIMIT_NPROC` is the limit, which the probe
+/// counts), and what `BAO_E2E_UNSAFE_SANDBOX` adds.
 pub fn accepted_gaps() -> String {
-    let mut gaps = String::from("process-limit");
+    let mut gaps = String::new();
     if server_user().is_some() || !nix::unistd::geteuid().is_root() {
-        gaps.push_str(",cgroup-v2,memory-limit");
+        gaps.push_str("cgroup-v2,memory-limit");
+        if !server_has_subordinate_ids() {
+            gaps.push_str(",process-limit");
+        }
     }
     if let Ok(more) = std::env::var("BAO_E2E_UNSAFE_SANDBOX")
         && !more.is_empty()
     {
-        gaps.push(',');
+        if !gaps.is_empty() {
+            gaps.push(',');
+        }
         gaps.push_str(&more);
     }
     gaps
