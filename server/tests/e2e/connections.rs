@@ -268,8 +268,13 @@ pub fn descriptor_flood_during_games_and_private_logs() {
 
     // `serve export` holds no game of the server's own failure either.
     let out = arena.dir.path().join("export");
-    let run =
-        Command::new(server_exe()).args(["export", "--data"]).arg(&data).arg(&out).output().expect("export");
+    let run = Command::new(server_exe())
+        .args(["serve", "--data"])
+        .arg(&data)
+        .arg("export")
+        .arg(&out)
+        .output()
+        .expect("export");
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let mut logs = 0;
     for entry in std::fs::read_dir(out.join("games")).expect("exported games") {
@@ -295,12 +300,17 @@ pub fn operators_and_clients_get_clear_answers() {
     // A taken name and an invalid one are the operator's errors: exit 2.
     for name in ["alice", "no spaces <allowed>"] {
         let out = Command::new(server_exe())
-            .args(["user-add", "--data"])
+            .args(["serve", "--data"])
             .arg(&data)
-            .arg(name)
+            .args(["user", "add", name])
             .output()
             .expect("run");
-        assert_eq!(out.status.code(), Some(2), "user-add {name:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "serve user add {name:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let server = Server::start(&data);
     let u = &server.url;
