@@ -13,16 +13,19 @@
 //! the same ply, or a move not in the legal list is refused and changes nothing; a hostile
 //! frame (too big, binary, not JSON, a flood) closes that socket only.
 //!
-//! [`start`] serves one game on a local address: what `bao-referee play` runs.
+//! [`start`] serves one game on a local address: what `bao-referee play` runs, with the game
+//! the person chose ([`Choices`]).
 
 pub mod events;
 pub mod live;
 mod observer;
 pub mod page;
 mod relay;
+pub mod seats;
 mod server;
 pub mod socket;
 
 pub use events::{ClientFrame, Event, ServerFrame};
 pub use live::{LiveGame, Refusal};
+pub use seats::{BadName, Choices, open_browser};
 pub use server::{PlayError, PlayOptions, Running, start};

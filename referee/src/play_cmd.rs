@@ -2,12 +2,10 @@
 //! (the `bao-play` crate), prints its address, and writes the game log as `match` does; the
 //! same judge decides every move of both sides.
 
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use bao_game::{GameConfig, TimeControl};
 use bao_rules::{Side, Variant};
 use bao_supervise::BotSpec;
 use tokio_util::sync::CancellationToken;
@@ -16,12 +14,6 @@ use crate::out::outln;
 
 /// The built-in reference bots `--bot` accepts by name.
 const REFERENCE_BOTS: [&str; 4] = ["random", "greedy", "alphabeta", "mcts"];
-
-/// The time a person gets for one move when the game has no clock: a day.
-const UNTIMED_MOVE: Duration = Duration::from_secs(24 * 60 * 60);
-
-/// The tolerance added to a person's deadlines: the page's round trip, not thinking time.
-const PERSON_MARGIN: Duration = Duration::from_secs(1);
 
 /// The person's side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -97,67 +89,33 @@ fn opponent(bot: &str, seed: u64) -> anyhow::Result<BotSpec> {
 
 /// The game's options for the `bao-play` server.
 fn options(args: &PlayArgs) -> anyhow::Result<bao_play::PlayOptions> {
-    if args.name.trim().is_empty()
-        || args.name.chars().any(char::is_control)
-        || args.name.chars().count() > 64
-    {
-        anyhow::bail!("--name: give 1 to 64 characters with no control characters");
-    }
     let seed = rand::random::<u64>();
-    let bot = opponent(&args.bot, seed)?;
-    let you = match args.side {
-        SideChoice::South => Side::South,
-        SideChoice::North => Side::North,
-        SideChoice::Random => {
-            if rand::random::<bool>() {
-                Side::South
-            } else {
-                Side::North
-            }
-        }
+    let side = match args.side {
+        SideChoice::South => Some(Side::South),
+        SideChoice::North => Some(Side::North),
+        SideChoice::Random => None,
     };
-    let person = BotSpec {
-        name: Some(args.name.clone()),
-        program: bao_game::runner::HUMAN_COMMAND.to_owned(),
-        args: Vec::new(),
-        dir: None,
-    };
-    let (south, north) = if you == Side::South { (person, bot) } else { (bot, person) };
-    let mut config = GameConfig::new(south, north, args.variant);
-    config.seed = seed;
-    config.max_plies = (args.max_plies > 0).then_some(args.max_plies);
-    let bot_time = match args.tc.0 {
-        Some((base, increment)) => TimeControl { base: Some(base), increment, ..TimeControl::default() },
-        None => TimeControl::default(),
-    };
-    let person_time = match args.tc.0 {
-        Some(_) => TimeControl { margin: PERSON_MARGIN, ..bot_time },
-        None => TimeControl {
-            base: None,
-            increment: Duration::ZERO,
-            move_time: Some(UNTIMED_MOVE),
-            margin: PERSON_MARGIN,
-            ..TimeControl::default()
-        },
-    };
-    config.time = bot_time;
-    config.side_time[you.index()] = Some(person_time);
-    // A bot that cannot be isolated as asked is an error now, not a forfeit in the page.
-    let bot = if you == Side::South { &config.north } else { &config.south };
-    bao_tournament::preflight::check_isolation(&[bot], config.isolation)?;
     let log = args.log.clone().unwrap_or_else(|| {
         let stamp =
             humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string().replace(':', "-");
         PathBuf::from("logs").join(format!("play-{stamp}.jsonl"))
     });
-    Ok(bao_play::PlayOptions {
-        config,
-        you,
-        person: args.name.clone(),
-        timed: args.tc.0.is_some(),
+    let choices = bao_play::Choices {
+        bot: opponent(&args.bot, seed)?,
+        variant: args.variant,
+        side,
+        clock: args.tc.0,
+        name: args.name.clone(),
+        max_plies: args.max_plies,
+        seed,
         log,
-        listen: SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)),
-    })
+        port: args.port,
+    };
+    let options = choices.into_options().map_err(|e| anyhow::anyhow!("--name: {e}"))?;
+    // A bot that cannot be isolated as asked is an error now, not a forfeit in the page.
+    let bot = if options.you == Side::South { &options.config.north } else { &options.config.south };
+    bao_tournament::preflight::check_isolation(&[bot], options.config.isolation)?;
+    Ok(options)
 }
 
 /// Runs `bao-referee play`; returns the exit code.
@@ -186,24 +144,6 @@ pub fn run(args: &PlayArgs) -> u8 {
     }
 }
 
-/// Opens `url` with `xdg-open` when there is a graphical session; says so when it cannot.
-fn open_browser(url: &str) {
-    let graphical =
-        ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-    if !graphical {
-        return;
-    }
-    let opened = std::process::Command::new("xdg-open")
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Err(e) = opened {
-        eprintln!("note: could not open a browser (xdg-open: {e}); open the address above");
-    }
-}
-
 async fn serve(options: bao_play::PlayOptions, exit_when_over: bool, open: bool) -> anyhow::Result<u8> {
     let stop = CancellationToken::new();
     crate::signals::install(stop.clone()).context("cannot install the signal handlers")?;
@@ -211,8 +151,8 @@ async fn serve(options: bao_play::PlayOptions, exit_when_over: bool, open: bool)
     let you = options.you;
     let mut running = bao_play::start(options).await?;
     outln!("Play at {}", running.url);
-    if open {
-        open_browser(&running.url);
+    if open && let Err(e) = bao_play::open_browser(&running.url) {
+        eprintln!("note: could not open a browser (xdg-open: {e}); open the address above");
     }
     let side = if you == Side::South { "South (you move first)" } else { "North" };
     outln!("You play {side}; the game log goes to {}. Ctrl-C stops.", log.display());
