@@ -57,7 +57,9 @@ impl IndexRewrites {
             match self.spawn() {
                 Ok(thread) => self.thread = Some(thread),
                 Err(e) => {
-                    tracing::warn!("cannot start the index page's thread ({e}): index.html is written at the end only");
+                    tracing::warn!(
+                        "cannot start the index page's thread ({e}): index.html is written at the end only"
+                    );
                     self.no_thread = true;
                     return false;
                 }
