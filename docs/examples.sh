@@ -2,7 +2,7 @@
 # Every example command of README.md, PROTOCOL.md and docs/*.md, as written there.
 #
 # Run it from the repository root after the two commands of the README
-# (`cargo run --release -p bao-referee -- match` and `cargo test --workspace`):
+# (`cargo run --release -p bao-referee --no-default-features -- match` and `cargo test --workspace`):
 #
 #     bash docs/examples.sh
 #

@@ -5,7 +5,8 @@
 //! `docs/benchmarks/referee.md`.
 //!
 //! The hidden `bao-bench bench-echo` ([`echo`]) is the far end of the pipe baseline; the
-//! hidden `sample-bot` and `__exec-bot` subcommands run the bots and the re-exec stub.
+//! hidden `sample-bot` and `__exec-bot` subcommands run the bots and the re-exec stub. It
+//! must not be needed by anything else: no product crate depends on it.
 
 /// Exit codes of `bao-bench`.
 pub mod exit {

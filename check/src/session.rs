@@ -56,6 +56,7 @@ impl Session {
             stderr_cap: STDERR_KEPT,
             isolation: settings.isolation,
             sandbox: settings.sandbox.clone(),
+            max_line_bytes: bao_protocol::MAX_LINE_BYTES,
             ..bao_supervise::SpawnOptions::default()
         };
         let process = BotProcess::spawn_with(&settings.spec, &settings.limits, &options).await?;

@@ -502,6 +502,8 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
         stderr_cap: config.stderr_cap,
         isolation: config.isolation,
         sandbox: config.sandbox.clone(),
+        // The protocol's limit: bao-supervise moves lines and knows no protocol.
+        max_line_bytes: bao_protocol::MAX_LINE_BYTES,
         ..SpawnOptions::default()
     };
     let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {

@@ -15,7 +15,8 @@
 //! The crate uses the rules engine only for the one [`Side`] type: positions travel as
 //! [`PositionJson`], filled by the referee. It has no I/O, process, thread or async dependency:
 //! the loop a bot runs (read, answer, flush) is the SDK's, in `bao-sdk` (`bao_sdk::raw` for
-//! the wire messages themselves).
+//! the wire messages themselves). It must not know processes, I/O or referee policy (default
+//! clocks, margins, grace periods, verdicts).
 //!
 //! ```
 //! use bao_protocol::{BotMessage, ProtocolError};

@@ -33,7 +33,7 @@ pub struct CheckArgs {
     pub json: bool,
     /// How the bot is isolated: none, pid (the default) or full (docs/supervision.md).
     #[arg(long, value_enum, default_value = "pid")]
-    pub isolation: bao_supervise::IsolationLevel,
+    pub isolation: crate::isolation_arg::IsolationArg,
     /// Pass this variable of the referee's environment on to the bot under `--isolation
     /// full` (repeatable), as in `match`.
     #[arg(long = "pass-env", value_name = "NAME", value_parser = crate::options::parse_env_name)]

@@ -21,9 +21,9 @@ fn settings(args: &CheckArgs) -> anyhow::Result<Settings> {
             args.startup_time,
         ),
     };
-    settings.isolation = bao_supervise::Isolation { level: args.isolation, no_network: false };
-    settings.sandbox =
-        crate::options::pass_env_profile(&args.pass_env, args.isolation).map_err(anyhow::Error::msg)?;
+    settings.isolation = bao_supervise::Isolation { level: args.isolation.into(), no_network: false };
+    settings.sandbox = crate::options::pass_env_profile(&args.pass_env, args.isolation.into())
+        .map_err(anyhow::Error::msg)?;
     settings.limits.cpus = args.cpus_per_bot.0;
     Ok(settings)
 }

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use tracing_subscriber::filter::{LevelFilter, Targets};
 
 /// A referee for Bao la Kiswahili bots.
 #[derive(Debug, Parser)]
@@ -58,7 +59,11 @@ pub enum Command {
     #[command(allow_negative_numbers = true)]
     Check(crate::check_args::CheckArgs),
     /// Plays you against a bot in your browser: serves the game on 127.0.0.1 and prints its address.
+    #[cfg(feature = "play")]
     Play(crate::play_cmd::PlayArgs),
+    /// Plays you against a bot in your browser: serves the game on 127.0.0.1 and prints its address.
+    #[cfg(not(feature = "play"))]
+    Play(crate::not_built::NotBuiltArgs),
 }
 
 /// Parses the command line, runs the subcommand and returns its exit code.
@@ -73,7 +78,10 @@ pub fn main() -> ExitCode {
         }
     };
     // The server logs at `info` by default (docs/server.md); the other commands at `warn`.
+    #[cfg(feature = "server")]
     let serving = matches!(&cli.command, Command::Serve(args) if args.command.is_none());
+    #[cfg(not(feature = "server"))]
+    let serving = false;
     init_tracing(cli.verbose.saturating_add(u8::from(serving)));
     let code = match cli.command {
         Command::Rules(cmd) => crate::rules_cmd::run(cmd),
@@ -87,7 +95,10 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => crate::merge_cmd::run(&args),
         Command::SampleBot(args) => crate::sample_bot_cmd::run(&args),
         Command::Check(args) => crate::check_cmd::run(&args),
+        #[cfg(feature = "play")]
         Command::Play(args) => crate::play_cmd::run(&args),
+        #[cfg(not(feature = "play"))]
+        Command::Play(_) => crate::not_built::run("play", "play"),
     };
     // Output that could not be written (a full disk) is a failure even if the work was done.
     let code =
@@ -97,18 +108,52 @@ pub fn main() -> ExitCode {
 
 /// Diagnostics go to stderr; `RUST_LOG` wins over `-v`.
 fn init_tracing(verbose: u8) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
+        0 => LevelFilter::WARN,
+        1 => LevelFilter::INFO,
+        2 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
+    let _ = tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(ansi))
+        .with(log_filter(std::env::var("RUST_LOG").ok().as_deref(), default))
         .try_init();
+}
+
+/// What `RUST_LOG` asks for: a level and `target=level` directives (`debug`,
+/// `warn,bao_game=debug`), read by `tracing-subscriber`'s `Targets` (no regular expressions to
+/// compile, in the build or at start); `default` when it is unset, empty or unreadable (said on
+/// stderr).
+fn log_filter(rust_log: Option<&str>, default: LevelFilter) -> Targets {
+    match rust_log.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Targets::new().with_default(default),
+        Some(directives) => directives.parse().unwrap_or_else(|e| {
+            eprintln!("warning: RUST_LOG={directives:?} is not a list of [target=]level directives ({e}); using {default}");
+            Targets::new().with_default(default)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_log_wins_over_the_default_and_a_bad_one_is_ignored() {
+        let warn = log_filter(None, LevelFilter::WARN);
+        assert!(warn.would_enable("bao_game", &LevelFilter::WARN.into_level().unwrap()));
+        assert!(!warn.would_enable("bao_game", &LevelFilter::INFO.into_level().unwrap()));
+        assert_eq!(log_filter(Some(" "), LevelFilter::INFO).default_level(), Some(LevelFilter::INFO));
+        let targeted = log_filter(Some("warn,bao_server::leaderboard_snapshot=debug"), LevelFilter::ERROR);
+        assert!(
+            targeted
+                .would_enable("bao_server::leaderboard_snapshot", &LevelFilter::DEBUG.into_level().unwrap())
+        );
+        assert!(!targeted.would_enable("bao_game", &LevelFilter::INFO.into_level().unwrap()));
+        assert!(targeted.would_enable("bao_game", &LevelFilter::WARN.into_level().unwrap()));
+        assert_eq!(log_filter(Some("=#!"), LevelFilter::DEBUG).default_level(), Some(LevelFilter::DEBUG));
+    }
 }

@@ -54,7 +54,7 @@ pub struct GameOptions {
     /// as root, an environment of PATH, LANG, HOME and TMPDIR only, and at most 256 tasks
     /// unless --max-processes says otherwise). See docs/supervision.md.
     #[arg(long, value_enum, default_value = "pid")]
-    pub isolation: bao_supervise::IsolationLevel,
+    pub isolation: crate::isolation_arg::IsolationArg,
     /// Pass this variable of the referee's environment on to each bot under `--isolation
     /// full`, whose bots otherwise get only PATH, LANG, HOME and TMPDIR (repeatable, e.g.
     /// --pass-env JAVA_OPTS; the other levels pass the whole environment).
@@ -189,13 +189,13 @@ impl GameOptions {
     /// # Errors
     /// `--pass-env` without `--isolation full`.
     pub fn sandbox(&self) -> Result<bao_supervise::SandboxProfile, String> {
-        pass_env_profile(&self.pass_env, self.isolation)
+        pass_env_profile(&self.pass_env, self.isolation.into())
     }
 
     /// The isolation asked for.
     #[must_use]
     pub fn isolation(&self) -> bao_supervise::Isolation {
-        bao_supervise::Isolation { level: self.isolation, no_network: self.no_network }
+        bao_supervise::Isolation { level: self.isolation.into(), no_network: self.no_network }
     }
 
     /// The ply limit, `None` for 0.

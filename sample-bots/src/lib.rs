@@ -9,7 +9,8 @@
 //!
 //! Each game gets a fresh seed unless `--seed` fixes it; the seed is printed on stderr
 //! and sent as the `info` comment `seed N` with the first move. The bots write nothing
-//! on stdout but protocol lines.
+//! on stdout but protocol lines. They must not know the referee: they are bots like any
+//! other, on the SDK.
 
 pub mod alphabeta;
 mod args;

@@ -10,7 +10,8 @@
 //! 5. checks the answer is one of the legal moves, sends the bot's queued `info` lines
 //!    ([`Bot::take_info`]) and then the `move`, flushing each line.
 //!
-//! The bot never sees a string: positions, moves and sides are bao-rules types.
+//! The bot never sees a string: positions, moves and sides are bao-rules types. This crate
+//! must not know the referee: PROTOCOL.md is all it relies on.
 //!
 //! ```no_run
 //! use bao_sdk::{Bot, Deadline, Identity, Move, MoveList, Position};

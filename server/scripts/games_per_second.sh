@@ -2,14 +2,15 @@
 # Games per second of a competition server: a fresh arena, two submissions of an instant
 # bot (an executable), games counted by `bao_games_finished_total` over a window once both
 # are active. Usage:
-#   server/scripts/games_per_second.sh SERVER_BINARY BOT_BINARY [SECONDS] [PORT] [UNSAFE_SANDBOX]
-# e.g. server/scripts/games_per_second.sh target/debug/bao-server target/debug/bao-random 30 18090 process-limit
+#   server/scripts/games_per_second.sh REFEREE_BINARY BOT_BINARY [SECONDS] [PORT] [UNSAFE_SANDBOX]
+# e.g. server/scripts/games_per_second.sh target/debug/bao-referee target/debug/bao-random 30 18090 process-limit
+# (REFEREE_BINARY: a `bao-referee` built with the server, whose `serve` it runs)
 # UNSAFE_SANDBOX is written to arena.toml's [sandbox] unsafe_sandbox when the server has that key.
 set -euo pipefail
 server=$(realpath "$1"); bot=$(realpath "$2"); window=${3:-30}; port=${4:-18090}; unsafe=${5:-}
 arena=$(mktemp -d /tmp/bao-gps-XXXXXX)
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$arena"' EXIT
-token=$("$server" user-add --data "$arena/a" alice 2>/dev/null)
+token=$("$server" serve --data "$arena/a" user add alice 2>/dev/null)
 toml="$arena/a/arena.toml"
 sed -i 's/upload_bytes = 2097152/upload_bytes = 268435456/; s/unpacked_bytes = 20971520/unpacked_bytes = 268435456/' "$toml"
 sed -i 's/max_plies = 600/max_plies = 1000/; s/submissions_per_hour = 12/submissions_per_hour = 100/' "$toml"

@@ -26,8 +26,8 @@ wrk_threads=${7:-2}
 port=18391
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/target/release
-if [ ! -x "$bin/bao-server" ] || [ ! -x "$bin/examples/gen_arena" ]; then
-    echo "build first: cargo build --release -p bao-server --bin bao-server --example gen_arena" >&2
+if [ ! -x "$bin/bao-referee" ] || [ ! -x "$bin/examples/gen_arena" ]; then
+    echo "build first: cargo build --release -p bao-referee -p bao-server --bin bao-referee --example gen_arena" >&2
     exit 2
 fi
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
@@ -41,7 +41,7 @@ if grep -q '^metrics = "admin"' "$dir/arena.toml"; then
 elif ! grep -q '^\[http\]' "$dir/arena.toml"; then
     printf '\n[http]\nmetrics = "public"\n' >>"$dir/arena.toml"
 fi
-RUST_LOG=warn taskset -c "$server_cpus" "$bin/bao-server" serve --data "$dir" --listen 127.0.0.1:$port \
+RUST_LOG=warn taskset -c "$server_cpus" "$bin/bao-referee" serve --data "$dir" --listen 127.0.0.1:$port \
     >/dev/null 2>"$dir.serve.log" &
 pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT INT TERM

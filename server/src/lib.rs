@@ -4,13 +4,18 @@
 //! pages and through a JSON API. See docs/server.md.
 //!
 //! The public entry points are [`serve`], [`user_add`], [`user_revoke`],
-//! [`user_token`], [`export`] and [`submit_client`]; the `bao-server` binary is
-//! a thin command line over them.
+//! [`user_token`], [`export`] and [`submit_client`]; [`cli`] is their command line, which
+//! `bao-referee serve` and `bao-referee submit` mount (the crate has no binary of its own).
+//!
+//! It must not know how a game is judged or a bot is run (it asks `bao-game`, `bao-check` and
+//! `bao-supervise`), nor the process it runs in: [`cli`] returns what to print and the exit
+//! code, and its caller prints and exits.
 
 pub mod arena;
 pub mod auth;
 pub mod build;
 pub mod candidate;
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod db;

@@ -1,7 +1,7 @@
 //! `EXE __exec-bot [OPTIONS] -- PROGRAM [ARGS...]`: the hidden re-exec stub.
 //!
 //! Any executable that starts bots hosts the stub by calling [`run_if_requested`] first thing
-//! in `main` (`bao-referee`, `bao-bench` and `bao-server` do); the supervisor then starts the
+//! in `main` (`bao-referee`, `bao-bench` and the server's e2e test binary do); the supervisor then starts the
 //! dedicated stub executable `bao-exec-stub` ([`run_standalone`]) found next to it, or else
 //! re-executes [`std::env::current_exe`], whatever the file is called (`crate::StubChoice`).
 //!

@@ -12,7 +12,7 @@
 //! kernel allows no namespaces this is said once and the bot runs with process-group
 //! isolation. The child is handed to one background task (the pump) that:
 //! - always drains stdout into a bounded channel of lines (at most
-//!   [`bao_protocol::MAX_LINE_BYTES`] each; longer is [`BotFault::LineTooLong`] after reading
+//!   [`SpawnOptions::max_line_bytes`] each, which the caller sets; longer is [`BotFault::LineTooLong`] after reading
 //!   about that many bytes, never a big allocation), stopping to read only when the channel is
 //!   full (back-pressure);
 //! - always drains stderr into a capped buffer, counting what it drops;
@@ -79,7 +79,9 @@ pub use cleanup::wait_for_cleanups;
 pub use cpu_lease::allowed_cpus;
 pub use cpu_probe::{CpuConfinement, cpu_confinement};
 pub use fault::{BotFault, EndedBy, ExitReport, SpawnError, is_resource_shortage, signal_name};
-pub use options::{DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice};
+pub use options::{
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_STDERR_CAP_BYTES, Isolation, IsolationLevel, SpawnOptions, StubChoice,
+};
 pub use private_tmp::PrivateTmpReuse;
 pub use process::{BotProcess, EXEC_STUB_SUBCOMMAND, Supervision};
 pub use sandbox_profile::{IdRange, ProgramDirAccess, SandboxProfile};

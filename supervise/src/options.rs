@@ -25,9 +25,7 @@ pub enum StubChoice {
 }
 
 /// How far a bot is kept from everything else on the machine (see `docs/supervision.md`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IsolationLevel {
     /// Only a process group (and a cgroup where one can be made): the bot runs beside the
@@ -47,6 +45,9 @@ pub enum IsolationLevel {
 }
 
 impl IsolationLevel {
+    /// Every level, from the least to the most isolated.
+    pub const ALL: [Self; 3] = [Self::None, Self::Pid, Self::Full];
+
     /// The name used on the command line and in logs.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -95,12 +96,19 @@ impl Isolation {
 /// dropped. The one definition: `bao_game::defaults` re-exports it.
 pub const DEFAULT_STDERR_CAP_BYTES: usize = 1 << 20;
 
+/// The longest stdout line by default, in bytes (64 KiB), without the `'\n'`: a bound for any
+/// line-based child. A caller that speaks a protocol passes that protocol's own limit in
+/// [`SpawnOptions::max_line_bytes`] (the game passes `bao_protocol::MAX_LINE_BYTES`); this
+/// crate knows no protocol.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 1 << 16;
+
 /// Everything about starting a bot besides what to run and its limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpawnOptions {
     /// How much stderr to keep, in bytes (the rest is read, counted and dropped).
     pub stderr_cap: usize,
-    /// The longest stdout line, in bytes, without the `'\n'`.
+    /// The longest stdout line, in bytes, without the `'\n'` (default
+    /// [`DEFAULT_MAX_LINE_BYTES`]); longer is [`BotFault::LineTooLong`](crate::BotFault).
     pub max_line_bytes: usize,
     /// The re-exec stub.
     pub stub: StubChoice,
@@ -122,7 +130,7 @@ impl Default for SpawnOptions {
     fn default() -> Self {
         Self {
             stderr_cap: DEFAULT_STDERR_CAP_BYTES,
-            max_line_bytes: bao_protocol::MAX_LINE_BYTES,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             stub: StubChoice::Auto,
             cgroup: true,
             own_cpus: true,

@@ -71,7 +71,7 @@ async fn a_silent_bot_times_out_at_the_deadline() {
 async fn a_100_mb_line_is_too_long_after_reading_only_about_64_kib() {
     let mut bot = start(&sh("head -c 100000000 /dev/zero | tr '\\0' x; sleep 30")).await;
     let fault = bot.recv_line(after(5000)).await.unwrap_err();
-    assert_eq!(fault, BotFault::LineTooLong { limit: bao_protocol::MAX_LINE_BYTES });
+    assert_eq!(fault, BotFault::LineTooLong { limit: crate::DEFAULT_MAX_LINE_BYTES });
     assert_eq!(fault.to_string(), "the bot wrote a line longer than 65536 bytes");
     // Final: asked again, same answer.
     assert_eq!(bot.recv_line(after(100)).await.unwrap_err(), fault);
@@ -88,7 +88,7 @@ async fn a_bot_that_writes_on_after_its_verdict_is_not_killed_by_sigpipe() {
     let mut bot =
         start(&sh("head -c 70000 /dev/zero | tr '\\0' x; echo; sleep 0.2; echo more; exit 7")).await;
     let fault = bot.recv_line(after(5000)).await.unwrap_err();
-    assert_eq!(fault, BotFault::LineTooLong { limit: bao_protocol::MAX_LINE_BYTES });
+    assert_eq!(fault, BotFault::LineTooLong { limit: crate::DEFAULT_MAX_LINE_BYTES });
     let until = std::time::Instant::now() + Duration::from_secs(5);
     while bot.exit_report().is_none() && std::time::Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(20)).await;

@@ -77,7 +77,8 @@ while True:
 
 /// Tries to reach the receiver (and the host's loopback: `HOST_TCP`, `HOST_UDP`) every way,
 /// three times, writes what happened to `sent.txt` and the interfaces it sees (`NAME up` or
-/// `NAME down`) to `interfaces.txt`, then says `done`.
+/// `NAME down`) to `interfaces.txt`, then says `done` and waits for its stdin to end (so that
+/// the test sees both programs running).
 const SENDER: &str = r#"
 import fcntl, socket, struct, sys, time
 port, host_tcp, host_udp = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -129,6 +130,7 @@ for _, interface in socket.if_nameindex():
 with open("interfaces.txt", "w") as f:
     f.write("\n".join(seen) + "\n")
 print("done", flush=True)
+sys.stdin.read()
 "#;
 
 /// A folder every uid may write (the program's folder of one side).

@@ -83,7 +83,11 @@ pub async fn check_bot(spec: &BotSpec, with: &Preflight<'_>) -> Result<bao_proto
         stderr: quote(&stderr),
         referee_fault: false,
     };
-    let options = SpawnOptions { isolation: with.isolation, ..SpawnOptions::default() };
+    let options = SpawnOptions {
+        isolation: with.isolation,
+        max_line_bytes: bao_protocol::MAX_LINE_BYTES,
+        ..SpawnOptions::default()
+    };
     let mut process = BotProcess::spawn_with(spec, with.limits, &options).await.map_err(|e| Unstartable {
         referee_fault: e.is_referee_fault(),
         ..failure(e.to_string(), String::new())

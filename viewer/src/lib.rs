@@ -3,7 +3,8 @@
 //!
 //! The input is plain data ([`ReplayData`], [`IndexData`]), serialisable, documented in
 //! docs/viewer.md; [`BoardJson::from_position`] and [`PlyData::from_positions`] build it from
-//! `bao-rules` positions. Nothing here does I/O: every function returns a `String`.
+//! `bao-rules` positions. Nothing here does I/O: every function returns a `String`. It must
+//! not know how a game is played or where a page is written.
 //!
 //! ```
 //! use bao_rules::{Position, Variant};

@@ -151,8 +151,9 @@ pub fn ladder_survives_kill_9_and_exports() {
     // The export: every finished game's log (verifiable) and the standings.
     let out = arena.dir.path().join("export");
     let run = crate::support::server_command()
-        .args(["export", "--data"])
+        .args(["serve", "--data"])
         .arg(&data)
+        .arg("export")
         .arg(&out)
         .output()
         .expect("export runs");

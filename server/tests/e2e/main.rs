@@ -1,8 +1,10 @@
-//! End-to-end tests of the competition server: the real `bao-server` binary on
-//! a free port, a real SQLite file, bots submitted through the API.
+//! End-to-end tests of the competition server: the real server process on a free port,
+//! a real SQLite file, bots submitted through the API.
 //!
-//! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The binary is
-//! also a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
+//! Run with `cargo test -p bao-server --test e2e [NAME-FILTER]`. The test binary is also the
+//! server, with the command line of `bao-referee serve|submit` (`e2e serve --data DIR user add
+//! NAME`, `e2e serve --listen ADDR --data DIR`, `e2e submit ...`, from `bao_server::cli`), and
+//! a bot: `e2e --bot random|greedy|slow|worst|search-small|search-large` speaks the protocol (the sample bots
 //! of `bao-sample-bots`), which the tests submit as one-line shell scripts.
 
 mod attack;
@@ -53,7 +55,13 @@ const TESTS: &[Test] = &[
 ];
 
 fn main() -> ExitCode {
+    // The bots' re-exec stub (limits, namespaces) runs from this executable, as from
+    // `bao-referee`: the server run as `e2e serve` starts its bots through it.
+    bao_supervise::exec_stub::run_if_requested();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(args.first().map(String::as_str), Some("serve" | "submit")) {
+        return support::run_server_command(&args);
+    }
     if args.first().map(String::as_str) == Some("--bot") {
         let kind = args.get(1).map_or("random", String::as_str);
         return cpu_hog::run_bot(kind).unwrap_or_else(|| support::run_bot(kind));

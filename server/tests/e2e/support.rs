@@ -126,10 +126,10 @@ pub fn accepted_gaps() -> String {
     gaps
 }
 
-/// A folder every user may read holding the server binary and this test binary
-/// (hard links, or copies across file systems), so that a server run as another
-/// user and the sandboxed bots (which see it read-only) can run them wherever the
-/// build put them (under `/root` on CI).
+/// A folder every user may read holding this test binary, which is also the server
+/// (`e2e serve ...`) and the bots (`e2e --bot ...`) (a hard link, or a copy across file
+/// systems), so that a server run as another user and the sandboxed bots (which see it
+/// read-only) can run it wherever the build put it (under `/root` on CI).
 pub fn bin_dir() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
@@ -139,15 +139,11 @@ pub fn bin_dir() -> &'static Path {
         std::fs::create_dir(&dir).expect("bin dir");
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod bin dir");
         let exe = std::env::current_exe().expect("current exe");
-        for (from, name) in
-            [(Path::new(env!("CARGO_BIN_EXE_bao-server")), "bao-server"), (exe.as_path(), "e2e")]
-        {
-            let to = dir.join(name);
-            if std::fs::hard_link(from, &to).is_err() {
-                std::fs::copy(from, &to).expect("copy a binary into the bin dir");
-            }
-            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod binary");
+        let to = dir.join("e2e");
+        if std::fs::hard_link(&exe, &to).is_err() {
+            std::fs::copy(&exe, &to).expect("copy the test binary into the bin dir");
         }
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod binary");
         dir
     })
 }
@@ -162,14 +158,15 @@ pub fn test_exe() -> PathBuf {
     bin_dir().join("e2e")
 }
 
-/// A command running `bao-server` as [`server_user`] (through `setpriv`) or as this process.
+/// A command running the server (this binary: `e2e serve ...` is `bao-referee serve ...`) as
+/// [`server_user`] (through `setpriv`) or as this process's user.
 pub fn server_command() -> Command {
     server_command_through(&[])
 }
 
 /// [`server_command`] started through `wrapper` (e.g. `prlimit --nofile=1024`), if not empty.
 pub fn server_command_through(wrapper: &[&str]) -> Command {
-    let exe = bin_dir().join("bao-server");
+    let exe = test_exe();
     let mut argv: Vec<std::ffi::OsString> = wrapper.iter().map(Into::into).collect();
     if let Some(user) = server_user() {
         argv.extend(["setpriv", "--reuid", &user, "--regid", &user, "--clear-groups", "--"].map(Into::into));
@@ -180,9 +177,53 @@ pub fn server_command_through(wrapper: &[&str]) -> Command {
     c
 }
 
-/// The server binary as cargo built it (for commands run as this process's user).
-pub fn server_exe() -> &'static str {
-    env!("CARGO_BIN_EXE_bao-server")
+/// The server (this test binary) as cargo built it, for commands run as this process's user.
+pub fn server_exe() -> PathBuf {
+    std::env::current_exe().expect("current exe")
+}
+
+/// Runs the server's command line (`serve ...`, `submit ...`, as `bao-referee serve|submit`
+/// take them, from `bao_server::cli`) in this process, as the referee's `main` does: the log on
+/// stderr (`RUST_LOG`, default `info`), the output line on stdout, the README's exit codes.
+pub fn run_server_command(args: &[String]) -> std::process::ExitCode {
+    #[derive(clap::Parser)]
+    #[command(name = "e2e")]
+    enum ServerCli {
+        Serve(bao_server::cli::ServeArgs),
+        Submit(bao_server::cli::SubmitArgs),
+    }
+    let cli = match <ServerCli as clap::Parser>::try_parse_from(
+        std::iter::once("e2e").chain(args.iter().map(String::as_str)),
+    ) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return std::process::ExitCode::from(2);
+        }
+    };
+    {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        let filter: tracing_subscriber::filter::Targets =
+            std::env::var("RUST_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+                tracing_subscriber::filter::Targets::new()
+                    .with_default(tracing_subscriber::filter::LevelFilter::INFO)
+            });
+        tracing_subscriber::registry()
+            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+            .with(filter)
+            .init();
+    }
+    let result = match &cli {
+        ServerCli::Serve(args) => bao_server::cli::run_serve(args),
+        ServerCli::Submit(args) => bao_server::cli::run_submit(args),
+    };
+    match &result {
+        Ok(bao_server::cli::Done::Printed(line)) => println!("{line}"),
+        Ok(bao_server::cli::Done::Stopped) => {}
+        Err(e) => eprintln!("error: {e}"),
+    }
+    std::process::ExitCode::from(bao_server::cli::exit_code(&result))
 }
 
 /// Gives `path` (recursively) to [`server_user`], if there is one.
@@ -194,7 +235,7 @@ pub fn give_to_server_user(path: &Path) {
     }
 }
 
-/// An arena directory with users, created with `bao-server user-add`; `edits`
+/// An arena directory with users, created with `serve user add`; `edits`
 /// are text replacements applied to the default arena.toml.
 pub struct Arena {
     pub dir: tempfile::TempDir,
@@ -214,12 +255,12 @@ impl Arena {
         let mut tokens = Vec::new();
         for (i, user) in users.iter().enumerate() {
             let mut cmd = server_command();
-            cmd.args(["user-add", "--data"]).arg(&data).arg(user);
+            cmd.args(["serve", "--data"]).arg(&data).args(["user", "add", user]);
             if i == 0 {
                 cmd.arg("--admin");
             }
-            let out = cmd.output().expect("user-add runs");
-            assert!(out.status.success(), "user-add failed: {}", String::from_utf8_lossy(&out.stderr));
+            let out = cmd.output().expect("serve user add runs");
+            assert!(out.status.success(), "serve user add failed: {}", String::from_utf8_lossy(&out.stderr));
             let token = String::from_utf8(out.stdout).expect("utf8").trim().to_owned();
             assert_eq!(token.len(), 64, "a token: {token:?}");
             tokens.push(token);
