@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 use crate::error::Error;
 use crate::folder::OutDir;
 use crate::index_page::RecentGames;
+use crate::index_rewrites::IndexRewrites;
 use crate::journal::{Journal, JournalEntry};
 use crate::plan::Plan;
 use crate::replay_pages::{self, ReplayPages};
@@ -47,8 +48,6 @@ use crate::executor::{self, Played};
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
 const LAG_POLL: Duration = Duration::from_secs(1);
-/// How often `index.html` is rewritten while games finish.
-const INDEX_EVERY: Duration = Duration::from_secs(2);
 
 /// Where a run reports its progress: the CLI draws a bar or prints a line per game; a
 /// program may ignore it ([`Quiet`]). Called on the games' thread: keep it quick.
@@ -124,8 +123,8 @@ struct Shared {
     error: Option<Error>,
     /// The worst lag seen by each running game so far.
     running_lag: BTreeMap<u32, Duration>,
-    /// When `index.html` was last rewritten during the run.
-    index_written: Option<Instant>,
+    /// When `index.html` is rewritten during the run: one rewrite at a time.
+    index_rewrites: IndexRewrites,
 }
 
 /// What every game task needs.
@@ -183,7 +182,7 @@ async fn execute_async(run: Run) -> Result<RunReport, Error> {
             progress: run.progress,
             error: None,
             running_lag: BTreeMap::new(),
-            index_written: None,
+            index_rewrites: IndexRewrites::default(),
         }),
     });
     if let Some(decision) = sprt::decide(&context.plan, &context.shared.borrow().tally) {
@@ -340,17 +339,21 @@ async fn play_scheduled(
     let score = shared.tally.score_line();
     shared.progress.game_finished(&entry, &score);
     shared.recent.push(entry);
-    if shared.index_written.is_none_or(|at| at.elapsed() >= INDEX_EVERY) {
-        shared.index_written = Some(Instant::now());
-        // Off the game thread: the page is rebuilt from a copy of the counts and the newest games.
+    let now = Instant::now();
+    if shared.index_rewrites.due(now) {
+        // On the index's own thread: the page is rebuilt from a copy of the counts and the
+        // newest games, one rewrite at a time (crate::index_rewrites).
         let (plan, out) = (Arc::clone(&context.plan), context.out.clone());
         let (tally, recent, pages) = (shared.tally.clone(), shared.recent.clone(), context.replays);
-        tokio::task::spawn_blocking(move || {
-            let results = crate::results::compute(&plan, &tally, None);
-            if let Err(e) = crate::index_page::write_index(&out, &results, &tally, &recent, pages) {
-                tracing::warn!("{e}");
-            }
-        });
+        shared.index_rewrites.start(
+            now,
+            Box::new(move || {
+                let results = crate::results::compute(&plan, &tally, None);
+                if let Err(e) = crate::index_page::write_index(&out, &results, &tally, &recent, pages) {
+                    tracing::warn!("{e}");
+                }
+            }),
+        );
     }
     let Shared { progress, tally, .. } = &mut *shared;
     let decision =

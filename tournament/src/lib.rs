@@ -43,6 +43,7 @@ pub mod execute;
 pub mod executor;
 pub mod folder;
 pub mod index_page;
+pub mod index_rewrites;
 pub mod journal;
 pub mod journal_stream;
 pub mod merge;
