@@ -26,13 +26,19 @@ pub fn main() -> ExitCode {
             Some("greedy") => cli::serve("greedy", GreedyBot::default()),
             _ => cli::serve("random", RandomBot::new(GameSeed::new(Some(7)))),
         },
-        out => match run(out.filter(|a| !a.starts_with('-')).map(PathBuf::from)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("tiny_tournament: {e}");
-                ExitCode::FAILURE
-            }
-        },
+        out => play_in(out.filter(|a| !a.starts_with('-')).map(PathBuf::from)),
+    }
+}
+
+/// Plays the tournament in `out` (or a new temporary folder, removed after) and says how it
+/// went.
+pub fn play_in(out: Option<PathBuf>) -> ExitCode {
+    match run(out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tiny_tournament: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
