@@ -172,8 +172,9 @@ fn with_no_ponder_a_bot_gets_no_cpu_in_its_opponents_time() {
     // The opponent sleeps 50 ms a move: a pondering bot spins through it.
     assert!(pondered > 10_000.0, "the control pondered only {pondered} µs a turn: nothing to compare");
     // Frozen from its move's arrival until its next request is written: what is left is the
-    // referee's reaction to the move (it freezes the bot once it has read the move).
-    assert!(frozen < 5_000.0 && frozen * 5.0 < pondered, "frozen: {frozen} µs a turn, pondering: {pondered}");
+    // referee's reaction to the move (it freezes the bot once it has read the move), a few
+    // milliseconds on a loaded machine: compared with the control measured in the same run.
+    assert!(frozen * 5.0 < pondered, "frozen: {frozen} µs a turn, pondering: {pondered}");
     // The referee's own measurement: the counter's moves cost it little CPU each, where the
     // pondering ones cost it the opponent's time.
     let counter_cpu: Vec<u64> = log
