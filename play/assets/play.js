@@ -13,16 +13,9 @@
   var you = config.you === "N" ? "N" : "S";
   var them = you === "S" ? "N" : "S";
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-
-  function byId(id) {
-    return document.getElementById(id);
-  }
+  // The viewer's own DOM helpers.
+  var el = replay.el;
+  var byId = replay.byId;
 
   // ---- the panel ---------------------------------------------------------------------------
 

@@ -725,6 +725,9 @@
   // For a page served live (the same template, data inline, more plies pushed by a script the
   // server adds): append a ply or set the result. A viewer at the last ply follows the game.
   window.baoReplay = {
+    // The page's small DOM helpers, for scripts that add to it (bao-play's panel).
+    el: el,
+    byId: byId,
     plyCount: function () {
       return data.plies.length;
     },
