@@ -84,7 +84,12 @@ pub fn ladder_survives_kill_9_and_exports() {
         );
     }
 
-    // kill -9 during a game, then restart.
+    // kill -9 during a game (waited for: between two games no game would be running), then
+    // restart.
+    wait_for(60, "a running game to kill the server in", || {
+        let running = get(&format!("{}/api/games?state=running", server.url), None, None).json();
+        running.as_array().is_some_and(|g| !g.is_empty()).then_some(())
+    });
     server.kill9();
     let server = Server::start(&data);
     let after_restart = finished_games(&server);
