@@ -221,23 +221,39 @@ pub fn pages_in_a_browser() {
     }
     let (id, at_render, total) = streamed.expect("in five games, one with plies after the page's render");
     eprintln!("game {id}: the page held {at_render} plies, the stream brought the rest to {total}");
-    // The board with its clocks, during a game: the clock of the side to move runs.
+    // The board with its clocks, during a game: exactly one clock ticks, the clock of the
+    // side to move, and it runs down while that side thinks (two samples 50 ms apart at the
+    // same ply show different times; the displayed tenths change every 100 ms).
     let shot = shots.join("server-live.png");
     let mut shown = false;
     for _ in 0..5 {
         let next = early_game();
-        let clocks = driver(&["shot", &format!("{u}/live/{next}"), &shot.to_string_lossy()]);
+        let seen = driver(&["shot", &format!("{u}/live/{next}"), &shot.to_string_lossy()]);
         let len = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
         assert!(len > 5_000, "a real screenshot of the live board: {len} bytes");
-        let seen = |i: usize| {
-            clocks["clocks"][i]
-                .as_array()
-                .map(|c| c.iter().map(|t| t.as_str().unwrap_or("").to_owned()).collect::<Vec<_>>())
-        };
-        let (first, second) = (seen(0).expect("clocks"), seen(1).expect("clocks"));
-        assert!(first.iter().chain(&second).all(|t| t.ends_with(" s")), "both clocks shown: {clocks}");
-        if clocks["over"] == false {
-            assert_ne!(first, second, "a clock runs: {clocks}");
+        let samples = seen["samples"].as_array().expect("clock samples");
+        let running: Vec<&serde_json::Value> = samples.iter().filter(|s| s["over"] == false).collect();
+        for s in &samples[..] {
+            let shown_clocks = s["clocks"].as_array().expect("clocks");
+            assert!(
+                shown_clocks.iter().all(|t| t.as_str().is_some_and(|t| t.ends_with(" s"))),
+                "both clocks shown: {seen}"
+            );
+        }
+        for s in &running {
+            assert_eq!(
+                s["ticking"].as_array().map(Vec::len),
+                Some(1),
+                "one clock ticks while the game runs: {seen}"
+            );
+        }
+        let runs_down = running.windows(2).any(|w| {
+            w[0]["plies"] == w[1]["plies"]
+                && w[0]["ticking"] == w[1]["ticking"]
+                && w[0]["clocks"] != w[1]["clocks"]
+        });
+        if running.len() > 10 {
+            assert!(runs_down, "the clock of the side to move runs down: {seen}");
             shown = true;
             break;
         }

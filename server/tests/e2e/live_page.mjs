@@ -2,7 +2,8 @@
 // viewer/browser-tests, the system's Chromium), for server/tests/e2e/browser.rs.
 //
 //   node live_page.mjs live URL          waits for the game's end; prints the moves listed
-//   node live_page.mjs shot URL FILE     a screenshot after 0.7 s; prints both clocks twice, 0.4 s apart
+//   node live_page.mjs shot URL FILE     a screenshot after 0.7 s; prints both clocks, the ticking side and
+//                                      the page's ply every 50 ms for 1.5 s (`samples`)
 //   node live_page.mjs wait URL EXPR [MS]  waits (30 s, or MS) until the JavaScript EXPR is true
 //                                        on the page; prints the page's text then
 //
@@ -52,12 +53,20 @@ try {
     out.status = await page.textContent("#live-status");
   } else if (mode === "shot") {
     await page.waitForTimeout(700);
-    const clocks = () => page.evaluate(() => ["S", "N"].map((s) => document.getElementById("clock-" + s).textContent));
-    out.clocks = [await clocks()];
-    out.over = await page.evaluate(() => document.body.getAttribute("data-live-over") === "1");
+    // Both clocks and the page's ply, every 50 ms for 1.5 s (a screenshot between).
+    const sample = () => page.evaluate(() => ({
+      clocks: ["S", "N"].map((s) => document.getElementById("clock-" + s).textContent),
+      ticking: ["S", "N"].filter((s) => document.getElementById("clock-" + s).classList.contains("ticking")),
+      plies: document.body.getAttribute("data-live-plies"),
+      over: document.body.getAttribute("data-live-over") === "1",
+    }));
+    out.samples = [await sample()];
     await page.screenshot({ path: arg });
-    await page.waitForTimeout(400);
-    out.clocks.push(await clocks());
+    for (let i = 0; i < 30; i++) {
+      await page.waitForTimeout(50);
+      out.samples.push(await sample());
+    }
+    out.over = out.samples[out.samples.length - 1].over;
   } else if (mode === "wait") {
     await page.waitForFunction(arg, null, { timeout: Number(process.argv[5] || 30000) });
     out.ok = true;
