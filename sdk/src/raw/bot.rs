@@ -39,7 +39,12 @@ impl Identity {
     /// The `ready` message announcing this identity.
     #[must_use]
     pub fn to_ready(&self) -> Ready {
-        Ready { name: self.name.clone(), author: self.author.clone(), version: self.version.clone() }
+        Ready {
+            name: self.name.clone(),
+            author: self.author.clone(),
+            version: self.version.clone(),
+            games: bao_protocol::GamesPerProcess::One,
+        }
     }
 }
 
