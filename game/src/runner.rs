@@ -382,7 +382,7 @@ async fn finish(
         sent.push((game_over.to_owned(), at));
         if keep && let (SeatEndpoint::Bot(process), Some(record)) = (&endpoint, &seat.process_record) {
             let games_played = record.games_before + 1;
-            seat.exit = format!("kept for its next game (still running, {games_played} games played)");
+            seat.exit = format!("kept running for a next game ({games_played} games played in this process)");
             seat.stderr = Some(process.take_stderr());
             let SeatEndpoint::Bot(process) = endpoint else { return (sent, None) };
             let spawned_at = record.spawned_at.clone();
