@@ -125,13 +125,14 @@ sampler() {
 }
 
 # segments NAME JOURNAL SIZE: the wall time per game of each SIZE consecutive journal lines,
-# from their finished_at (seconds of the day, a day boundary allowed); the first segment is
+# from their finished_at (seconds of the day, a day boundary allowed: a time more than 12 h
+# before the previous line; concurrent games finish out of order by a second); the first segment is
 # timed from its first line, so it counts one game less.
 segments() {
     printf 'segments of %s\tgames\tseconds\tms/game\n' "$1"
     sed -n 's/.*"finished_at":"[0-9-]*T\([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\)Z".*/\1 \2 \3/p' "$2" |
         awk -v size="$3" '
-            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t < last) day += 86400; last = t; t += day
+            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t + 43200 < last) day += 86400; last = t; t += day
               if (NR == 1) { start = t; first = 1; n = 0 }
               n++
               if (n == size) { g = size - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - size, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0); start = t; n = 0; first = 0 } }
