@@ -198,7 +198,12 @@ impl LiveHub {
                     game_id,
                     kind: "end",
                     ply: r.plies,
-                    text: r.result.clone(),
+                    text: crate::result_words::result_in_words(
+                        data.winner,
+                        &data.reason,
+                        &data.detail,
+                        false,
+                    ),
                     data: serde_json::to_value(&data).unwrap_or_default(),
                 };
                 self.publish(&mut feeds, event);

@@ -238,7 +238,7 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
         game_id: id,
         kind: "end",
         ply: plies,
-        text: g.result.map_or_else(|| g.state.to_string(), |r| r.to_string()),
+        text: crate::result_words::game_in_words(g.state, g.result, &g.reason, false),
         data: serde_json::to_value(&result).unwrap_or_default(),
     }));
     out
