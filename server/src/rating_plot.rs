@@ -1,6 +1,6 @@
 //! The rating plot of a bot page, drawn on the server as SVG: the rating line
 //! over time, a rating axis with round values and gridlines, and a time axis
-//! with dates (and hours when the history spans less than two days).
+//! with dates (and the time of day when the history spans less than two days).
 
 use serde::Serialize;
 
@@ -70,14 +70,25 @@ fn nice_step(span: f64, parts: f64) -> f64 {
 const MONTHS: [&str; 12] =
     ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/// A Unix-ms time as `3 Dec` (or `3 Dec 14:05` with `hours`), UTC.
-fn date_label(ms: i64, hours: bool) -> String {
+/// How finely a time axis is labelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Grain {
+    /// `3 Dec 2026`: a history of two days or more.
+    Days,
+    /// `3 Dec 14:05`: of two hours or more.
+    Minutes,
+    /// `14:05:07`: shorter.
+    Seconds,
+}
+
+/// A Unix-ms time as its axis label, UTC.
+fn date_label(ms: i64, grain: Grain) -> String {
     let Ok(t) = time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000)) else { return String::new() };
     let month = MONTHS[usize::from(u8::from(t.month())) - 1];
-    if hours {
-        format!("{} {month} {:02}:{:02}", t.day(), t.hour(), t.minute())
-    } else {
-        format!("{} {month} {}", t.day(), t.year())
+    match grain {
+        Grain::Days => format!("{} {month} {}", t.day(), t.year()),
+        Grain::Minutes => format!("{} {month} {:02}:{:02}", t.day(), t.hour(), t.minute()),
+        Grain::Seconds => format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second()),
     }
 }
 
@@ -105,11 +116,16 @@ pub fn plot(points: &[(i64, f64)]) -> Option<RatingPlot> {
         v += step;
     }
     // Four dates, the first and last at the ends of the history.
-    let hours = t1 - t0 < 2 * 24 * 3600 * 1000;
+    let hour = 3600 * 1000;
+    let grain = match t1 - t0 {
+        span if span >= 48 * hour => Grain::Days,
+        span if span >= 2 * hour => Grain::Minutes,
+        _ => Grain::Seconds,
+    };
     let time_ticks = (0..4)
         .map(|i| {
             let t = t0 + (t1 - t0) * i / 3;
-            Tick { at: x(t), label: date_label(t, hours) }
+            Tick { at: x(t), label: date_label(t, grain) }
         })
         .collect();
     Some(RatingPlot {
@@ -150,9 +166,12 @@ mod tests {
             let (x, y): (f64, f64) = (x.parse().expect("x"), y.parse().expect("y"));
             assert!((LEFT..=RIGHT).contains(&x) && (TOP..=BOTTOM).contains(&y), "{xy}");
         }
-        // Within two days, hours; a flat history still has a span.
-        let p = plot(&[(t0, 1500.0), (t0 + 3_600_000, 1500.0)]).expect("a plot");
+        // Within two days, hours and minutes; within two hours, seconds; a flat history still has a span.
+        let p = plot(&[(t0, 1500.0), (t0 + 6 * 3_600_000, 1500.0)]).expect("a plot");
         assert_eq!(p.time_ticks[0].label, "3 Dec 00:00");
+        assert_eq!(p.time_ticks[1].label, "3 Dec 02:00");
+        let p = plot(&[(t0 + 5_000, 1500.0), (t0 + 65_000, 1500.0)]).expect("a plot");
+        assert_eq!(p.time_ticks[0].label, "00:00:05");
         assert!(p.rating_ticks.len() >= 2);
         assert!(plot(&[(t0, 1500.0)]).is_none());
         assert!(plot(&[]).is_none());
