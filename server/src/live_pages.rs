@@ -35,8 +35,8 @@ use crate::live::{LiveEvent, LiveHub};
 
 /// The script of a live game page (follows the stream into the viewer's page).
 const LIVE_GAME_JS: &str = include_str!("../templates/live_game.js");
-/// Its stylesheet (the clocks and the bar above the board).
-const LIVE_GAME_CSS: &str = include_str!("../templates/live_game.css");
+/// Its stylesheet (the clocks and the bar above the board; the replay page's bar too).
+pub(crate) const LIVE_GAME_CSS: &str = include_str!("../templates/live_game.css");
 
 fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) -> Response {
     let e = e.into();

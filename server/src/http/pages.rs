@@ -294,8 +294,15 @@ async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): 
     arena.templates.page("game.html", context! { g, moves => view.moves, stderr => view.stderr, user, csrf })
 }
 
-/// The replay page of `bao-viewer` for a finished or aborted game.
-async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<GameId>) -> Response {
+/// The replay page of `bao-viewer` for a finished or aborted game, under a bar with the
+/// way back to the site and the result in words (`?embed=1`, as the game page embeds it: without).
+async fn replay(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Path(id): Path<GameId>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let embedded = query.iter().any(|(k, v)| k == "embed" && v == "1");
     let g = match arena.db.read(move |c| games::game(c, id)).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
@@ -317,6 +324,7 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
             );
         }
     };
+    let words = crate::result_words::game_in_words(g.state, g.result, &g.reason, false);
     // Titled with the arena's names of the versions, not the names the bots gave themselves.
     let (south, north) =
         (format!("{} v{}", g.south.bot, g.south.number), format!("{} v{}", g.north.bot, g.north.number));
@@ -325,7 +333,8 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
             d.title = Some(format!("Game #{id}: {south} vs {north}"));
             d.south_name = south;
             d.north_name = north;
-            bao_viewer::replay_html(&d)
+            let html = bao_viewer::replay_html(&d);
+            if embedded { html } else { with_result_bar(&html, id, &words) }
         })
     })
     .await
@@ -341,6 +350,21 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
         ),
         Err(e) => failed(&arena, &session, ServerError::Internal(format!("replay task: {e}"))),
     }
+}
+
+/// The viewer's replay page under a bar: the site, the game's page and its result in words.
+fn with_result_bar(replay: &str, id: GameId, words: &str) -> String {
+    let bar = format!(
+        "<nav class=\"live-bar\"><a href=\"/\">Bao arena</a> · <a href=\"/games/{id}\">game #{id}</a> · \
+         <strong id=\"result-words\">{}</strong></nav>",
+        bao_viewer::escape_html(words)
+    );
+    let css = crate::live_pages::LIVE_GAME_CSS;
+    replay.replacen("</head>", &format!("<style>\n{css}\n</style>\n</head>"), 1).replacen(
+        "<body>",
+        &format!("<body>\n{bar}"),
+        1,
+    )
 }
 
 async fn login_form(State(arena): State<SharedArena>, session: PageSession) -> Response {

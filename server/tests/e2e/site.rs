@@ -135,5 +135,20 @@ pub fn site_at_1280_and_360() {
     assert!(title("my-bots").starts_with("My bots"), "{}", title("my-bots"));
     assert!(title("games-page-2").starts_with("Games (page 2)"), "{}", title("games-page-2"));
     assert!(title("not-found").starts_with("Error"), "{}", title("not-found"));
+    // The full replay page says the result in words under a bar back to the site; the game
+    // page embeds it without the bar, and says the result itself.
+    let replay = get(&format!("{u}/games/{game}/replay"), None, None).body;
+    let words = replay.split("<strong id=\"result-words\">").nth(1).and_then(|s| s.split('<').next());
+    assert!(
+        words.is_some_and(|w| w.starts_with("South wins: ")
+            || w.starts_with("North wins: ")
+            || w.starts_with("Draw")),
+        "{words:?}"
+    );
+    let words = words.unwrap_or_default().replace("&#x27;", "'").replace("&#39;", "'");
+    let embedded = get(&format!("{u}/games/{game}/replay?embed=1"), None, None).body;
+    assert!(!embedded.contains("result-words") && embedded.contains("bao-replay-data"), "{embedded}");
+    let page = get(&format!("{u}/games/{game}"), None, None).body.replace("&#x27;", "'");
+    assert!(page.contains(&words), "the game page says {words:?} too");
     eprintln!("{} screenshots in {}", measured.len(), shots.display());
 }
