@@ -204,7 +204,7 @@ impl LiveHub {
                         &data.detail,
                         false,
                     ),
-                    data: serde_json::to_value(&data).unwrap_or_default(),
+                    data: crate::result_words::result_json(&data),
                 };
                 self.publish(&mut feeds, event);
             }
@@ -227,7 +227,7 @@ impl LiveHub {
             kind: "end",
             ply: plies,
             text: text.to_owned(),
-            data: serde_json::to_value(&data).unwrap_or_default(),
+            data: crate::result_words::result_json(&data),
         };
         self.publish(&mut feeds, event);
     }

@@ -111,7 +111,7 @@ pub async fn live_game(
             clock_ms,
             running: running && data.result.is_none(),
         };
-        live_page(&bao_viewer::replay_html(&data), &start, id)
+        live_page(&crate::result_words::replay_html(&data), &start, id)
     })
     .await;
     match built {
@@ -239,7 +239,7 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
         kind: "end",
         ply: plies,
         text: crate::result_words::game_in_words(g.state, g.result, &g.reason, false),
-        data: serde_json::to_value(&result).unwrap_or_default(),
+        data: crate::result_words::result_json(&result),
     }));
     out
 }

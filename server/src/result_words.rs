@@ -96,6 +96,28 @@ pub fn game_in_words(
     }
 }
 
+/// A result of the viewer's (`bao_viewer::ResultData`) as JSON with its words added
+/// (`text`, with the detail), which the viewer's page shows in place of the reason's name.
+#[must_use]
+pub fn result_json(result: &bao_viewer::ResultData) -> serde_json::Value {
+    let mut value = serde_json::to_value(result).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        let text = result_in_words(result.winner, &result.reason, &result.detail, true);
+        object.insert("text".to_owned(), serde_json::Value::String(text));
+    }
+    value
+}
+
+/// The viewer's replay page of `data`, its result (if any) in words.
+#[must_use]
+pub fn replay_html(data: &bao_viewer::ReplayData) -> String {
+    let mut value = serde_json::to_value(data).unwrap_or_default();
+    if let (Some(result), Some(object)) = (&data.result, value.as_object_mut()) {
+        object.insert("result".to_owned(), result_json(result));
+    }
+    bao_viewer::replay_html_with_json(&bao_viewer::script_json(&value))
+}
+
 /// The template filter `outcome` (`{{ g | outcome }}`, `{{ g | outcome(true) }}` with the
 /// detail) over a serialized [`crate::games::Game`]: its `state`, `result` and `reason`.
 pub fn outcome_filter(game: &minijinja::Value, with_detail: Option<bool>) -> String {
@@ -153,6 +175,32 @@ mod tests {
                 assert!(!t.contains('_') && !t.contains(r.name()), "{r}: {t}");
             }
         }
+    }
+
+    #[test]
+    fn the_viewers_result_gets_its_words() {
+        let r = bao_viewer::ResultData {
+            winner: Some(Side::North),
+            reason: "bot_exited".into(),
+            detail: "exit status 3".into(),
+        };
+        let v = result_json(&r);
+        assert_eq!(v["text"], "North wins: South's program exited — exit status 3");
+        assert_eq!((v["winner"].as_str(), v["reason"].as_str()), (Some("N"), Some("bot_exited")), "{v}");
+        let data = bao_viewer::ReplayData {
+            variant: "kiswahili".into(),
+            south_name: "a".into(),
+            north_name: "b".into(),
+            start: bao_viewer::BoardJson::from_position(&bao_rules::Position::start(
+                bao_rules::Variant::Kiswahili,
+            )),
+            plies: Vec::new(),
+            result: Some(r),
+            title: None,
+            back_href: None,
+        };
+        let html = replay_html(&data);
+        assert!(html.contains("program exited — exit status 3"), "the words are in the page's data");
     }
 
     #[test]

@@ -333,7 +333,7 @@ async fn replay(
             d.title = Some(format!("Game #{id}: {south} vs {north}"));
             d.south_name = south;
             d.north_name = north;
-            let html = bao_viewer::replay_html(&d);
+            let html = crate::result_words::replay_html(&d);
             if embedded { html } else { with_result_bar(&html, id, &words) }
         })
     })

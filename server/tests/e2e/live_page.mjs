@@ -10,7 +10,8 @@
 //                                        "cookie": {"name", "value"}, "pages": [{"name", "path", "signed_in"}]})
 //                                        at each width: a full-page screenshot DIR/NAME-WIDTHpx.png, and
 //                                        (`pages`) the status, document.documentElement.scrollWidth, innerWidth and
-//                                        the elements that scroll sideways inside the page (`sideways`)
+//                                        the elements that scroll sideways inside the page (`sideways`), its
+//                                        title and the viewer's result box (`result`, on the viewer's pages)
 //
 // Prints one JSON object, with the page's script errors (`errors`) and `navigations`: how often the page's main frame loaded (1 =
 // it never reloaded). Exit codes: 0 done, 1 a wait timed out, 2 bad usage, 3 no browser.
@@ -126,6 +127,7 @@ async function site(specFile) {
             innerWidth: window.innerWidth,
             sideways,
             title: document.title,
+            result: document.getElementById("result") ? document.getElementById("result").textContent : null,
           };
         });
         const file = path.join(spec.dir, `${p.name}-${width}px.png`);

@@ -150,5 +150,11 @@ pub fn site_at_1280_and_360() {
     assert!(!embedded.contains("result-words") && embedded.contains("bao-replay-data"), "{embedded}");
     let page = get(&format!("{u}/games/{game}"), None, None).body.replace("&#x27;", "'");
     assert!(page.contains(&words), "the game page says {words:?} too");
+    // The viewer's own result box, on the replay and the live page, says it in words too.
+    for name in ["replay", "live-game"] {
+        let shown =
+            measured.iter().find(|m| m["name"] == name).and_then(|m| m["result"].as_str()).unwrap_or("");
+        assert!(shown.starts_with(&words) && !shown.contains('_'), "{name}: {shown:?}, not {words:?}");
+    }
     eprintln!("{} screenshots in {}", measured.len(), shots.display());
 }
