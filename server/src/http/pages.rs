@@ -161,11 +161,10 @@ async fn bot(
                 .into_iter()
                 .map(|v| VersionRow { submitted: format_time(v.submitted_at), version: v })
                 .collect();
-            let page_path = format!("/bots/{}", urlencoding_path(bot.name.as_str()));
             arena.templates.page(
                 "bot.html",
                 context! {
-                    bot, versions => rows, games, paging, page_path, head_to_head => h2h,
+                    bot, versions => rows, games, paging, head_to_head => h2h,
                     plot => crate::rating_plot::plot(&history), standing, on_board, user, csrf
                 },
             )
@@ -173,19 +172,6 @@ async fn bot(
         Ok(None) => failed(&arena, &session, ApiError::not_found(format!("no bot is named {name:?}"))),
         Err(e) => failed(&arena, &session, e),
     }
-}
-
-/// A bot name as a path segment (names are `[A-Za-z0-9_-]`, but a page never trusts that).
-fn urlencoding_path(name: &str) -> String {
-    name.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 /// A signed-in entrant's bots: versions, states, builds and gates, places on the board.
