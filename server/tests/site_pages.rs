@@ -157,7 +157,7 @@ fn games_come_a_page_at_a_time_and_bad_pages_are_refused() {
     assert_eq!(status, StatusCode::OK);
     assert!(bot.contains("Page 3 of 3 (140 games)"), "{bot}");
     assert_eq!(game_links(&bot).len(), 40);
-    assert!(bot.contains("href=\"&#x2f;bots&#x2f;beta?page=2\" rel=\"prev\""), "{bot}");
+    assert!(bot.contains("href=\"&#x2f;bots&#x2f;beta?page=2#games\" rel=\"prev\""), "{bot}");
     let (status, _, _) = s.get("/bots/beta?page=x", None);
     assert_eq!(status, StatusCode::BAD_REQUEST);
     // One page of games has no pager.
