@@ -150,6 +150,12 @@ pub fn site_at_1280_and_360() {
     assert!(!embedded.contains("result-words") && embedded.contains("bao-replay-data"), "{embedded}");
     let page = get(&format!("{u}/games/{game}"), None, None).body.replace("&#x27;", "'");
     assert!(page.contains(&words), "the game page says {words:?} too");
+    // A finished game's live stream ends with the words, for the live page's status and result box.
+    let stream = get(&format!("{u}/live/{game}/events?from=0"), None, None).body;
+    let end = stream.split("event: end\ndata: ").nth(1).and_then(|s| s.lines().next()).expect("an end event");
+    let end: serde_json::Value = serde_json::from_str(end).expect("the end event's JSON");
+    assert_eq!(end["text"].as_str(), Some(words.as_str()), "{end}");
+    assert!(end["data"]["text"].as_str().is_some_and(|t| t.starts_with(&words)), "{end}");
     // The viewer's own result box, on the replay and the live page, says it in words too.
     for name in ["replay", "live-game"] {
         let shown =
