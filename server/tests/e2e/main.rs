@@ -18,6 +18,7 @@ mod identity;
 mod kill9;
 mod ladder;
 mod sessions;
+mod site;
 mod state;
 mod support;
 
@@ -38,6 +39,7 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("site_at_1280_and_360", site::site_at_1280_and_360),
     ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
     (
         "descriptor_flood_during_games_and_private_logs",
