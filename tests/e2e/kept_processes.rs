@@ -265,3 +265,40 @@ fn verify_rejects_a_forged_fresh_flag() {
         assert!(String::from_utf8_lossy(&alone.stderr).contains("before the game"), "{}", describe(&alone));
     }
 }
+
+#[test]
+fn max_games_per_process_and_per_process_limits_start_processes_anew() {
+    let scratch = Scratch::dir("kept-max-games");
+    let count = scratch.join("a.count");
+    let bots = [
+        keeper("a", &["--many", "--salt", "a", "--counter", &count.display().to_string()]),
+        keeper("b", &["--many", "--salt", "b"]),
+    ];
+    let output = tournament(
+        &scratch.join("two"),
+        &bots,
+        &["--games", "6", "--concurrency", "1", "--max-games-per-process", "2"],
+    );
+    assert!(output.status.success(), "{}", describe(&output));
+    let lines = counter(&count);
+    assert_eq!(lines.iter().map(|&(_, g)| g).collect::<Vec<_>>(), [1, 2, 1, 2, 1, 2], "{lines:?}");
+    let pids: BTreeSet<u32> = lines.iter().map(|&(pid, _)| pid).collect();
+    assert_eq!(pids.len(), 3, "three processes of two games each: {lines:?}");
+
+    // A CPU-time limit is counted per process by the supervisor: no process is kept.
+    std::fs::remove_file(&count).expect("the counter");
+    let output = tournament(
+        &scratch.join("cpu"),
+        &bots,
+        &["--games", "4", "--concurrency", "1", "--max-cpu", "60", "--restart", "on-fault"],
+    );
+    assert!(output.status.success(), "{}", describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("keeps no process with --max-cpu"),
+        "{}",
+        describe(&output)
+    );
+    let lines = counter(&count);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines.iter().all(|&(_, g)| g == 1), "a new process for every game: {lines:?}");
+}
