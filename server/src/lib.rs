@@ -36,6 +36,7 @@ pub mod names;
 pub mod openapi;
 pub mod pages;
 pub mod pair_tasks;
+pub mod play;
 pub mod rating_history;
 pub mod ratings;
 pub mod recovery;

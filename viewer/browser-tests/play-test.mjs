@@ -236,6 +236,8 @@ try {
   await page.screenshot({ path: path.join(spec.screenshots, "play-1280-finished.png"), fullPage: true });
   await noSidewaysScroll(page, "finished at 1280 px");
   fs.writeFileSync(path.join(spec.screenshots, "moves.txt"), `${moves}\n`);
+  // Where the game ended up (a game started by a URL is redirected to its page).
+  fs.writeFileSync(path.join(spec.screenshots, "url.txt"), `${page.url()}\n`);
 } catch (err) {
   check(false, "the test stopped: " + (err && err.stack ? err.stack : err));
 } finally {

@@ -33,6 +33,7 @@ pub fn router(arena: SharedArena) -> Router {
         .route("/bots/{name}/versions", post(api::submit))
         .route("/versions/{id}", get(api::version))
         .route("/versions/{id}/promote", post(api::promote))
+        .route("/bots/{name}/playable", post(crate::play::routes::set_playable))
         .route("/leaderboard", get(api::leaderboard))
         .route("/games", get(api::games))
         .route("/games/{id}", get(api::game))
@@ -50,6 +51,7 @@ pub fn router(arena: SharedArena) -> Router {
         };
     }
     app.merge(pages::routes())
+        .merge(crate::play::routes())
         .layer(axum::middleware::from_fn(move |request, next| {
             event_streams::limit(streams.clone(), request, next)
         }))
