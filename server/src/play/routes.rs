@@ -24,6 +24,22 @@ use crate::play::hub::{HumanTable, Opening, Role};
 use crate::play::opponents::{self, GameChoices, NewGameQuery, OpponentName, RUNGS};
 use crate::play::records::{self, NewHumanGame};
 
+/// The client's address (from the listener; unspecified when a test calls the router
+/// directly).
+pub struct ClientAddress(pub std::net::IpAddr);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+        Ok(ClientAddress(peer.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))))
+    }
+}
+
 /// The name a person's seat has in the log.
 const GUEST: &str = "guest";
 
@@ -159,7 +175,7 @@ async fn opponent_spec(
 pub async fn new_game(
     State(arena): State<SharedArena>,
     session: PageSession,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(peer): ClientAddress,
     Query(query): Query<NewGameQuery>,
     jar: CookieJar,
 ) -> Response {
@@ -175,7 +191,7 @@ pub async fn new_game(
         Ok(b) => b,
         Err(e) => return error(&arena, &session, e.status, &e.message),
     };
-    if let Err(refused) = arena.play.admit(peer.ip(), play) {
+    if let Err(refused) = arena.play.admit(peer, play) {
         let mut answer = error(&arena, &session, StatusCode::TOO_MANY_REQUESTS, &refused.to_string());
         answer.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("60"));
         return answer;
@@ -204,7 +220,7 @@ pub async fn new_game(
         friends,
         record,
     };
-    let secret = arena.play.open(&arena, peer.ip(), opening);
+    let secret = arena.play.open(&arena, peer, opening);
     let jar = jar.add(seat(&arena, &token, secret));
     (jar, Redirect::to(&format!("/play/game/{token}"))).into_response()
 }
@@ -305,7 +321,7 @@ async fn replay(arena: &Arena, session: &PageSession, token: &str) -> Response {
 /// for a watcher.
 pub async fn socket(
     State(arena): State<SharedArena>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientAddress(peer): ClientAddress,
     Path(token): Path<String>,
     jar: CookieJar,
     upgrade: WebSocketUpgrade,
@@ -323,7 +339,7 @@ pub async fn socket(
         None => Role::Watcher,
     };
     let live = game.live(&role);
-    let Some(slot) = crate::play::hub::PlayHub::socket_slot(&arena, peer.ip()) else {
+    let Some(slot) = crate::play::hub::PlayHub::socket_slot(&arena, peer) else {
         return (StatusCode::TOO_MANY_REQUESTS, "too many game sockets open from your address\n")
             .into_response();
     };
