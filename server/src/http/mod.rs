@@ -34,6 +34,7 @@ pub fn router(arena: SharedArena) -> Router {
         .route("/versions/{id}", get(api::version))
         .route("/versions/{id}/promote", post(api::promote))
         .route("/bots/{name}/playable", post(crate::play::routes::set_playable))
+        .route("/bots/{name}/people", get(crate::play::routes::score_against_people))
         .route("/leaderboard", get(api::leaderboard))
         .route("/games", get(api::games))
         .route("/games/{id}", get(api::game))

@@ -383,6 +383,23 @@ pub async fn info(
         .ok_or_else(|| ApiError::not_found("no such game was recorded"))
 }
 
+/// A bot's score against people: its finished games with people, from the bot's side (for its
+/// page).
+#[utoipa::path(get, path = "/api/bots/{name}/people", tag = "bots",
+    params(("name" = String, Path, description = "The bot's name")),
+    responses((status = 200, body = records::ScoreAgainstPeople), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn score_against_people(
+    State(arena): State<SharedArena>,
+    Path(name): Path<String>,
+) -> Result<Json<records::ScoreAgainstPeople>, ApiError> {
+    let wanted = name.clone();
+    let bot = arena.db.read(move |c| crate::versions::bot_by_name(c, &wanted)).await?.ok_or_else(|| {
+        ApiError::not_found(format!("no bot is called {:?}", name.chars().take(40).collect::<String>()))
+    })?;
+    let id = bot.id;
+    Ok(Json(arena.db.read(move |c| records::score_against_people(c, id)).await?))
+}
+
 /// Whether people may play a bot.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Playable {

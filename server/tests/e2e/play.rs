@@ -290,10 +290,19 @@ pub fn play_sockets_and_limits() {
         assert_eq!(state, "abandoned");
     }
     // Start 5 is taken; a sixth within the minute is too many.
-    let _fifth = start(&server, "opponent=greedy&side=N&tc=1+1");
+    let fifth = start(&server, "opponent=greedy&side=N&tc=0.05%2B0");
     let fast = get(&format!("{}/play/new?opponent=greedy", server.url), None, None);
     assert_eq!(fast.status, 429, "{}", fast.body);
     assert!(fast.body.contains("in the last minute"), "{}", fast.body);
+    // With a clock, a person who never moves loses on time (3 s and the page's margin).
+    let record = wait_for(20, "the clocked game's end", || {
+        let a = get(&format!("{}/play/game/{}/info", server.url, fifth.token), None, None);
+        let r = if a.status == 200 { a.json() } else { Value::Null };
+        (r["state"].is_string() && r["state"] != "running").then_some(r)
+    });
+    assert_eq!((&record["state"], &record["result"]), (&json!("finished"), &json!("south")), "{record}");
+    assert!(record["reason"].as_str().is_some_and(|r| r.starts_with("timeout")), "{record}");
+    verified_log(&server, &fifth.token);
     assert_eq!(get(&format!("{}/healthz", server.url), None, None).status, 200);
 }
 
@@ -445,6 +454,9 @@ pub fn play_a_bot_only_when_its_owner_allows() {
     wait_for(10, "the game recorded", || (info(&server, &game.token)["state"] == "finished").then_some(()));
     let log = verified_log(&server, &game.token);
     assert_eq!(plies_of(&log, "N"), 1, "the bot played");
+    // The person resigned: the bot's score against people, apart from its rating.
+    let score = get(&format!("{}/api/bots/bobbot/people", server.url), None, None);
+    assert_eq!(score.json(), json!({"wins": 1, "losses": 0, "draws": 0}), "{}", score.body);
     // The admin may switch it off too; then it is gone from /play.
     let off = switch(ann, false);
     assert_eq!(off.status, 200, "{}", off.body);
