@@ -323,9 +323,14 @@ pub async fn socket(
     State(arena): State<SharedArena>,
     ClientAddress(peer): ClientAddress,
     Path(token): Path<String>,
+    headers: HeaderMap,
     jar: CookieJar,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    // Another site's page may not open a seat's socket with the visitor's cookie.
+    if let Err(e) = crate::auth::check_origin(&headers, arena.config.public_url.as_deref()) {
+        return (e.status, format!("{}\n", e.message)).into_response();
+    }
     let Some(game) = arena.play.game(&token) else {
         return (StatusCode::NOT_FOUND, "no such game is being played\n").into_response();
     };

@@ -361,6 +361,16 @@ async fn sockets(server: &Server, game: &Started) {
     let (r, _) = until(&mut w, |f| f["frame"] == "refused").await;
     assert!(r["why"].as_str().is_some_and(|w| w.contains("watching")), "{r}");
 
+    // Another site's page may not open the seat's socket.
+    let url = format!("{}/play/game/{}/ws", server.url.replacen("http://", "ws://", 1), game.token);
+    let mut request = url.into_client_request().expect("a request");
+    request.headers_mut().insert("Cookie", game.cookie.parse().expect("a header"));
+    request.headers_mut().insert("Origin", "https://evil.example".parse().expect("a header"));
+    match tokio_tungstenite::connect_async(request).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(answer)) => assert_eq!(answer.status(), 403),
+        other => panic!("a socket from another origin was not refused: {:?}", other.map(|_| ())),
+    }
+
     // Hostile frames close their own socket only.
     let mut binary = connect(server, &game.token, cookie).await;
     binary.send(Message::Binary(vec![0u8; 64].into())).await.expect("send");
