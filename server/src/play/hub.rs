@@ -210,10 +210,15 @@ impl PlayHub {
             return Err(Refused::AddressFull(config.max_human_games_per_address));
         }
         let now = Instant::now();
+        // Starts older than a minute count no more, for any address.
+        let minute = Duration::from_secs(60);
+        state.starts.retain(|_, starts| {
+            while starts.front().is_some_and(|t| now.duration_since(*t) > minute) {
+                starts.pop_front();
+            }
+            !starts.is_empty()
+        });
         let starts = state.starts.entry(address).or_default();
-        while starts.front().is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60)) {
-            starts.pop_front();
-        }
         if starts.len() >= config.starts_per_minute as usize {
             return Err(Refused::TooFast(config.starts_per_minute));
         }
@@ -242,11 +247,7 @@ impl PlayHub {
             friend_came: Mutex::new(opening.friends.then_some(came)),
             over: std::sync::atomic::AtomicBool::new(false),
         });
-        {
-            let mut state = self.lock();
-            state.starts.retain(|_, s| !s.is_empty());
-            state.games.insert(opening.token.clone(), table.clone());
-        }
+        self.lock().games.insert(opening.token.clone(), table.clone());
         let arena = arena.clone();
         let friends = opening.friends;
         tokio::spawn(async move {
@@ -388,4 +389,24 @@ async fn sync_log(path: &std::path::Path) -> std::io::Result<()> {
     })
     .await
     .map_err(std::io::Error::other)?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::settings::PlayConfig;
+
+    #[test]
+    fn starts_per_minute_are_counted_per_address() {
+        let hub = PlayHub::default();
+        let config = PlayConfig { starts_per_minute: 2, ..PlayConfig::default() };
+        let (a, b): (IpAddr, IpAddr) = ("192.0.2.1".parse().expect("ip"), "192.0.2.2".parse().expect("ip"));
+        assert_eq!(hub.admit(a, &config), Ok(()));
+        assert_eq!(hub.admit(a, &config), Ok(()));
+        assert_eq!(hub.admit(a, &config), Err(Refused::TooFast(2)));
+        assert_eq!(hub.admit(b, &config), Ok(()), "another address has its own count");
+        let none = PlayConfig { max_human_games: 0, ..PlayConfig::default() };
+        assert_eq!(hub.admit(b, &none), Err(Refused::Full(0)));
+        assert_eq!(hub.running(), 0);
+    }
 }
