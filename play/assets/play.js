@@ -54,7 +54,7 @@
   }
   var newGame = null;
   if (config.new_game_href) {
-    newGame = el("a", "new-game", "New game");
+    newGame = el("a", "new-game", config.two_people ? "New game" : "Rematch");
     newGame.id = "new-game";
     newGame.href = config.new_game_href;
     newGame.hidden = true;

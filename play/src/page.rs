@@ -29,7 +29,7 @@ pub struct PageConfig {
     /// The address to give a friend (shown in the element carrying `data-share-link`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub share_link: Option<String>,
-    /// Where a new game is started when this one is over (a link shown at the end).
+    /// Where a new game (a rematch) is started when this one is over (a link shown at the end).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_game_href: Option<String>,
 }

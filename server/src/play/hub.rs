@@ -43,6 +43,8 @@ pub struct HumanTable {
     pub start: Position,
     /// The seats' names (South's, North's), as the page shows them.
     pub names: [String; 2],
+    /// Where a rematch starts (`/play/new?...`: the same choices, the sides swapped).
+    pub rematch: String,
     /// The side of the person who started it.
     pub person_side: Side,
     /// Whether the people have clocks.
@@ -173,6 +175,8 @@ pub struct Opening {
     pub token: String,
     /// The seats' names.
     pub names: [String; 2],
+    /// Where a rematch starts.
+    pub rematch: String,
     /// The side of the person who starts it.
     pub person_side: Side,
     /// Whether the people have clocks.
@@ -238,6 +242,7 @@ impl PlayHub {
             address,
             start: opening.table.config().start,
             names: opening.names,
+            rematch: opening.rematch,
             person_side: opening.person_side,
             timed: opening.timed,
             friends: opening.friends,

@@ -215,6 +215,16 @@ pub async fn new_game(
         table: bao_play::Table::new(config, people),
         token: token.clone(),
         names,
+        rematch: format!(
+            "/play/new?opponent={}&side={}&variant={}&tc={}",
+            query.opponent.as_deref().map_or_else(
+                || "random".to_owned(),
+                |o| percent_encoding::utf8_percent_encode(o, percent_encoding::NON_ALPHANUMERIC).to_string()
+            ),
+            if you == Side::South { "N" } else { "S" },
+            choices.variant,
+            opponents::clock_text(choices.clock).replace('+', "%2B"),
+        ),
         person_side: you,
         timed: choices.clock.is_some(),
         friends,
@@ -279,7 +289,7 @@ fn page_of(arena: &Arena, game: &HumanTable, role: &Role, headers: &HeaderMap) -
         two_people: game.friends,
         watching,
         share_link: game.friends.then(|| format!("{}/play/game/{token}", origin(arena, headers))),
-        new_game_href: Some("/play".to_owned()),
+        new_game_href: (!watching).then(|| game.rematch.clone()),
     };
     let title = format!("{} vs {}", game.names[0], game.names[1]);
     game_page_of(&game.start, [&game.names[0], &game.names[1]], &title, Some("/play".to_owned()), &config)

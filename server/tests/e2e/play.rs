@@ -87,6 +87,13 @@ fn verified_log(server: &Server, token: &str) -> String {
     log.body
 }
 
+/// The play script's configuration in a game page.
+fn page_config(html: &str) -> Value {
+    let at = html.find("id=\"bao-play-config\">").expect("the play config") + "id=\"bao-play-config\">".len();
+    let end = html[at..].find("</script>").expect("its end");
+    serde_json::from_str(&html[at..at + end]).expect("JSON")
+}
+
 fn plies_of(log: &str, side: &str) -> usize {
     log.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -254,6 +261,20 @@ pub fn play_sockets_and_limits() {
     let rt = runtime();
     // Start 1: South against random, no clock.
     let game = start(&server, "opponent=random&side=S&variant=kujifunza&tc=none");
+    // The seat's page (by its cookie) offers a rematch with the sides swapped; a visitor's
+    // page watches.
+    let page = get(&format!("{}/play/game/{}", server.url, game.token), None, Some(&game.cookie));
+    let config = page_config(&page.body);
+    assert_eq!(config["you"], "S", "{config}");
+    let rematch = config["new_game_href"].as_str().expect("a rematch link");
+    assert!(
+        rematch.contains("opponent=random")
+            && rematch.contains("side=N")
+            && rematch.contains("variant=kujifunza"),
+        "{rematch}"
+    );
+    let visitor = page_config(&get(&format!("{}/play/game/{}", server.url, game.token), None, None).body);
+    assert_eq!((&visitor["watching"], &visitor["new_game_href"]), (&json!(true), &Value::Null), "{visitor}");
     rt.block_on(sockets(&server, &game));
     let record = info(&server, &game.token);
     assert_eq!(record["state"], "finished", "{record}");
