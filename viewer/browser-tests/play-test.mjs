@@ -171,7 +171,9 @@ try {
       const pool = moves % 4 === 3 && several.length ? several : single.length ? single : pits;
       const pitName = pool[Math.floor(Math.random() * pool.length)];
       const fromPit = byPit[pitName];
-      if (single.length) singleOffered += 1;
+      // Counted only when a pit with one move was the pick (every fourth move a pit with
+      // several is picked on purpose: a short game may have no other pit turn).
+      if (pool === single) singleOffered += 1;
       await page.click(`.pit[data-pit="${pitName}"]`);
       if (fromPit.length > 1) {
         const picked = await page.$$eval(".legal-move.picked", (bs) => bs.map((b) => b.getAttribute("data-move")));
