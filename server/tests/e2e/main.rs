@@ -19,6 +19,7 @@ mod kill9;
 mod ladder;
 mod play;
 mod sessions;
+mod site;
 mod state;
 mod support;
 
@@ -43,6 +44,7 @@ const TESTS: &[Test] = &[
     ("people_play_a_friend_in_two_browsers", play::play_a_friend_in_two_browsers),
     ("people_play_sockets_and_limits", play::play_sockets_and_limits),
     ("people_play_a_bot_only_when_its_owner_allows", play::play_a_bot_only_when_its_owner_allows),
+    ("site_at_1280_and_360", site::site_at_1280_and_360),
     ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
     (
         "descriptor_flood_during_games_and_private_logs",
