@@ -39,6 +39,7 @@ pub mod openapi;
 pub mod pages;
 pub mod paging;
 pub mod pair_tasks;
+pub mod play;
 pub mod rating_history;
 pub mod rating_plot;
 pub mod ratings;

@@ -111,7 +111,17 @@ pub async fn live_game(
             clock_ms,
             running: running && data.result.is_none(),
         };
-        live_page(&crate::result_words::replay_html(&data), &start, id)
+        // A game already over when the page is made says so as the stream's end would.
+        let over = data.result.as_ref().map_or_else(
+            || "over".to_owned(),
+            |r| {
+                format!(
+                    "over: {}",
+                    crate::result_words::result_in_words(r.winner, &r.reason, &r.detail, false)
+                )
+            },
+        );
+        live_page(&crate::result_words::replay_html(&data), &start, id, &over)
     })
     .await;
     match built {
@@ -123,11 +133,11 @@ pub async fn live_game(
 }
 
 /// The viewer's page with the live bar, the clocks' style and the live script.
-fn live_page(replay: &str, start: &LiveStart, id: i64) -> String {
+fn live_page(replay: &str, start: &LiveStart, id: i64, over: &str) -> String {
     let bar = format!(
         "<nav class=\"live-bar\"><a href=\"/\">Bao arena</a> · <a href=\"/live\">Live games</a> · \
          <a href=\"/games/{id}\">game #{id}</a> · <span id=\"live-status\">{}</span></nav>",
-        if start.running { "live" } else { "over" }
+        if start.running { "live".to_owned() } else { bao_viewer::escape_html(over) }
     );
     let script = format!(
         "<script type=\"application/json\" id=\"bao-live\">{}</script>\n<script>\n{LIVE_GAME_JS}\n</script>\n",

@@ -24,6 +24,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("login.html", include_str!("../templates/login.html")),
     ("submit.html", include_str!("../templates/submit.html")),
     ("error.html", include_str!("../templates/error.html")),
+    ("play.html", include_str!("../templates/play.html")),
 ];
 
 /// The compiled templates.

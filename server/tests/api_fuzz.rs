@@ -33,6 +33,11 @@ fn paths() -> Vec<String> {
             "/metrics",
             "/api/openapi.json",
             "/versions/{id}/promote",
+            "/play",
+            "/play/game/{id}",
+            "/play/game/{id}/log",
+            "/play/game/{id}/info",
+            "/play/game/{id}/ws",
         ]
         .map(String::from),
     );
