@@ -1,8 +1,9 @@
 //! Protocol 1.1 in tournaments (issue 27): bots that declare `"games":"many"` keep their
 //! processes from game to game; results are those of restarted processes; a fault, a limit or
 //! a crash ends the process and the next game starts a new one; `verify` checks the logs'
-//! fresh/kept records. Each bot (`bao-keeper`) writes `PID GAME` to a counter file at each
-//! game's first request, so which process played which game is seen from outside the referee.
+//! fresh/kept records. Each bot (`bao-keeper`) writes `PROCESS GAME` to a counter file at each
+//! game's first request (PROCESS: a random number each process draws at its start), so which
+//! process played which game is seen from outside the referee.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -58,13 +59,13 @@ fn ready_records(dir: &Path, game: u64) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// The lines `PID GAME` of a counter file.
-fn counter(path: &Path) -> Vec<(u32, u32)> {
+/// The lines `PROCESS GAME` of a counter file.
+fn counter(path: &Path) -> Vec<(u64, u32)> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .map(|l| {
-            let (pid, game) = l.split_once(' ').expect("PID GAME");
-            (pid.parse().expect("a pid"), game.parse().expect("a count"))
+            let (process, game) = l.split_once(' ').expect("PROCESS GAME");
+            (process.parse().expect("a process number"), game.parse().expect("a count"))
         })
         .collect()
 }
@@ -99,7 +100,7 @@ fn kept_processes_give_the_results_of_restarted_ones() {
                 (g, (e["result"].as_str().unwrap_or_default().to_owned(), e["plies"].as_u64().unwrap_or(0)))
             })
             .collect();
-        let lines: Vec<Vec<(u32, u32)>> = counters.iter().map(|c| counter(c)).collect();
+        let lines: Vec<Vec<(u64, u32)>> = counters.iter().map(|c| counter(c)).collect();
         (out, games, lines)
     };
     let (restarted_dir, restarted, restarted_lines) = run("restarted", "always");
@@ -111,7 +112,7 @@ fn kept_processes_give_the_results_of_restarted_ones() {
     for lines in &restarted_lines {
         assert_eq!(lines.len(), 8, "each bot plays 8 games: {lines:?}");
         assert!(lines.iter().all(|&(_, game)| game == 1), "a new process for every game: {lines:?}");
-        let pids: BTreeSet<u32> = lines.iter().map(|&(pid, _)| pid).collect();
+        let pids: BTreeSet<u64> = lines.iter().map(|&(pid, _)| pid).collect();
         assert_eq!(pids.len(), 8, "{lines:?}");
     }
     assert!(ready_records(&restarted_dir, 0).values().all(|r| r.get("process").is_none()));
@@ -120,7 +121,7 @@ fn kept_processes_give_the_results_of_restarted_ones() {
     let mut kept_games = 0;
     for lines in &kept_lines {
         assert_eq!(lines.len(), 8, "{lines:?}");
-        let pids: BTreeSet<u32> = lines.iter().map(|&(pid, _)| pid).collect();
+        let pids: BTreeSet<u64> = lines.iter().map(|&(pid, _)| pid).collect();
         assert!(pids.len() < 8, "some process played several games: {lines:?}");
         kept_games += lines.iter().filter(|&&(_, game)| game > 1).count();
     }
@@ -282,7 +283,7 @@ fn max_games_per_process_and_per_process_limits_start_processes_anew() {
     assert!(output.status.success(), "{}", describe(&output));
     let lines = counter(&count);
     assert_eq!(lines.iter().map(|&(_, g)| g).collect::<Vec<_>>(), [1, 2, 1, 2, 1, 2], "{lines:?}");
-    let pids: BTreeSet<u32> = lines.iter().map(|&(pid, _)| pid).collect();
+    let pids: BTreeSet<u64> = lines.iter().map(|&(pid, _)| pid).collect();
     assert_eq!(pids.len(), 3, "three processes of two games each: {lines:?}");
 
     // A CPU-time limit is counted per process by the supervisor: no process is kept.

@@ -6,9 +6,10 @@
 //! chose (a stand-in for an engine's hash table) across games.
 //!
 //! - `--many`: its `ready` says `"games":"many"`.
-//! - `--counter FILE`: at the first request of each game it appends `PID GAME` to FILE (GAME:
-//!   the games this process has begun, from 1), so a test sees from outside which process
-//!   played which game.
+//! - `--counter FILE`: at the first request of each game it appends `PROCESS GAME` to FILE
+//!   (PROCESS: a random number drawn when the process starts, which tells processes apart
+//!   where their pids do not, in PID namespaces; GAME: the games this process has begun, from
+//!   1), so a test sees from outside which process played which game.
 //! - `--crash-at N`: it exits (code 3, without answering) at the first request of the game
 //!   that makes FILE hold N lines: it crashes in its N-th game of the run, once.
 //! - `--leak-mb M`: at the first request of each game it allocates M MiB more, touched and
@@ -55,6 +56,8 @@ fn main() {
     let mut games = 0usize;
     let mut table: HashMap<String, String> = HashMap::new();
     let mut hoard: Vec<Vec<u8>> = Vec::new();
+    let process =
+        std::hash::BuildHasher::build_hasher(&std::collections::hash_map::RandomState::new()).finish();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { return };
         let Ok(message) = RefereeMessage::parse(&line) else {
@@ -69,14 +72,16 @@ fn main() {
             RefereeMessage::MoveRequest(request) => {
                 if request.id == 1 {
                     games += 1;
-                    eprintln!("keeper: game {games} of process {}", std::process::id());
+                    eprintln!("keeper: game {games} of process {process:x}");
                     if let Some(path) = &o.counter {
                         let mut file = std::fs::OpenOptions::new()
                             .append(true)
                             .create(true)
                             .open(path)
                             .expect("counter");
-                        writeln!(file, "{} {games}", std::process::id()).expect("counter written");
+                        // One write: the lines of the bot's processes in other slots do not interleave.
+                        let line = format!("{process} {games}\n");
+                        file.write_all(line.as_bytes()).expect("counter written");
                         drop(file);
                         let lines = std::fs::read_to_string(path).map_or(0, |t| t.lines().count());
                         if o.crash_at == Some(lines) {
