@@ -111,7 +111,8 @@ fn answers_a_whole_game_and_stops_at_quit() {
             BotMessage::Ready(Ready {
                 name: "recorder".into(),
                 author: Some("tests".into()),
-                version: Some("1.2.3".into())
+                version: Some("1.2.3".into()),
+                games: bao_protocol::GamesPerProcess::Many,
             }),
             info_with(2),
             BotMessage::Move(MoveReply { id: 1, move_text: "A2<".into() }),
