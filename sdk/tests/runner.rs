@@ -247,7 +247,10 @@ fn two_games_in_one_process_each_from_its_own_hello() {
     );
     result.expect("clean run over two games");
     let sides: Vec<_> = bot.games.iter().map(|g| (g.side, g.variant, g.start)).collect();
-    assert_eq!(sides, [(Side::South, Variant::Kiswahili, kiswahili), (Side::North, Variant::Kujifunza, kujifunza)]);
+    assert_eq!(
+        sides,
+        [(Side::South, Variant::Kiswahili, kiswahili), (Side::North, Variant::Kujifunza, kujifunza)]
+    );
     assert_eq!(bot.positions, [kiswahili, after_south]);
     assert_eq!(after_south.side_to_move(), Side::North);
     assert!(matches!(bot.modes[..], [TimeMode::Fischer { .. }, TimeMode::MoveTime(_)]), "{:?}", bot.modes);
@@ -286,13 +289,12 @@ fn every_bot_declares_many_games_unless_it_opts_out() {
         &Position::start(Variant::Kiswahili).to_string(),
         TimeControl::move_time(100, 5000, 100),
     );
-    let ready_line = |bot: &mut dyn FnMut(Cursor<Vec<u8>>, &mut Vec<u8>) -> Result<(), SdkError>| {
-        let mut output = Vec::new();
-        bot(transcript(std::slice::from_ref(&hello)), &mut output).expect("clean");
-        String::from_utf8(output).expect("UTF-8")
-    };
-    let many = ready_line(&mut |input, output| bao_sdk::run_with_io(Recorder::default(), input, output));
-    assert_eq!(many, "{\"type\":\"ready\",\"name\":\"recorder\",\"games\":\"many\"}\n");
-    let one = ready_line(&mut |input, output| bao_sdk::run_with_io(OneGame, input, output));
-    assert_eq!(one, "{\"type\":\"ready\",\"name\":\"one-game\"}\n");
+    let ready_line = |output: Vec<u8>| String::from_utf8(output).expect("UTF-8");
+    let mut many = Vec::new();
+    bao_sdk::run_with_io(Recorder::default(), transcript(std::slice::from_ref(&hello)), &mut many)
+        .expect("clean");
+    assert_eq!(ready_line(many), "{\"type\":\"ready\",\"name\":\"recorder\",\"games\":\"many\"}\n");
+    let mut one = Vec::new();
+    bao_sdk::run_with_io(OneGame, transcript(std::slice::from_ref(&hello)), &mut one).expect("clean");
+    assert_eq!(ready_line(one), "{\"type\":\"ready\",\"name\":\"one-game\"}\n");
 }
