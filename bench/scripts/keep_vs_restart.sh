@@ -19,7 +19,7 @@
 #
 # Environment: BAO_REFEREE (default target/release/bao-referee), BAO_KEEP_ROUNDS (default 3),
 # BAO_KEEP_PLIES (--max-plies, default 20), BAO_KEEP_GAMES_C / _PYTHON / _JAVA (games per
-# tournament, even; default 400 / 100 / 30), BAO_KEEP_CONCURRENCY (default 1), BAO_KEEP_DIR
+# tournament, even; default 400 / 60 / 20), BAO_KEEP_CONCURRENCY (default 1), BAO_KEEP_DIR
 # (work folder, default a new temporary one; each tournament folder is removed after its row),
 # BAO_KEEP_ARGS (more tournament arguments, e.g. --isolation none).
 # Runs under `nice`. Prints one tab-separated row per tournament (round, kind, mode, games,
@@ -44,8 +44,8 @@ mkdir -p "$work"
 games() {
     case $1 in
         c) echo "${BAO_KEEP_GAMES_C:-400}" ;;
-        python) echo "${BAO_KEEP_GAMES_PYTHON:-100}" ;;
-        java) echo "${BAO_KEEP_GAMES_JAVA:-30}" ;;
+        python) echo "${BAO_KEEP_GAMES_PYTHON:-60}" ;;
+        java) echo "${BAO_KEEP_GAMES_JAVA:-20}" ;;
     esac
 }
 command_of() {
@@ -87,8 +87,9 @@ run() {
     end=$(uptime_s)
     played=$(ls "$out/games" | grep -c '\.jsonl$')
     [ "$played" -eq "$n" ] || { echo "error: $out: $played game logs, $n expected" >&2; exit 1; }
-    # The processes really were kept (or not): the ready records that say "fresh":true.
-    fresh=$(cat "$out"/games/*.jsonl | grep '"type":"ready"' | grep -c '"fresh":true' || true)
+    # The processes really were kept (or not): the ready records of kept ones say "fresh":false.
+    kept=$(cat "$out"/games/*.jsonl | grep '"type":"ready"' | grep -c '"fresh":false' || true)
+    fresh=$((2 * n - kept))
     case $3 in
         always) [ "$fresh" -eq $((2 * n)) ] || { echo "error: $out: $fresh fresh processes, $((2 * n)) expected" >&2; exit 1; } ;;
         on-fault) [ "$fresh" -le $((2 * concurrency)) ] || { echo "error: $out: $fresh fresh processes: not kept" >&2; exit 1; } ;;
