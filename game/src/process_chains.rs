@@ -154,3 +154,82 @@ fn appearances(label: &str, text: &str) -> Vec<((u32, String), Appearance)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log of the bots `south` and `north` (by name) started at `second` past 09:00:00, whose
+    /// South ran in process `pid` after `before` games, ending with `reason` (a verdict against
+    /// South when `south_faulted`).
+    fn log(south: &str, pid: u32, before: u32, second: u32, reason: &str, south_faulted: bool) -> String {
+        let bot =
+            |name: &str| format!(r#"{{"name":"{name}","command":["{name}"],"dir":null,"reported":null}}"#);
+        let header = format!(
+            r#"{{"type":"header","log_version":3,"rules_revision":2,"referee":"bao-referee 0.1.0","variant":"kiswahili","start":"x","south":{},"north":{},"time_control":{{"base":10000,"increment":100,"move_time":null,"startup":5000,"margin":100}},"max_plies":6,"seed":0,"limits":{{"max_memory_bytes":null,"max_cpu_secs":null,"max_processes":null,"max_output_bytes":null}},"started_at":"2026-12-01T09:00:{second:02}Z"}}"#,
+            bot(south),
+            bot("other")
+        );
+        let ready = format!(
+            r#"{{"type":"ready","side":"S","name":"{south}","author":null,"version":null,"games":"many","process":{{"fresh":{},"games_before":{before},"pid":{pid},"spawned_at":"2026-12-01T09:00:00.000Z"}}}}"#,
+            before == 0
+        );
+        let offense = if south_faulted { r#"{"side":"S","line":null,"move":null}"# } else { "null" };
+        let winner = if south_faulted { r#""N""# } else { "null" };
+        let result = format!(
+            r#"{{"type":"result","result":"r","winner":{winner},"reason":"{reason}","detail":"","plies":6,"duration_ms":1,"final_position":"x","offense":{offense},"exits":["",""]}}"#
+        );
+        format!("{header}\n{ready}\n{result}\n")
+    }
+
+    fn logs(texts: &[String]) -> Vec<(String, String)> {
+        texts.iter().enumerate().map(|(i, t)| (format!("{i:05}.jsonl"), t.clone())).collect()
+    }
+
+    #[test]
+    fn a_chain_of_one_process_is_consistent_and_counted() {
+        let chain = logs(&[
+            log("a", 7, 0, 1, "max_plies", false),
+            log("a", 7, 1, 2, "max_plies", false),
+            log("a", 7, 2, 3, "max_plies", false),
+        ]);
+        assert_eq!(check(&chain, true), Ok(Chains { processes: 1, kept_games: 2 }));
+    }
+
+    #[test]
+    fn two_games_claiming_the_same_place_in_a_process_are_rejected() {
+        let forged = logs(&[log("a", 7, 0, 1, "max_plies", false), log("a", 7, 0, 2, "max_plies", false)]);
+        let error = check(&forged, false).unwrap_err();
+        assert!(error.contains("both claim to be game 1 of process 7") && error.contains("fresh"), "{error}");
+    }
+
+    #[test]
+    fn a_gap_is_rejected_only_when_the_logs_are_the_whole_run() {
+        let gap = logs(&[log("a", 7, 0, 1, "max_plies", false), log("a", 7, 2, 3, "max_plies", false)]);
+        assert!(check(&gap, false).is_ok());
+        let error = check(&gap, true).unwrap_err();
+        assert!(error.contains("no log shows game 2 of process 7"), "{error}");
+        let headless = logs(&[log("a", 7, 1, 1, "max_plies", false)]);
+        assert!(check(&headless, true).unwrap_err().contains("no log shows its first game"));
+    }
+
+    #[test]
+    fn a_process_cannot_go_on_after_a_fault_of_its_bot_or_an_abort() {
+        for (reason, faulted) in [("bot_exited", true), ("aborted", false)] {
+            let after = logs(&[log("a", 7, 0, 1, reason, faulted), log("a", 7, 1, 2, "max_plies", false)]);
+            let error = check(&after, true).unwrap_err();
+            assert!(error.contains("cannot have been kept"), "{reason}: {error}");
+        }
+        // The opponent's fault does not end the process.
+        let opponent = logs(&[log("a", 7, 0, 1, "timeout", false), log("a", 7, 1, 2, "max_plies", false)]);
+        assert!(check(&opponent, true).is_ok());
+    }
+
+    #[test]
+    fn one_process_runs_one_bot_in_the_order_played() {
+        let two_bots = logs(&[log("a", 7, 0, 1, "max_plies", false), log("b", 7, 1, 2, "max_plies", false)]);
+        assert!(check(&two_bots, true).unwrap_err().contains("one process runs one bot"));
+        let backwards = logs(&[log("a", 7, 0, 5, "max_plies", false), log("a", 7, 1, 2, "max_plies", false)]);
+        assert!(check(&backwards, true).unwrap_err().contains("began before"));
+    }
+}
