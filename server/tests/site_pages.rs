@@ -2,7 +2,8 @@
 //! every list of games comes a page at a time and bad page numbers get a 400
 //! that says what was wrong (or the last page); results read as sentences, never
 //! `0–1`; a bot page starts with its rank and rating with its interval, and
-//! plots the rating with axes and dates; "my bots" shows a signed-in
+//! plots the rating with axes and dates, and shows its score against people
+//! (games at /play); "my bots" shows a signed-in
 //! entrant's bots with their builds and gates.
 
 use std::sync::Arc;
@@ -42,7 +43,8 @@ impl Site {
 
 /// alice owns `alpha` (v1 retired, v2 active, v3 rejected by its build, v4 by its gate) and
 /// `beta` (active); bob owns `gamma` (active). 130 finished games alpha–beta, 10 beta–gamma,
-/// one aborted; ratings and a 10-day rating history for alpha.
+/// one aborted; ratings and a 10-day rating history for alpha; games with people at /play
+/// (alpha won 3, lost 1, one abandoned; beta drew one).
 fn site() -> Site {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("arena");
@@ -69,7 +71,15 @@ fn site() -> Site {
                  INSERT INTO ratings VALUES
                    (2, 1612.4, 1571.0, 1653.8, 130, 80, 40, 10, 0.97, 0),
                    (5, 1490.0, 1450.0, 1530.0, 140, 45, 85, 10, 0.8, 0),
-                   (6, 1397.6, 1300.0, 1495.2, 10, 5, 5, 0, 1.0, 0);",
+                   (6, 1397.6, 1300.0, 1495.2, 10, 5, 5, 0, 1.0, 0);
+                 INSERT INTO human_games (token, variant, opponent, version_id, person_side, clock, state,
+                   result, started_at, log_path) VALUES
+                   ('p1', 'kiswahili', 'bot', 2, 'N', 'none', 'finished', 'south', 0, ''),
+                   ('p2', 'kiswahili', 'bot', 2, 'S', 'none', 'finished', 'north', 0, ''),
+                   ('p3', 'kiswahili', 'bot', 1, 'S', 'none', 'finished', 'north', 0, ''),
+                   ('p4', 'kiswahili', 'bot', 2, 'S', 'none', 'finished', 'south', 0, ''),
+                   ('p5', 'kiswahili', 'bot', 2, 'S', 'none', 'abandoned', NULL, 0, ''),
+                   ('p6', 'kiswahili', 'bot', 5, 'S', 'none', 'finished', 'draw', 0, '');",
             )?;
             let tx = c.transaction()?;
             for i in 0..130_i64 {
@@ -216,6 +226,11 @@ fn a_bot_page_starts_with_its_rank_and_rating_and_plots_it_with_axes() {
     assert!(page.contains("the newest 1610"), "{page}");
     let (_, gamma, _) = s.get("/bots/gamma", None);
     assert!(gamma.contains("<strong>3</strong>") && !gamma.contains("<svg"), "no history, no plot");
+    // The score against people (games at /play, every version, finished ones only): the bot's.
+    assert!(page.contains("Against people:\n3 wins, 1 loss, 0 draws"), "{page}");
+    let (_, beta, _) = s.get("/bots/beta", None);
+    assert!(beta.contains("Against people:\n0 wins, 0 losses, 1 draw"), "{beta}");
+    assert!(gamma.contains("Against people:\n<span class=\"muted\">no finished games yet"), "{gamma}");
     // Head to head over every game, not a page of them.
     assert!(page.contains("href=\"/bots/beta\">beta</a></td><td class=\"num\">130<"), "{page}");
 }

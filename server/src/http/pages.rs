@@ -151,12 +151,13 @@ async fn bot(
             let board = crate::standings::leaderboard(c)?;
             let on_board = board.len();
             let standing = board.into_iter().find(|s| s.bot == bot.name);
-            Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board)))
+            let people = crate::play::records::score_against_people(c, bot.id)?;
+            Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board, people)))
         })
         .await;
     let (user, csrf) = who(&session);
     match data {
-        Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board))) => {
+        Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board, people))) => {
             let rows: Vec<VersionRow> = versions
                 .into_iter()
                 .map(|v| VersionRow { submitted: format_time(v.submitted_at), version: v })
@@ -165,7 +166,7 @@ async fn bot(
                 "bot.html",
                 context! {
                     bot, versions => rows, games, paging, head_to_head => h2h,
-                    plot => crate::rating_plot::plot(&history), standing, on_board, user, csrf
+                    plot => crate::rating_plot::plot(&history), standing, on_board, people, user, csrf
                 },
             )
         }
