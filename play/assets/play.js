@@ -43,6 +43,25 @@
   panel.appendChild(message);
   panel.appendChild(resign);
   if (watching) resign.hidden = true;
+  // Sound: off by default; a short beep for a move, a lower one for a capture, a chord at the end.
+  var soundLabel = el("label", "sound-toggle");
+  var soundBox = el("input");
+  soundBox.type = "checkbox";
+  soundBox.id = "sound";
+  soundBox.setAttribute("data-sound", "off");
+  soundLabel.appendChild(soundBox);
+  soundLabel.appendChild(document.createTextNode(" Sound"));
+  panel.appendChild(soundLabel);
+  // The keys (a person's turn): documented on the page.
+  var keysHelp = el(
+    "p",
+    "play-keys",
+    "Keys on your turn: \u2190 \u2192 move over the pits you may start from, Enter or Space chooses one; " +
+      "when it has several moves, \u2190 \u2192 or 1\u20139 pick one, Enter plays it, Esc goes back. " +
+      "Otherwise \u2190 \u2192 step through the game."
+  );
+  keysHelp.id = "play-keys";
+  if (!watching) panel.appendChild(keysHelp);
   // A game between friends: the address to send (the first to open it takes the other seat).
   if (config.share_link && !watching) {
     var share = el("p", "share", "Send this link to a friend: ");
@@ -88,8 +107,40 @@
     runningSince: 0,
     socket: null,
     retry: 250,
-    resignArmed: false
+    resignArmed: false,
+    // Keyboard play: which pit (index into the marked pits) or which move from the chosen pit
+    // has the focus.
+    keys: { mode: "pit", pit: -1, moves: [], move: -1 }
   };
+
+  // ---- sound -------------------------------------------------------------------------------
+
+  var audio = null;
+  function soundOn() {
+    return soundBox.checked;
+  }
+  soundBox.addEventListener("change", function () {
+    soundBox.setAttribute("data-sound", soundBox.checked ? "on" : "off");
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (soundBox.checked && !audio && Ctx) audio = new Ctx(); // made on the click: browsers allow it
+    if (audio && audio.state === "suspended") audio.resume();
+  });
+  function beep(freqs, ms) {
+    if (!soundOn() || !audio) return;
+    var t = audio.currentTime;
+    freqs.forEach(function (f, i) {
+      var osc = audio.createOscillator();
+      var gain = audio.createGain();
+      osc.frequency.value = f;
+      gain.gain.setValueAtTime(0.0001, t + i * 0.09);
+      gain.gain.exponentialRampToValueAtTime(0.15, t + i * 0.09 + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + i * 0.09 + ms / 1000);
+      osc.connect(gain);
+      gain.connect(audio.destination);
+      osc.start(t + i * 0.09);
+      osc.stop(t + i * 0.09 + ms / 1000 + 0.02);
+    });
+  }
 
   function setState(s) {
     document.body.setAttribute("data-state", s);
@@ -104,8 +155,8 @@
   }
 
   function clearMarks() {
-    var marked = document.querySelectorAll(".pit.can-start, .pit.chosen");
-    for (var i = 0; i < marked.length; i++) marked[i].classList.remove("can-start", "chosen");
+    var marked = document.querySelectorAll(".pit.can-start, .pit.chosen, .pit.key-focus");
+    for (var i = 0; i < marked.length; i++) marked[i].classList.remove("can-start", "chosen", "key-focus");
   }
 
   function clearLegal() {
@@ -115,6 +166,7 @@
 
   function showLegal() {
     clearLegal();
+    state.keys = { mode: "pit", pit: -1, moves: [], move: -1 };
     var turn = state.turn;
     if (!turn || turn.sent || state.finished) return;
     turn.legal.forEach(function (move) {
@@ -178,6 +230,7 @@
     if (event.type === "ply") {
       var ply = event.ply;
       replay.addPly(ply);
+      if (state.live) beep(ply.captured > 0 ? [330, 247] : [660], 90);
       if (!state.live) replay.goTo(replay.plyCount());
       if (Array.isArray(ply.clock_ms)) {
         clocks.S.ms = ply.clock_ms[0];
@@ -200,7 +253,7 @@
       clocks[you].ms = event.clock_ms[0];
       clocks[them].ms = event.clock_ms[1];
       run(you);
-      say("Your move: click a marked pit or a move below.");
+      say("Your move: click a marked pit or a move below (or use the keys: \u2190 \u2192, Enter).");
       showLegal();
     } else if (event.type === "result") {
       state.finished = true;
@@ -208,6 +261,7 @@
       clearLegal();
       run(null);
       replay.setResult(event.result);
+      if (state.live) beep([523, 659, 784], 160);
       say("Game over. " + event.words);
       resign.hidden = true;
       if (newGame) newGame.hidden = false;
@@ -297,18 +351,104 @@
     if (from.length === 1) {
       play(from[0]);
     } else if (from.length > 1) {
-      clearMarks();
-      showLegal();
-      pit.classList.add("chosen");
-      var buttons = legalList.querySelectorAll("[data-move]");
-      for (var i = 0; i < buttons.length; i++) {
-        var pick = absolutePit(buttons[i].getAttribute("data-move")) === name;
-        buttons[i].classList.toggle("picked", pick);
-        buttons[i].classList.toggle("dim", !pick);
-      }
-      say("From " + name + ": choose the direction below.");
+      pickOut(name);
     }
   });
+
+  // The moves from one pit are picked out in the list (the others dimmed); they are returned.
+  function pickOut(name) {
+    showLegal();
+    var pit = document.querySelector('.pit[data-pit="' + name + '"]');
+    if (pit) pit.classList.add("chosen");
+    var from = [];
+    var buttons = legalList.querySelectorAll("[data-move]");
+    for (var i = 0; i < buttons.length; i++) {
+      var pick = absolutePit(buttons[i].getAttribute("data-move")) === name;
+      buttons[i].classList.toggle("picked", pick);
+      buttons[i].classList.toggle("dim", !pick);
+      if (pick) from.push(buttons[i].getAttribute("data-move"));
+    }
+    say("From " + name + ": choose the direction below.");
+    return from;
+  }
+
+  // ---- keyboard play -----------------------------------------------------------------------
+
+  // The marked pits in the board's order (left to right, as drawn).
+  function markedPits() {
+    return Array.prototype.slice.call(document.querySelectorAll(".pit.can-start"));
+  }
+
+  function focusPit(index) {
+    var pits = markedPits();
+    if (!pits.length) return;
+    state.keys.pit = (index + pits.length) % pits.length;
+    for (var i = 0; i < pits.length; i++) pits[i].classList.toggle("key-focus", i === state.keys.pit);
+    var name = pits[state.keys.pit].getAttribute("data-pit");
+    var count = state.turn.legal.filter(function (m) {
+      return absolutePit(m) === name;
+    }).length;
+    say("Pit " + name + ": " + count + (count === 1 ? " move" : " moves") + ". Enter chooses it.");
+  }
+
+  function focusMove(index) {
+    var k = state.keys;
+    k.move = (index + k.moves.length) % k.moves.length;
+    var buttons = legalList.querySelectorAll("[data-move]");
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].classList.toggle("key-focus", buttons[i].getAttribute("data-move") === k.moves[k.move]);
+    }
+    say("Move " + k.moves[k.move] + " (" + (k.move + 1) + " of " + k.moves.length + "). Enter plays it, Esc goes back.");
+  }
+
+  function onKey(e) {
+    var t = e.target;
+    if (t && (t.tagName === "SELECT" || t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (watching || !state.turn || state.turn.sent || state.finished) return; // the replay's keys
+    var k = state.keys;
+    var key = e.key;
+    var enter = key === "Enter" || key === " " || key === "Spacebar";
+    // A focused button or link keeps its own Enter and Space.
+    if (enter && t && (t.tagName === "BUTTON" || t.tagName === "A")) return;
+    if (k.mode === "pit") {
+      if (key === "ArrowRight") focusPit(k.pit + 1);
+      else if (key === "ArrowLeft") focusPit(k.pit < 0 ? -1 : k.pit - 1);
+      else if (enter) {
+        if (k.pit < 0) {
+          focusPit(0);
+        } else {
+          var name = markedPits()[k.pit].getAttribute("data-pit");
+          var from = state.turn.legal.filter(function (m) {
+            return absolutePit(m) === name;
+          });
+          if (from.length === 1) {
+            play(from[0]);
+          } else {
+            var pit = k.pit;
+            var moves = pickOut(name);
+            state.keys = { mode: "move", pit: pit, moves: moves, move: -1 };
+            focusMove(0);
+          }
+        }
+      } else return;
+    } else {
+      var digit = key.length === 1 && key >= "1" && key <= "9" ? Number(key) : 0;
+      if (key === "ArrowRight") focusMove(k.move + 1);
+      else if (key === "ArrowLeft") focusMove(k.move - 1);
+      else if (enter) play(k.moves[k.move]);
+      else if (digit && digit <= k.moves.length) play(k.moves[digit - 1]);
+      else if (key === "Escape") {
+        var back = k.pit;
+        showLegal();
+        focusPit(back);
+      } else return;
+    }
+    e.preventDefault();
+    e.stopPropagation(); // not the replay's stepping as well
+  }
+  // Capturing on window: before the replay's keys (on document).
+  window.addEventListener("keydown", onKey, true);
 
   resign.addEventListener("click", function () {
     if (state.finished) return;

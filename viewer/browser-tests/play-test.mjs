@@ -5,7 +5,11 @@
 //
 //   node play-test.mjs SPEC.json
 //
-// SPEC.json is written by tests/e2e/play/browser.rs: {"url", "screenshots", "reload_after"}.
+// SPEC.json is written by tests/e2e/play/browser.rs: {"url", "screenshots", "reload_after",
+// "keyboard", "sound"}: the person's first `keyboard` moves are played by keys only (arrows over
+// the marked pits, Enter, then arrows and Enter among a pit's moves; written to
+// keyboard-moves.txt for the test to find in the log), and with `sound` the page's sound toggle
+// is switched on first (no script error may follow).
 // Exit codes: 0 all checks passed, 1 a check failed, 2 bad usage, 3 the browser could not be
 // started. Every failed check is printed.
 import fs from "node:fs";
@@ -116,7 +120,18 @@ try {
   check(true, "the page connects and plays");
   // The sowing is animated at the page's fastest speed, to keep the test short.
   await page.selectOption("#speed", "16");
+  await page.evaluate(() => document.activeElement && document.activeElement.blur()); // keys go to the page
 
+  if (spec.sound) {
+    // Off by default; switched on by its toggle; then nothing may throw while it beeps.
+    check((await page.$$("#sound")).length === 1, "the page has a sound toggle");
+    check(!(await page.isChecked("#sound")), "sound is off by default");
+    await page.check("#sound");
+    check((await page.getAttribute("#sound", "data-sound")) === "on", "the sound toggle turns sound on");
+    await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  }
+  check(/Enter/.test((await page.textContent("#play-keys")) || ""), "the keys are written on the page");
+  const keyboardMoves = [];
   let moves = 0;
   let reloaded = false;
   let sawMarkedPit = false;
@@ -150,7 +165,41 @@ try {
     const buttons = await page.$$("[data-move]");
     let choice = buttons[Math.floor(Math.random() * buttons.length)];
     const before = await plyCount(page);
-    if (moves % 2 === 1) {
+    if (moves < (spec.keyboard || 0)) {
+      // By keys only: the arrows move the focus over the marked pits up to the wanted move's
+      // pit, Enter chooses it; a pit with several moves then takes the arrows up to the move and
+      // Enter.
+      const wanted = await choice.getAttribute("data-move");
+      const target = await page.evaluate((m) => {
+        const you = JSON.parse(document.getElementById("bao-play-config").textContent).you;
+        return you === "N" ? m.charAt(0).toLowerCase() + m.charAt(1) : m.slice(0, 2);
+      }, wanted);
+      let focused = null;
+      for (let i = 0; i < 20 && focused !== target; i++) {
+        await page.keyboard.press("ArrowRight");
+        focused = await page.evaluate(() => {
+          const p = document.querySelector(".pit.key-focus");
+          return p ? p.getAttribute("data-pit") : null;
+        });
+      }
+      check(focused === target, `move ${moves + 1}: the arrows reach pit ${target} (at ${focused})`);
+      await page.keyboard.press("Enter");
+      const several = (await page.$$(".legal-move.picked")).length > 0;
+      if (several) {
+        let on = null;
+        for (let i = 0; i < 10 && on !== wanted; i++) {
+          on = await page.evaluate(() => {
+            const b = document.querySelector(".legal-move.key-focus");
+            return b ? b.getAttribute("data-move") : null;
+          });
+          if (on !== wanted) await page.keyboard.press("ArrowRight");
+        }
+        check(on === wanted, `move ${moves + 1}: the arrows reach move ${wanted} (at ${on})`);
+        await page.keyboard.press("Enter");
+      }
+      keyboardMoves.push(wanted);
+      choice = null;
+    } else if (moves % 2 === 1) {
       // Every other move by its pit: a pit with one move plays it; a pit with several picks
       // out its moves in the list, and one of those is clicked.
       // The moves from each marked pit; a pit with one move when there is one (every fourth
@@ -205,6 +254,7 @@ try {
       await page.reload();
       await page.waitForSelector("body[data-state='playing'], body[data-state='finished']", { timeout: 20000 });
       await page.selectOption("#speed", "16");
+      await page.evaluate(() => document.activeElement && document.activeElement.blur()); // keys go to the page
       const after = await plyCount(page);
       check(after >= plies, `after the reload the page has ${after} plies, before ${plies}`);
       reloaded = true;
@@ -238,6 +288,8 @@ try {
   await page.screenshot({ path: path.join(spec.screenshots, "play-1280-finished.png"), fullPage: true });
   await noSidewaysScroll(page, "finished at 1280 px");
   fs.writeFileSync(path.join(spec.screenshots, "moves.txt"), `${moves}\n`);
+  fs.writeFileSync(path.join(spec.screenshots, "keyboard-moves.txt"), keyboardMoves.map((m) => m + "\n").join(""));
+  check(keyboardMoves.length === Math.min(spec.keyboard || 0, moves), `${keyboardMoves.length} moves were played by keys`);
   // Where the game ended up (a game started by a URL is redirected to its page).
   fs.writeFileSync(path.join(spec.screenshots, "url.txt"), `${page.url()}\n`);
 } catch (err) {

@@ -1,6 +1,7 @@
 //! A person plays a whole game against the random reference bot in headless Chromium, through
-//! `bao-referee play`: clicking `data-move` elements on a 360 px screen, reloading mid-game;
-//! the game log then verifies. Runs `viewer/browser-tests/play-test.mjs` (playwright-core
+//! `bao-referee play`: its first moves by keys only, the others by clicking `data-move`
+//! elements or pits on a 360 px screen, with the sound switched on, reloading mid-game; the game
+//! log then verifies and holds the moves played by keys. Runs `viewer/browser-tests/play-test.mjs` (playwright-core
 //! driving the system's Chromium); screenshots go to `target/play-screenshots/`.
 //!
 //! Needs `node` (20 or later), `npm` (to install playwright-core from
@@ -68,7 +69,7 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
         .parent()
         .expect("CARGO_TARGET_TMPDIR is target/tmp")
         .join("play-screenshots");
-    let spec = json!({"url": play.url, "screenshots": screenshots, "reload_after": 3});
+    let spec = json!({"url": play.url, "screenshots": screenshots, "reload_after": 3, "keyboard": 4, "sound": true});
     let spec_file = play.log.with_file_name("spec.json");
     std::fs::write(&spec_file, spec.to_string()).expect("write the spec");
     let run = Command::new("node")
@@ -98,6 +99,16 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
         .parse()
         .expect("a count");
     assert_eq!(person_plies, clicked, "every click is one ply of the person's in the log");
+    // The moves played by keys reached the referee: they are the person's first plies.
+    let by_keys: Vec<String> = std::fs::read_to_string(screenshots.join("keyboard-moves.txt"))
+        .expect("the harness lists the moves it played by keys")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let person_moves: Vec<&str> =
+        records.iter().filter(|r| r["type"] == "ply" && r["side"] == "N").filter_map(|r| r["move"].as_str()).collect();
+    assert!(!by_keys.is_empty() && by_keys.len() == clicked.min(4), "moves by keys: {by_keys:?}");
+    assert_eq!(person_moves[..by_keys.len()], by_keys[..], "the moves played by keys are in the log");
     assert!(records.last().is_some_and(|r| r["type"] == "result"), "the log ends with the result");
     assert_eq!(records[0]["north"]["command"], json!(["(a person)"]));
     assert!(play.child.try_wait().expect("wait").is_none(), "the page is still served after the game");
