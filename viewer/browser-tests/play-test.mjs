@@ -132,6 +132,7 @@ try {
   }
   check(/Enter/.test((await page.textContent("#play-keys")) || ""), "the keys are written on the page");
   const keyboardMoves = [];
+  let keyboardChoices = 0; // keyboard moves made through a pit's several moves
   let moves = 0;
   let reloaded = false;
   let sawMarkedPit = false;
@@ -169,7 +170,15 @@ try {
       // By keys only: the arrows move the focus over the marked pits up to the wanted move's
       // pit, Enter chooses it; a pit with several moves then takes the arrows up to the move and
       // Enter.
-      const wanted = await choice.getAttribute("data-move");
+      // Odd keyboard moves go through a pit's choices when some pit has several moves.
+      const severalMoves = await page.evaluate(() => {
+        const all = [...document.querySelectorAll("[data-move]")].map((b) => b.getAttribute("data-move"));
+        return all.filter((m) => all.filter((o) => o.slice(0, 2) === m.slice(0, 2)).length > 1);
+      });
+      const wanted =
+        moves % 2 === 1 && severalMoves.length
+          ? severalMoves[Math.floor(Math.random() * severalMoves.length)]
+          : await choice.getAttribute("data-move");
       const target = await page.evaluate((m) => {
         const you = JSON.parse(document.getElementById("bao-play-config").textContent).you;
         return you === "N" ? m.charAt(0).toLowerCase() + m.charAt(1) : m.slice(0, 2);
@@ -185,7 +194,13 @@ try {
       check(focused === target, `move ${moves + 1}: the arrows reach pit ${target} (at ${focused})`);
       await page.keyboard.press("Enter");
       const several = (await page.$$(".legal-move.picked")).length > 0;
-      if (several) {
+      if (several && moves === 3) {
+        // A digit plays the pit's n-th move directly.
+        const listed = await page.$$eval(".legal-move.picked", (bs) => bs.map((b) => b.getAttribute("data-move")));
+        await page.keyboard.press(String(listed.indexOf(wanted) + 1));
+        keyboardChoices += 1;
+      } else if (several) {
+        keyboardChoices += 1;
         let on = null;
         for (let i = 0; i < 10 && on !== wanted; i++) {
           on = await page.evaluate(() => {
@@ -290,6 +305,7 @@ try {
   fs.writeFileSync(path.join(spec.screenshots, "moves.txt"), `${moves}\n`);
   fs.writeFileSync(path.join(spec.screenshots, "keyboard-moves.txt"), keyboardMoves.map((m) => m + "\n").join(""));
   check(keyboardMoves.length === Math.min(spec.keyboard || 0, moves), `${keyboardMoves.length} moves were played by keys`);
+  console.log(`${keyboardMoves.length} moves by keys (${keyboardChoices} through a pit's several moves): ${keyboardMoves.join(" ")}`);
   // Where the game ended up (a game started by a URL is redirected to its page).
   fs.writeFileSync(path.join(spec.screenshots, "url.txt"), `${page.url()}\n`);
 } catch (err) {

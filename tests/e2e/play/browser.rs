@@ -69,7 +69,8 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
         .parent()
         .expect("CARGO_TARGET_TMPDIR is target/tmp")
         .join("play-screenshots");
-    let spec = json!({"url": play.url, "screenshots": screenshots, "reload_after": 3, "keyboard": 4, "sound": true});
+    let spec =
+        json!({"url": play.url, "screenshots": screenshots, "reload_after": 3, "keyboard": 4, "sound": true});
     let spec_file = play.log.with_file_name("spec.json");
     std::fs::write(&spec_file, spec.to_string()).expect("write the spec");
     let run = Command::new("node")
@@ -105,8 +106,11 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
         .lines()
         .map(str::to_owned)
         .collect();
-    let person_moves: Vec<&str> =
-        records.iter().filter(|r| r["type"] == "ply" && r["side"] == "N").filter_map(|r| r["move"].as_str()).collect();
+    let person_moves: Vec<&str> = records
+        .iter()
+        .filter(|r| r["type"] == "ply" && r["side"] == "N")
+        .filter_map(|r| r["move"].as_str())
+        .collect();
     assert!(!by_keys.is_empty() && by_keys.len() == clicked.min(4), "moves by keys: {by_keys:?}");
     assert_eq!(person_moves[..by_keys.len()], by_keys[..], "the moves played by keys are in the log");
     assert!(records.last().is_some_and(|r| r["type"] == "result"), "the log ends with the result");
