@@ -311,6 +311,9 @@ pub enum Error {
     /// A schedule's parameters are impossible.
     #[error(transparent)]
     Schedule(#[from] ScheduleError),
+    /// The openings cannot be made (an unreadable file, random plies that always end the game).
+    #[error(transparent)]
+    Openings(#[from] OpeningError),
     /// The journal cannot be read or written.
     #[error(transparent)]
     Journal(#[from] JournalError),
@@ -348,7 +351,10 @@ impl Error {
     /// rather than the machine (a disk, the runtime).
     #[must_use]
     pub fn is_input(&self) -> bool {
-        matches!(self, Error::Input(_) | Error::Plan(_) | Error::Lock(_) | Error::Schedule(_))
+        matches!(
+            self,
+            Error::Input(_) | Error::Plan(_) | Error::Lock(_) | Error::Schedule(_) | Error::Openings(_)
+        )
     }
 
     /// An I/O error with what could not be done.

@@ -49,6 +49,7 @@ pub mod journal_stream;
 pub mod merge;
 pub mod openings;
 pub mod plan;
+pub mod plan_request;
 pub mod preflight;
 pub mod replay_pages;
 pub mod results;
@@ -62,4 +63,5 @@ pub mod trace;
 pub mod units;
 
 pub use error::Error;
+pub use plan_request::PlanRequest;
 pub use tournament::{Finished, RunOptions, Tournament};

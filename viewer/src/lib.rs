@@ -19,6 +19,7 @@ mod from_rules;
 mod html_text;
 mod index_data;
 mod index_html;
+mod position_text;
 mod replay_data;
 mod replay_html;
 mod terminal;
@@ -30,6 +31,7 @@ pub use index_data::{
     CrossCell, CrossTable, EloInterval, GameRow, IndexData, SprtState, StandingRow, signed,
 };
 pub use index_html::tournament_index_html;
+pub use position_text::render_position;
 pub use replay_data::{
     BoardJson, InfoData, PlyData, ROW_LETTERS, ReplayData, ResultData, SideCode, StageCode, Step,
     parse_pit_name, pit_name,

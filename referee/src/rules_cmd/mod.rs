@@ -68,7 +68,11 @@ pub enum RulesCommand {
 /// adjudication decides, not the position).
 #[must_use]
 pub fn render_board(position: &bao_rules::Position) -> String {
-    show::render(position).lines().filter(|l| !l.starts_with("Result:")).collect::<Vec<_>>().join("\n")
+    bao_viewer::render_position(position)
+        .lines()
+        .filter(|l| !l.starts_with("Result:"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Runs a `rules` subcommand; returns the exit code (see [`crate::exit`]).

@@ -14,9 +14,8 @@ use anyhow::Context;
 pub use args::TournamentArgs;
 
 use bao_tournament::folder::OutDir;
-use bao_tournament::plan::{PLAN_VERSION, Plan};
-use bao_tournament::schedule::Schedule;
-use bao_tournament::{Finished, RunOptions, Tournament, bots, openings, sprt};
+use bao_tournament::plan::Plan;
+use bao_tournament::{Finished, PlanRequest, RunOptions, Tournament, bots, sprt};
 
 use crate::tournament::progress::Progress;
 
@@ -169,24 +168,10 @@ fn check_before_playing(plan: &Plan, args: &TournamentArgs) -> Result<(), Failur
     if plan.games_to_play().next().is_none() {
         return Ok(());
     }
-    warn_if_replayed(plan);
-    preflight(plan, args.forfeit_unstartable)
-}
-
-/// Warns when the tournament would play the same game again and again: every game starts from
-/// one position and a pairing meets more than once with the same colours, so deterministic bots
-/// (most engines, and the sample bots with a fixed `--seed`) replay identical games and the
-/// statistics count copies.
-fn warn_if_replayed(plan: &Plan) {
-    let one_opening = plan.one_opening();
-    let per_colour = u64::from(plan.games_per_round) * u64::from(plan.rounds) / 2;
-    if one_opening && per_colour > 1 {
-        eprintln!(
-            "warning: every game starts from the same position and each pairing plays {per_colour} games \
-             with the same colours: deterministic bots will replay identical games, and the statistics \
-             would count copies. Use --openings random:6 (or a file of openings) for distinct games."
-        );
+    if let Some(warning) = plan.replay_warning() {
+        eprintln!("warning: {warning}");
     }
+    preflight(plan, args.forfeit_unstartable)
 }
 
 /// Starts each bot once before the first game: a bot that cannot start stops the run (exit 2),
@@ -230,76 +215,34 @@ fn preflight(plan: &Plan, forfeit: bool) -> Result<(), Failure> {
 
 /// Builds the plan the arguments describe.
 fn build_plan(args: &TournamentArgs) -> Result<Plan, Failure> {
-    let sandbox = args.game.sandbox().map_err(|e| malformed(anyhow::Error::msg(e)))?;
+    let game = &args.game;
+    let sandbox = game.sandbox().map_err(|e| malformed(anyhow::Error::msg(e)))?;
     let bots = bots::collect(args.config.as_deref(), &args.bots.0).map_err(malformed)?;
     let specs: Vec<&bao_supervise::BotSpec> = bots.iter().map(|b| &b.spec).collect();
-    bao_tournament::preflight::check_isolation(&specs, args.game.isolation()).map_err(malformed)?;
-    args.game.check_cpu_confinement().map_err(|e| malformed(anyhow::Error::msg(e)))?;
-    if bots.is_empty() {
-        return Err(malformed(anyhow::anyhow!(
-            "no bots: give them with --bot name=NAME cmd=CMD or --config FILE"
-        )));
-    }
-    let schedule = Schedule::new(args.mode, bots.len(), args.rounds, args.games).map_err(malformed)?;
-    let start = args.game.start_position().map_err(|e| malformed(anyhow::Error::msg(e)))?;
-    // Only a file's positions are stored; start and random openings are derived from the seed.
-    let book = match &args.openings {
-        openings::OpeningSource::File(path) => openings::read_file(path, start.variant())
-            .map_err(malformed)?
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        openings::OpeningSource::Start | openings::OpeningSource::Random { .. } => Vec::new(),
-    };
-    if let openings::OpeningSource::Random { plies } = args.openings {
-        // Random plies that always end the game are refused before anything is written.
-        openings::random_opening(&start, plies, args.seed, 0).map_err(malformed)?;
-    }
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(sprt::parse_words)
-        .transpose()
-        .map_err(|e| malformed(anyhow::anyhow!("--sprt: {e}")))?;
-    if sprt.is_some() && bots.len() != 2 {
-        return Err(malformed(anyhow::anyhow!("--sprt needs exactly two bots, {} given", bots.len())));
-    }
-    let shard =
-        args.shard.map(|s| s.resolve(|name| std::env::var(name).ok())).transpose().map_err(malformed)?;
-    if sprt.is_some() && shard.is_some() {
-        return Err(malformed(anyhow::anyhow!(
-            "--sprt cannot be combined with --shard: the test must see every game to decide when to stop"
-        )));
-    }
-    let time = args.game.time_control();
-    let bot_time_controls: Vec<Option<bao_game::TimeControl>> =
-        bots.iter().map(|b| b.clock.map(|c| c.time_control(time.startup, time.margin))).collect();
-    Ok(Plan {
-        plan_version: PLAN_VERSION,
-        rules_revision: bao_rules::RULES_REVISION,
-        seed: args.seed,
+    bao_tournament::preflight::check_isolation(&specs, game.isolation()).map_err(malformed)?;
+    game.check_cpu_confinement().map_err(|e| malformed(anyhow::Error::msg(e)))?;
+    let sprt = args.sprt.as_deref().map(sprt::parse_words).transpose();
+    let sprt = sprt.map_err(|e| malformed(anyhow::anyhow!("--sprt: {e}")))?;
+    let shard = args.shard.map(|s| s.resolve(|name| std::env::var(name).ok())).transpose();
+    PlanRequest {
+        bots,
         mode: args.mode,
         rounds: args.rounds,
         games_per_round: args.games,
-        bot_time_controls: if bot_time_controls.iter().all(Option::is_none) {
-            Vec::new()
-        } else {
-            bot_time_controls
-        },
-        bots: bots.into_iter().map(|b| b.spec).collect(),
-        time_control: args.game.time_control(),
-        max_plies: args.game.max_plies(),
-        limits: args.game.limits(),
-        isolation: args.game.isolation(),
+        seed: args.seed,
+        openings: args.openings.clone(),
+        start: game.start_position().map_err(|e| malformed(anyhow::Error::msg(e)))?,
+        time_control: game.time_control(),
+        max_plies: game.max_plies(),
+        limits: game.limits(),
+        isolation: game.isolation(),
         pass_env: sandbox.pass_env,
-        no_ponder: args.game.no_ponder,
-        games: schedule.len(),
-        opening_source: args.openings.to_string(),
-        start: start.to_string(),
-        book,
+        no_ponder: game.no_ponder,
         sprt,
-        shard,
-    })
+        shard: shard.map_err(malformed)?,
+    }
+    .into_plan()
+    .map_err(library)
 }
 
 fn default_out() -> PathBuf {
