@@ -3,8 +3,9 @@
 # sandbox against `--isolation pid`; issue 30: `--cpus-per-bot 1` against none), side by
 # side in one run: ROUNDS rounds, each running a `tournament` of GAMES games of two instant
 # bots (BOT, e.g. bao-random) for every variant in turn, one game at a time, pinned to CPU;
-# then for each variant the median over the rounds of the wall time per game (ms), and its
-# difference to the first variant's.
+# then for each variant the median over the rounds of the wall time per game (ms, the
+# tournament's start included, spread over its games), and the median of its difference to
+# the first variant's in the same round.
 #
 #   bench/scripts/isolation_games_ab.sh REFEREE BOT [ROUNDS] [GAMES] [CPU]
 #
@@ -49,7 +50,8 @@ for line in open(sys.argv[1]):
 first = None
 for name, values in times.items():
     median = statistics.median(values)
-    first = median if first is None else first
+    first = first or values
+    paired = statistics.median(v - f for v, f in zip(values, first))
     runs = ", ".join(f"{v:.1f}" for v in values)
-    print(f"{name:<16} {median:7.1f} ms a game ({median - first:+.1f} against the first; runs {runs})")
+    print(f"{name:<16} {median:7.1f} ms a game (round by round against the first: median {paired:+.1f} ms; runs {runs})")
 PY

@@ -44,7 +44,9 @@ end=$(finished); t1=$(date +%s.%N)
 # Where a game's time goes, from the game logs (every finished game of the arena): its
 # duration (the referee's, from the bots' start to the result), the bots' think time (the sum
 # of the plies' wall times, as the referee clocked them), and the rest (the bots' start,
-# hello and end: the per-game cost of starting two bots, sandboxed or not).
+# hello and end: the per-game cost of starting two bots, sandboxed or not); and, from the
+# database, the game's recorded start to end and the gap from one game's end to the next's
+# start.
 split=$(python3 - "$arena/a/games" <<'PY'
 import glob, json, statistics, sys
 games = []
@@ -57,8 +59,17 @@ for path in glob.glob(sys.argv[1] + "/*.jsonl"):
     games.append((result[0]["duration_ms"], think))
 if games:
     median = lambda values: statistics.median(values)
-    print(f"per game (median of {len(games)}): {median([d for d, _ in games]):.1f} ms, "
-          f"think {median([t for _, t in games]):.1f} ms, rest {median([d - t for d, t in games]):.1f} ms")
+    line = (f"per game (median of {len(games)}): {median([d for d, _ in games]):.1f} ms, "
+            f"think {median([t for _, t in games]):.1f} ms, rest {median([d - t for d, t in games]):.1f} ms")
+    # The server's own stamps (ms): a game's start to its end as recorded, and the end of one
+    # game to the start of the next.
+    import sqlite3
+    rows = sqlite3.connect(sys.argv[1] + "/../arena.sqlite3").execute(
+        "select started_at, finished_at from games where finished_at is not null order by id").fetchall()
+    if len(rows) > 1:
+        line += (f"; recorded {median([b - a for a, b in rows]):.1f} ms, "
+                 f"gap {median([rows[i + 1][0] - rows[i][1] for i in range(len(rows) - 1)]):.1f} ms")
+    print(line)
 PY
 )
 echo "games: $((end - start)) in $(echo "$t1 - $t0" | bc) s: $(echo "scale=2; ($end - $start) / ($t1 - $t0)" | bc) games/s (load: $(cut -d' ' -f1-3 /proc/loadavg)); $split"

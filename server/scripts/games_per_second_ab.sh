@@ -39,7 +39,7 @@ for line in open(sys.argv[1]):
     pair, which = line.split()[:2]
     rates.setdefault(which, {})[int(pair)] = float(re.search(r": ([0-9.]+) games/s", line).group(1))
     loads.append(float(re.search(r"load: ([0-9.]+)", line).group(1)))
-    m = re.search(r"\): ([0-9.]+) ms, think ([0-9.]+) ms, rest ([0-9.]+) ms", line)
+    m = re.search(r"\): ([0-9.]+) ms, think ([0-9.]+) ms, rest ([0-9.]+) ms; recorded ([0-9.]+) ms, gap ([0-9.]+) ms", line)
     if m:
         split.setdefault(which, []).append(tuple(float(x) for x in m.groups()))
 b, a = rates["before"], rates["after"]
@@ -53,7 +53,8 @@ print(f"per game: before {1000 / mb:.1f} ms, after {1000 / ma:.1f} ms (medians):
       f"by the median ratio, {(1 / r - 1) * 1000 / mb:+.1f} ms on the before median")
 for which in ["before", "after"]:
     if which in split:
-        d, t, rest = (statistics.median(x[i] for x in split[which]) for i in range(3))
-        print(f"{which}: median over windows of the median game: {d:.1f} ms = think {t:.1f} ms + rest {rest:.1f} ms")
+        d, t, rest, recorded, gap = (statistics.median(x[i] for x in split[which]) for i in range(5))
+        print(f"{which}: median over windows of the median game: {d:.1f} ms = think {t:.1f} ms + rest {rest:.1f} ms; "
+              f"recorded by the server {recorded:.1f} ms, gap to the next {gap:.1f} ms")
 print(f"load average (1 min) over the windows: {min(loads):.1f}-{max(loads):.1f}, median {statistics.median(loads):.1f}")
 PY

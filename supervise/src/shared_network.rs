@@ -38,7 +38,8 @@
 //!   written once by `newuidmap` and `newgidmap`. A stub that joins it is root there, with
 //!   the sandbox's ids mapped: it takes the root caller's way (no user namespace of its own,
 //!   the program switches to the sandbox's uid and so holds no capability in it), and no
-//!   helper is `exec`'d per sandbox (`id_mapper.rs`, 11–14 ms a sandbox);
+//!   helper is `exec`'d per sandbox (`id_mapper.rs`; a sandbox's start 10.6 → 4.5 ms in
+//!   `bao-bench bench sandbox` as an unprivileged user, BENCHMARKS.md);
 //! - where they run as the caller's uid, it maps that uid to itself (written by the child),
 //!   and each sandbox makes its own user namespace below it, as before.
 //!
