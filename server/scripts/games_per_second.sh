@@ -6,7 +6,9 @@
 #   server/scripts/games_per_second.sh REFEREE_BINARY BOT_BINARY [SECONDS] [PORT] [UNSAFE_SANDBOX]
 # e.g. server/scripts/games_per_second.sh target/debug/bao-referee target/debug/bao-random 30 18090 process-limit
 # (REFEREE_BINARY: a `bao-referee` built with the server, whose `serve` it runs)
-# UNSAFE_SANDBOX is written to arena.toml's [sandbox] unsafe_sandbox when the server has that key.
+# UNSAFE_SANDBOX is written to arena.toml's [sandbox] unsafe_sandbox when the server has that key
+# (run by an unprivileged user without delegated cgroups: cgroup-v2,memory-limit; such a run
+# also sets games.allow_unconfined_cpu).
 set -euo pipefail
 server=$(realpath "$1"); bot=$(realpath "$2"); window=${3:-30}; port=${4:-18090}; unsafe=${5:-}
 arena=$(mktemp -d /tmp/bao-gps-XXXXXX)
@@ -19,9 +21,16 @@ sed -i 's/max_plies = 600/max_plies = 1000/; s/submissions_per_hour = 12/submiss
 # /metrics is for admins by default: this arena's is public (the games are counted there).
 sed -i 's/^metrics = "admin"/metrics = "public"/' "$toml"
 if grep -q '^unsafe_sandbox' "$toml"; then sed -i "s/^unsafe_sandbox = \"\"/unsafe_sandbox = \"$unsafe\"/" "$toml"; fi
+# Not as root, the bots' CPU cannot be confined (no cgroups of ours): play anyway.
+if [ "$(id -u)" != 0 ]; then sed -i 's/^allow_unconfined_cpu = false/allow_unconfined_cpu = true/' "$toml"; fi
 "$server" serve --data "$arena/a" --listen "127.0.0.1:$port" >"$arena/out" 2>"$arena/err" &
 pid=$!
-for _ in $(seq 100); do grep -q listening "$arena/out" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q listening "$arena/out" 2>/dev/null && break; sleep 0.1; done
+if ! grep -q listening "$arena/out"; then
+    echo "the server did not start; it said:" >&2
+    cat "$arena/out" "$arena/err" >&2
+    exit 1
+fi
 for b in a b; do
     curl -sf -X POST -H "Authorization: Bearer $token" --data-binary @"$bot" \
         "http://127.0.0.1:$port/api/bots/r$b/versions?language=executable&file_name=bot" >/dev/null
