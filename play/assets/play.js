@@ -12,6 +12,8 @@
   var config = JSON.parse(configElement.textContent);
   var you = config.you === "N" ? "N" : "S";
   var them = you === "S" ? "N" : "S";
+  // A watcher has no seat: no moves, no resignation; the clocks run for the side to move.
+  var watching = !!config.watching;
 
   // The viewer's own DOM helpers.
   var el = replay.el;
@@ -40,12 +42,32 @@
   panel.appendChild(legalList);
   panel.appendChild(message);
   panel.appendChild(resign);
+  if (watching) resign.hidden = true;
+  // A game between friends: the address to send (the first to open it takes the other seat).
+  if (config.share_link && !watching) {
+    var share = el("p", "share", "Send this link to a friend: ");
+    var link = el("a", "share-link", config.share_link);
+    link.href = config.share_link;
+    link.setAttribute("data-share-link", config.share_link);
+    share.appendChild(link);
+    panel.appendChild(share);
+  }
+  var newGame = null;
+  if (config.new_game_href) {
+    newGame = el("a", "new-game", config.two_people ? "New game" : "Rematch");
+    newGame.id = "new-game";
+    newGame.href = config.new_game_href;
+    newGame.hidden = true;
+    panel.appendChild(newGame);
+  }
   var south = byId("player-S");
   south.parentNode.insertBefore(panel, south.nextSibling);
 
-  byId("player-" + you).classList.add("you");
-  var youTag = el("span", "you-tag", "you");
-  byId("player-" + you).insertBefore(youTag, byId("player-" + you).children[1]);
+  if (!watching) {
+    byId("player-" + you).classList.add("you");
+    var youTag = el("span", "you-tag", "you");
+    byId("player-" + you).insertBefore(youTag, byId("player-" + you).children[1]);
+  }
   var clocks = {};
   ["S", "N"].forEach(function (side) {
     var c = el("span", "clock");
@@ -132,7 +154,7 @@
   function drawClocks() {
     ["S", "N"].forEach(function (side) {
       var c = clocks[side];
-      if (side === you && !config.timed) {
+      if (!config.timed && (side === you || config.two_people)) {
         c.el.textContent = "no clock";
         return;
       }
@@ -164,7 +186,10 @@
       state.turn = null;
       clearLegal();
       warn("");
-      if (ply.side === you) {
+      if (watching) {
+        run(ply.side === "S" ? "N" : "S");
+        say("You are watching this game.");
+      } else if (ply.side === you) {
         run(them);
         say("Your opponent is thinking\u2026");
       } else {
@@ -185,6 +210,7 @@
       replay.setResult(event.result);
       say("Game over. " + event.words);
       resign.hidden = true;
+      if (newGame) newGame.hidden = false;
       setState("finished");
     }
   }
@@ -222,7 +248,9 @@
       state.retry = 250;
       if (!state.finished) {
         setState("playing");
-        if (!state.turn) say(state.v === 0 ? "Waiting for the game to start\u2026" : "Your opponent is thinking\u2026");
+        if (watching) say("You are watching this game.");
+        else if (!state.turn && state.v === 0 && config.share_link) say("Waiting for your friend to open the link\u2026");
+        else if (!state.turn) say(state.v === 0 ? "Waiting for the game to start\u2026" : "Your opponent is thinking\u2026");
       }
     } else if (frame.frame === "resync") {
       window.location.reload();

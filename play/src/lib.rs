@@ -24,8 +24,10 @@ mod relay;
 pub mod seats;
 mod server;
 pub mod socket;
+pub mod table;
 
 pub use events::{ClientFrame, Event, ServerFrame};
 pub use live::{LiveGame, Refusal};
-pub use seats::{BadName, Choices, open_browser};
+pub use seats::{BadName, Choices, bot_clock, open_browser, person_clock};
 pub use server::{PlayError, PlayOptions, Running, start};
+pub use table::Table;

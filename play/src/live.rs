@@ -20,6 +20,8 @@ struct Pending {
     ply: u32,
     /// The legal list it carried.
     legal: Vec<String>,
+    /// When it was asked.
+    since: Instant,
 }
 
 /// The state behind the lock.
@@ -50,6 +52,9 @@ pub enum Refusal {
     /// The game is over.
     #[error("the game is over")]
     Over,
+    /// This page watches the game: it has no seat.
+    #[error("you are watching this game: you have no seat in it")]
+    Watching,
 }
 
 /// One live game, shared by the judge's side and every socket of its page.
@@ -58,8 +63,10 @@ pub struct LiveGame {
     state: Arc<Mutex<State>>,
     /// The version now (the count of events), for sockets to wait on.
     version: watch::Sender<u64>,
-    /// The person's side.
+    /// The person's side (for a watcher: the side shown at the bottom).
     you: Side,
+    /// A watcher's game: no seat, every move and resignation refused.
+    watching: bool,
     to_judge: mpsc::UnboundedSender<HumanInput>,
 }
 
@@ -67,7 +74,33 @@ impl LiveGame {
     /// A game with no events yet; the person plays `you`, their lines go to `to_judge`.
     #[must_use]
     pub fn new(you: Side, to_judge: mpsc::UnboundedSender<HumanInput>) -> LiveGame {
-        LiveGame { state: Arc::default(), version: watch::Sender::new(0), you, to_judge }
+        LiveGame { state: Arc::default(), version: watch::Sender::new(0), you, watching: false, to_judge }
+    }
+
+    /// The game as a watcher sees it: every ply and the result, no turn; a move or a
+    /// resignation from a watcher is refused ([`Refusal::Watching`]).
+    #[must_use]
+    pub fn watcher() -> LiveGame {
+        let (to_judge, _) = mpsc::unbounded_channel();
+        LiveGame {
+            state: Arc::default(),
+            version: watch::Sender::new(0),
+            you: Side::South,
+            watching: true,
+            to_judge,
+        }
+    }
+
+    /// Whether this is a watcher's game (no seat).
+    #[must_use]
+    pub fn watching(&self) -> bool {
+        self.watching
+    }
+
+    /// Since when the person's move has been awaited (`None`: it is not their turn).
+    #[must_use]
+    pub fn waiting_since(&self) -> Option<Instant> {
+        self.lock().pending.as_ref().map(|p| p.since)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -125,7 +158,7 @@ impl LiveGame {
 
     /// The judge asks the person to move: keeps the request and announces it.
     pub(crate) fn ask(&self, id: u64, ply: u32, legal: Vec<String>, clock_ms: [u64; 2]) {
-        self.lock().pending = Some(Pending { id, ply, legal: legal.clone() });
+        self.lock().pending = Some(Pending { id, ply, legal: legal.clone(), since: Instant::now() });
         self.push(Event::YourTurn { ply, legal, clock_ms });
     }
 
@@ -135,6 +168,9 @@ impl LiveGame {
     /// # Errors
     /// The [`Refusal`]: nothing was passed on and nothing changed.
     pub fn play(&self, ply: u32, mv: &str) -> Result<(), Refusal> {
+        if self.watching {
+            return Err(Refusal::Watching);
+        }
         let mut state = self.lock();
         if state.finished {
             return Err(Refusal::Over);
@@ -156,8 +192,11 @@ impl LiveGame {
     /// The person resigns.
     ///
     /// # Errors
-    /// [`Refusal::Over`] when the game is already over.
+    /// [`Refusal::Over`] when the game is already over; [`Refusal::Watching`] for a watcher.
     pub fn resign(&self) -> Result<(), Refusal> {
+        if self.watching {
+            return Err(Refusal::Watching);
+        }
         let mut state = self.lock();
         if state.finished {
             return Err(Refusal::Over);

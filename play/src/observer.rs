@@ -8,9 +8,10 @@ use bao_rules::{Position, Side};
 use crate::events::Event;
 use crate::live::LiveGame;
 
-/// Pushes a ply event for every ply record and a result event for the result record.
+/// Pushes a ply event for every ply record and a result event for the result record, to every
+/// page's game (each seat's and the watchers').
 pub(crate) struct PageObserver {
-    pub(crate) game: LiveGame,
+    pub(crate) games: Vec<LiveGame>,
     /// The position before the next ply.
     pub(crate) position: Position,
 }
@@ -21,14 +22,19 @@ impl GameObserver for PageObserver {
             LogRecord::Ply(ply) => match bao_viewer::ply_data(&self.position, ply) {
                 Ok((data, after)) => {
                     self.position = after;
-                    self.game.push(Event::Ply { ply: Box::new(data) });
+                    for game in &self.games {
+                        game.push(Event::Ply { ply: Box::new(data.clone()) });
+                    }
                 }
                 // The judge wrote it: it replays, or the rules engine disagrees with itself.
                 Err(e) => tracing::error!("cannot draw ply {}: {e}", ply.ply),
             },
             LogRecord::Result(result) => {
                 let words = result_words(result);
-                self.game.push(Event::Result { result: bao_viewer::result_data(result), words });
+                let data = bao_viewer::result_data(result);
+                for game in &self.games {
+                    game.push(Event::Result { result: data.clone(), words: words.clone() });
+                }
             }
             _ => {}
         }

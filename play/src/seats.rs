@@ -43,6 +43,32 @@ pub struct Choices {
     pub port: u16,
 }
 
+/// A bot's clock in a game with a person: the Fischer clock (base, increment) both sides
+/// have, or the referee's default when the person has no clock.
+#[must_use]
+pub fn bot_clock(clock: Option<(Duration, Duration)>) -> TimeControl {
+    match clock {
+        Some((base, increment)) => TimeControl { base: Some(base), increment, ..TimeControl::default() },
+        None => TimeControl::default(),
+    }
+}
+
+/// A person's clock: the same Fischer clock as the bot's, or [`UNTIMED_MOVE`] a move with no
+/// clock; each with [`PERSON_MARGIN`].
+#[must_use]
+pub fn person_clock(clock: Option<(Duration, Duration)>) -> TimeControl {
+    match clock {
+        Some(_) => TimeControl { margin: PERSON_MARGIN, ..bot_clock(clock) },
+        None => TimeControl {
+            base: None,
+            increment: Duration::ZERO,
+            move_time: Some(UNTIMED_MOVE),
+            margin: PERSON_MARGIN,
+            ..TimeControl::default()
+        },
+    }
+}
+
 /// A name the log cannot record as a seat's.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("give a name of 1 to {MAX_NAME_CHARS} characters with no control characters")]
@@ -74,22 +100,8 @@ impl Choices {
         let mut config = GameConfig::new(south, north, self.variant);
         config.seed = self.seed;
         config.max_plies = (self.max_plies > 0).then_some(self.max_plies);
-        let bot_time = match self.clock {
-            Some((base, increment)) => TimeControl { base: Some(base), increment, ..TimeControl::default() },
-            None => TimeControl::default(),
-        };
-        let person_time = match self.clock {
-            Some(_) => TimeControl { margin: PERSON_MARGIN, ..bot_time },
-            None => TimeControl {
-                base: None,
-                increment: Duration::ZERO,
-                move_time: Some(UNTIMED_MOVE),
-                margin: PERSON_MARGIN,
-                ..TimeControl::default()
-            },
-        };
-        config.time = bot_time;
-        config.side_time[you.index()] = Some(person_time);
+        config.time = bot_clock(self.clock);
+        config.side_time[you.index()] = Some(person_clock(self.clock));
         Ok(PlayOptions {
             config,
             you,

@@ -11,14 +11,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use bao_game::log::GameLog;
-use bao_game::{GameConfig, GameResult, human};
+use bao_game::{GameConfig, GameResult};
 use bao_rules::Side;
 use tokio_util::sync::CancellationToken;
 
 use crate::live::LiveGame;
-use crate::observer::PageObserver;
 use crate::page::{PageConfig, game_page};
 use crate::socket::{self, MAX_CLIENT_MESSAGE_BYTES};
+use crate::table::Table;
 
 /// What [`start`] needs.
 #[derive(Debug, Clone)]
@@ -75,7 +75,7 @@ pub struct Running {
     pub game: LiveGame,
     /// Ends the game (recorded as aborted) if it is still being played.
     pub cancel: CancellationToken,
-    result: Option<tokio::sync::oneshot::Receiver<Result<GameResult, PlayError>>>,
+    table: Table,
     server: tokio::task::JoinHandle<()>,
     stop: CancellationToken,
 }
@@ -88,13 +88,7 @@ impl Running {
     /// # Errors
     /// The judge's failure (the log could not be written, no runtime).
     pub async fn finished(&mut self) -> Result<GameResult, PlayError> {
-        let Some(receiver) = self.result.as_mut() else {
-            return Err(PlayError::Judge("the result was already taken".to_owned()));
-        };
-        let result = receiver.await;
-        self.result = None;
-        result
-            .unwrap_or_else(|_| Err(PlayError::Judge("the judge's thread ended without a result".to_owned())))
+        self.table.finished().await
     }
 
     /// Stops serving the page (the game must be over or cancelled first).
@@ -124,14 +118,15 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
     let log = GameLog::create(&options.log)
         .map_err(|source| PlayError::Log { path: options.log.clone(), source })?;
     let token = format!("{:032x}", rand::random::<u128>());
-    let (seat, relay) = human::human_seat(&options.person);
-    let game = LiveGame::new(options.you, relay.to_judge.clone());
+    let mut people = [None, None];
+    people[options.you.index()] = Some(options.person.clone());
     let bot_side = options.you.opponent();
     let bot_spec = if bot_side == Side::South { &options.config.south } else { &options.config.north };
     let page_config = PageConfig {
         socket_path: format!("/game/{token}/ws"),
         you: if options.you == Side::South { "S" } else { "N" },
         timed: options.timed,
+        ..PageConfig::default()
     };
     let page = game_page(
         &options.config.start,
@@ -140,19 +135,11 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
         &bot_spec.display_name(),
         &page_config,
     );
-    tokio::spawn(crate::relay::relay(relay, options.person.clone(), game.clone()));
-
-    let cancel = CancellationToken::new();
-    let (done, result) = tokio::sync::oneshot::channel();
-    {
-        let (cancel, game, config, you) = (cancel.clone(), game.clone(), options.config.clone(), options.you);
-        std::thread::Builder::new()
-            .name("bao-play-judge".to_owned())
-            .spawn(move || {
-                let _ = done.send(judge(config, you, seat, log, game, &cancel));
-            })
-            .map_err(PlayError::Thread)?;
-    }
+    let mut table = Table::new(options.config, people);
+    let Some(game) = table.seats[options.you.index()].clone() else {
+        return Err(PlayError::Judge("the person's seat was not made".to_owned()));
+    };
+    table.start(log)?;
 
     let app = Arc::new(App { token: token.clone(), page, game: game.clone() });
     let router = Router::new()
@@ -173,32 +160,11 @@ pub async fn start(options: PlayOptions) -> Result<Running, PlayError> {
         url: format!("http://{addr}/game/{token}"),
         addr,
         game,
-        cancel,
-        result: Some(result),
+        cancel: table.cancel.clone(),
+        table,
         server,
         stop,
     })
-}
-
-/// Plays the game on this thread's own runtime (the judge's observer is not `Send`).
-fn judge(
-    config: GameConfig,
-    you: Side,
-    seat: human::HumanSeat,
-    mut log: GameLog,
-    game: LiveGame,
-    cancel: &CancellationToken,
-) -> Result<GameResult, PlayError> {
-    let runtime = bao_game::runtime::build().map_err(|e| PlayError::Judge(format!("no runtime: {e}")))?;
-    let mut observer = PageObserver { game, position: config.start };
-    let mut humans = [None, None];
-    humans[you.index()] = Some(seat);
-    let result =
-        runtime.block_on(bao_game::play_game_with_seats(&config, humans, &mut log, &mut observer, cancel));
-    let finished = log.finish();
-    let result = result.map_err(|e| PlayError::Judge(e.to_string()))?;
-    finished.map_err(|e| PlayError::Judge(e.to_string()))?;
-    Ok(result)
 }
 
 fn not_found() -> Response {

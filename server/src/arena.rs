@@ -42,6 +42,8 @@ pub struct Arena {
     pub templates: Templates,
     /// The leaderboard as served (rebuilt in the background).
     pub leaderboard: crate::leaderboard_snapshot::LeaderboardSnapshots,
+    /// The games people are playing (`/play`).
+    pub play: crate::play::hub::PlayHub,
 }
 
 /// The shared handle on the arena.
@@ -57,7 +59,7 @@ impl Arena {
         // another uid when the server is root) may read the database, the sources
         // or arena.toml.
         crate::db::make_private(dir, 0o700)?;
-        for sub in ["bots", "games", "tmp"] {
+        for sub in ["bots", "games", "play", "tmp"] {
             let p = dir.join(sub);
             std::fs::create_dir_all(&p)
                 .map_err(|e| ServerError::io(format!("cannot create {}", p.display()), e))?;
@@ -79,6 +81,7 @@ impl Arena {
             rating_wake: Notify::new(),
             templates: Templates::new()?,
             leaderboard: crate::leaderboard_snapshot::LeaderboardSnapshots::default(),
+            play: crate::play::hub::PlayHub::default(),
         })
     }
 
@@ -88,6 +91,10 @@ impl Arena {
     pub fn recover(&self) -> Result<(usize, usize), ServerError> {
         let candidate = self.config.candidate.clone();
         let done = self.db.write_blocking(|conn| crate::recovery::recover(conn, &self.dir, &candidate))?;
+        let people = self.db.write_blocking(|conn| crate::play::records::abort_running(conn))?;
+        if people > 0 {
+            tracing::warn!(games = people, "recovered from a stop: games with people aborted");
+        }
         if done.verdicts + done.retired + done.files_removed > 0 {
             tracing::warn!(
                 verdicts = done.verdicts,

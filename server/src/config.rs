@@ -46,6 +46,9 @@ pub struct ArenaConfig {
     /// Connections: timeouts, caps, `/metrics` (defaults when the section is missing).
     #[serde(default)]
     pub http: crate::http::settings::HttpConfig,
+    /// People playing in the browser (`/play`; defaults when the section is missing).
+    #[serde(default)]
+    pub play: crate::play::settings::PlayConfig,
 }
 
 /// How games are played.

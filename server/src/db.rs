@@ -15,6 +15,7 @@ use crate::error::ServerError;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_candidate_verdict.sql"),
+    include_str!("../migrations/0003_play.sql"),
 ];
 
 /// Opens (creating if needed) the database at `path`, sets WAL mode and

@@ -177,11 +177,14 @@ pub struct GameFilter {
     pub limit: u32,
     /// Only games with an id below this (paging).
     pub before: Option<GameId>,
+    /// Skip this many of the newest first (the pages' page numbers).
+    pub offset: u32,
 }
 
-/// Games, newest first. The SQL holds only the filters given, so that SQLite
-/// can use the indexes (a bot's games through its versions' ids).
-pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
+/// The `WHERE` clause of a filter and its arguments. The SQL holds only the
+/// filters given, so that SQLite can use the indexes (a bot's games through
+/// its versions' ids).
+fn filter_sql(f: &GameFilter) -> (String, Vec<rusqlite::types::Value>) {
     let mut clauses: Vec<&str> = Vec::new();
     let mut args: Vec<rusqlite::types::Value> = Vec::new();
     if let Some(bot) = f.bot_id {
@@ -200,10 +203,25 @@ pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError>
         args.push(before.get().into());
     }
     let filter = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
-    let sql = format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {}", f.limit.min(1000));
+    (filter, args)
+}
+
+/// Games, newest first: at most `limit` (and never more than 1000), after skipping `offset`.
+pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
+    let (filter, args) = filter_sql(f);
+    let sql =
+        format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {} OFFSET {}", f.limit.min(1000), f.offset);
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(rusqlite::params_from_iter(args), game_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// How many games the filter matches (its `limit` and `offset` aside).
+pub fn count(conn: &Connection, f: &GameFilter) -> Result<u64, ServerError> {
+    let (filter, args) = filter_sql(f);
+    let sql = format!("SELECT count(*) FROM games g {filter}");
+    let n: i64 = conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(args), |r| r.get(0))?;
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// A finished game's result, for ratings and tests.

@@ -198,8 +198,13 @@ impl LiveHub {
                     game_id,
                     kind: "end",
                     ply: r.plies,
-                    text: r.result.clone(),
-                    data: serde_json::to_value(&data).unwrap_or_default(),
+                    text: crate::result_words::result_in_words(
+                        data.winner,
+                        &data.reason,
+                        &data.detail,
+                        false,
+                    ),
+                    data: crate::result_words::result_json(&data),
                 };
                 self.publish(&mut feeds, event);
             }
@@ -222,7 +227,7 @@ impl LiveHub {
             kind: "end",
             ply: plies,
             text: text.to_owned(),
-            data: serde_json::to_value(&data).unwrap_or_default(),
+            data: crate::result_words::result_json(&data),
         };
         self.publish(&mut feeds, event);
     }

@@ -35,8 +35,8 @@ use crate::live::{LiveEvent, LiveHub};
 
 /// The script of a live game page (follows the stream into the viewer's page).
 const LIVE_GAME_JS: &str = include_str!("../templates/live_game.js");
-/// Its stylesheet (the clocks and the bar above the board).
-const LIVE_GAME_CSS: &str = include_str!("../templates/live_game.css");
+/// Its stylesheet (the clocks and the bar above the board; the replay page's bar too).
+pub(crate) const LIVE_GAME_CSS: &str = include_str!("../templates/live_game.css");
 
 fn failed(arena: &SharedArena, session: &PageSession, e: impl Into<ApiError>) -> Response {
     let e = e.into();
@@ -111,7 +111,17 @@ pub async fn live_game(
             clock_ms,
             running: running && data.result.is_none(),
         };
-        live_page(&bao_viewer::replay_html(&data), &start, id)
+        // A game already over when the page is made says so as the stream's end would.
+        let over = data.result.as_ref().map_or_else(
+            || "over".to_owned(),
+            |r| {
+                format!(
+                    "over: {}",
+                    crate::result_words::result_in_words(r.winner, &r.reason, &r.detail, false)
+                )
+            },
+        );
+        live_page(&crate::result_words::replay_html(&data), &start, id, &over)
     })
     .await;
     match built {
@@ -123,11 +133,11 @@ pub async fn live_game(
 }
 
 /// The viewer's page with the live bar, the clocks' style and the live script.
-fn live_page(replay: &str, start: &LiveStart, id: i64) -> String {
+fn live_page(replay: &str, start: &LiveStart, id: i64, over: &str) -> String {
     let bar = format!(
         "<nav class=\"live-bar\"><a href=\"/\">Bao arena</a> · <a href=\"/live\">Live games</a> · \
          <a href=\"/games/{id}\">game #{id}</a> · <span id=\"live-status\">{}</span></nav>",
-        if start.running { "live" } else { "over" }
+        if start.running { "live".to_owned() } else { bao_viewer::escape_html(over) }
     );
     let script = format!(
         "<script type=\"application/json\" id=\"bao-live\">{}</script>\n<script>\n{LIVE_GAME_JS}\n</script>\n",
@@ -238,8 +248,8 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
         game_id: id,
         kind: "end",
         ply: plies,
-        text: g.result.map_or_else(|| g.state.to_string(), |r| r.to_string()),
-        data: serde_json::to_value(&result).unwrap_or_default(),
+        text: crate::result_words::game_in_words(g.state, g.result, &g.reason, false),
+        data: crate::result_words::result_json(&result),
     }));
     out
 }

@@ -10,7 +10,8 @@ use crate::http::api;
 #[openapi(
     info(title = "Bao competition server", description = "Submit bots, read standings, games and logs."),
     paths(api::me, api::revoke, api::languages, api::bots, api::bot, api::submit, api::version, api::promote, api::leaderboard, api::games,
-        api::game, api::game_log),
+        api::game, api::game_log, crate::play::routes::set_playable,
+        crate::play::routes::score_against_people),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerToken)
 )]

@@ -12,6 +12,9 @@ use crate::error::ServerError;
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../templates/base.html")),
     ("games_table.html", include_str!("../templates/games_table.html")),
+    ("pager.html", include_str!("../templates/pager.html")),
+    ("games.html", include_str!("../templates/games.html")),
+    ("my_bots.html", include_str!("../templates/my_bots.html")),
     ("leaderboard.html", include_str!("../templates/leaderboard.html")),
     ("leaderboard_body.html", include_str!("../templates/leaderboard_body.html")),
     ("bot.html", include_str!("../templates/bot.html")),
@@ -21,6 +24,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("login.html", include_str!("../templates/login.html")),
     ("submit.html", include_str!("../templates/submit.html")),
     ("error.html", include_str!("../templates/error.html")),
+    ("play.html", include_str!("../templates/play.html")),
 ];
 
 /// The compiled templates.
@@ -36,6 +40,7 @@ impl Templates {
             env.add_template(name, source)
                 .map_err(|e| ServerError::Internal(format!("template {name}: {e}")))?;
         }
+        env.add_filter("outcome", crate::result_words::outcome_filter);
         Ok(Templates { env })
     }
 

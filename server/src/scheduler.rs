@@ -261,7 +261,7 @@ async fn next_pair(
 }
 
 /// The bot of a version, as the engine runs it.
-fn built(arena: &Arena, v: &Version) -> Result<BuiltBot, ServerError> {
+pub(crate) fn built(arena: &Arena, v: &Version) -> Result<BuiltBot, ServerError> {
     let language = arena
         .config
         .language(&v.language)

@@ -18,8 +18,10 @@ fn paths() -> Vec<String> {
         [
             "/",
             "/bots/{name}",
+            "/games",
             "/games/{id}",
             "/games/{id}/replay",
+            "/my/bots",
             "/versions/{id}",
             "/live",
             "/live/{id}",
@@ -31,6 +33,11 @@ fn paths() -> Vec<String> {
             "/metrics",
             "/api/openapi.json",
             "/versions/{id}/promote",
+            "/play",
+            "/play/game/{id}",
+            "/play/game/{id}/log",
+            "/play/game/{id}/info",
+            "/play/game/{id}/ws",
         ]
         .map(String::from),
     );
@@ -57,6 +64,8 @@ fn query() -> impl Strategy<Value = String> {
         Just("?language=python&file_name=a.zip&candidate=true&auto_promote=true".to_owned()),
         Just("?limit=abc&state=x".to_owned()),
         Just("?limit=4294967296&before=-5&bot=%00".to_owned()),
+        Just("?page=99999999999999999999&page=-1".to_owned()),
+        Just("?page=%FF%FE".to_owned()),
         "\\?[a-z_]{1,10}=[a-zA-Z0-9%&=]{0,30}",
     ]
 }

@@ -643,7 +643,12 @@
     var result = byId("result");
     var r = data.result;
     result.classList.remove("winner-S", "winner-N");
-    if (r && typeof r === "object") {
+    if (r && typeof r === "object" && typeof r.text === "string" && r.text) {
+      // The result in words, where the page's maker gives them (the competition server).
+      result.textContent = "";
+      if (r.winner === "S" || r.winner === "N") result.classList.add("winner-" + r.winner);
+      result.appendChild(el("b", "", r.text));
+    } else if (r && typeof r === "object") {
       result.textContent = "";
       var head;
       if (r.winner === "S" || r.winner === "N") {

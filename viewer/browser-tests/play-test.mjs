@@ -171,7 +171,9 @@ try {
       const pool = moves % 4 === 3 && several.length ? several : single.length ? single : pits;
       const pitName = pool[Math.floor(Math.random() * pool.length)];
       const fromPit = byPit[pitName];
-      if (single.length) singleOffered += 1;
+      // Counted only when a pit with one move was the pick (every fourth move a pit with
+      // several is picked on purpose: a short game may have no other pit turn).
+      if (pool === single) singleOffered += 1;
       await page.click(`.pit[data-pit="${pitName}"]`);
       if (fromPit.length > 1) {
         const picked = await page.$$eval(".legal-move.picked", (bs) => bs.map((b) => b.getAttribute("data-move")));
@@ -236,6 +238,8 @@ try {
   await page.screenshot({ path: path.join(spec.screenshots, "play-1280-finished.png"), fullPage: true });
   await noSidewaysScroll(page, "finished at 1280 px");
   fs.writeFileSync(path.join(spec.screenshots, "moves.txt"), `${moves}\n`);
+  // Where the game ended up (a game started by a URL is redirected to its page).
+  fs.writeFileSync(path.join(spec.screenshots, "url.txt"), `${page.url()}\n`);
 } catch (err) {
   check(false, "the test stopped: " + (err && err.stack ? err.stack : err));
 } finally {

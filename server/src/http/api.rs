@@ -231,8 +231,13 @@ pub async fn games(
             Some(bot.ok_or_else(|| ApiError::not_found(format!("no bot is named {name:?}")))?.id)
         }
     };
-    let filter =
-        GameFilter { bot_id, state, limit: q.limit.unwrap_or(50), before: q.before.map(GameId::new) };
+    let filter = GameFilter {
+        bot_id,
+        state,
+        limit: q.limit.unwrap_or(50),
+        before: q.before.map(GameId::new),
+        ..GameFilter::default()
+    };
     Ok(Json(arena.db.read(move |c| games::list(c, &filter)).await?))
 }
 

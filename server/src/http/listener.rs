@@ -13,7 +13,6 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -44,7 +43,8 @@ pub async fn serve(
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     let per_address = AddressCounts::default();
-    let graceful = GracefulShutdown::new();
+    // Every connection's task holds a sender: when all have gone, every connection has ended.
+    let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout).keep_alive(true);
     loop {
@@ -77,19 +77,33 @@ pub async fn serve(
             request.extensions_mut().insert(ConnectInfo(peer));
             request
         });
-        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
-        let connection = graceful.watch(connection);
+        // With upgrades: a game's WebSocket (`/play`) keeps its connection (and its place).
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app)).with_upgrades();
+        let (open, stop) = (open.clone(), shutdown.clone());
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
+            let mut connection = std::pin::pin!(connection);
+            // At shutdown the connection finishes its request and closes (an upgraded socket
+            // is cut when the server's runtime ends).
+            let ended = tokio::select! {
+                ended = connection.as_mut() => ended,
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = ended {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
             drop(slot);
             drop(permit);
+            drop(open);
         });
     }
     drop(listener);
+    drop(open);
     tokio::select! {
-        () = graceful.shutdown() => {}
+        _ = all_closed.recv() => {}
         () = tokio::time::sleep(SHUTDOWN_GRACE) => {
             tracing::info!("connections still open at shutdown are dropped");
         }

@@ -33,6 +33,8 @@ pub fn router(arena: SharedArena) -> Router {
         .route("/bots/{name}/versions", post(api::submit))
         .route("/versions/{id}", get(api::version))
         .route("/versions/{id}/promote", post(api::promote))
+        .route("/bots/{name}/playable", post(crate::play::routes::set_playable))
+        .route("/bots/{name}/people", get(crate::play::routes::score_against_people))
         .route("/leaderboard", get(api::leaderboard))
         .route("/games", get(api::games))
         .route("/games/{id}", get(api::game))
@@ -50,6 +52,7 @@ pub fn router(arena: SharedArena) -> Router {
         };
     }
     app.merge(pages::routes())
+        .merge(crate::play::routes())
         .layer(axum::middleware::from_fn(move |request, next| {
             event_streams::limit(streams.clone(), request, next)
         }))

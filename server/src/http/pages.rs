@@ -1,12 +1,13 @@
-//! The web pages: leaderboard, bot, version, game, live games, log in and out,
-//! and the submission form. Pages read the session cookie; forms carry the
+//! The web pages: leaderboard, bot, version, game, every game, live games, a
+//! signed-in entrant's bots, log in and out, and the submission form. Lists of
+//! games come a page at a time (`?page=N`). Pages read the session cookie; forms carry the
 //! session's CSRF token.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Form, Multipart, Path, State};
+use axum::extract::{Form, Multipart, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -17,10 +18,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::SharedArena;
 use crate::auth::{PageSession, SESSION_COOKIE, check_form, check_origin};
-use crate::domain::{BotId, BotName, GameId, GameResult, GameState, UserId, VersionId};
+use crate::domain::{GameId, GameState, UserId, VersionId};
 use crate::error::{ApiError, ServerError};
 use crate::games::{self, Game, GameFilter};
 use crate::pages::format_time;
+use crate::paging::{GAMES_PER_PAGE, Paging};
 use crate::submit::{self, Submission};
 use crate::users::Session;
 use crate::versions;
@@ -32,7 +34,9 @@ pub fn routes() -> Router<SharedArena> {
         .route("/bots/{name}", get(bot))
         .route("/versions/{id}", get(version))
         .route("/versions/{id}/promote", axum::routing::post(promote))
+        .route("/games", get(games_index))
         .route("/games/{id}", get(game))
+        .route("/my/bots", get(my_bots))
         .route("/games/{id}/replay", get(replay))
         // Live pages and streams: crate::live_pages.
         .route("/live", get(crate::live_pages::live_index))
@@ -76,17 +80,6 @@ async fn leaderboard(State(arena): State<SharedArena>, session: PageSession, hea
     }
 }
 
-/// One row of a bot's head-to-head table.
-#[derive(Debug, Serialize)]
-struct HeadToHead {
-    opponent: BotName,
-    games: u32,
-    wins: u32,
-    losses: u32,
-    draws: u32,
-    score: f64,
-}
-
 /// A version as the bot page lists it.
 #[derive(Debug, Serialize)]
 struct VersionRow {
@@ -95,98 +88,99 @@ struct VersionRow {
     submitted: String,
 }
 
-/// The rating plot of a bot page: SVG polyline points.
-#[derive(Debug, Serialize)]
-struct Plot {
-    points: String,
-    min: f64,
-    max: f64,
+/// The page number of a request's `?page=`, or the error page that says what was wrong with it.
+#[expect(clippy::result_large_err, reason = "the error is the response itself, returned at once")]
+fn page_number(
+    arena: &SharedArena,
+    session: &PageSession,
+    query: &[(String, String)],
+) -> Result<u32, Response> {
+    crate::paging::requested_page(query).map_err(|e| failed(arena, session, e))
 }
 
-fn head_to_head(bot_id: BotId, games: &[Game]) -> Vec<HeadToHead> {
-    let mut by: BTreeMap<BotName, HeadToHead> = BTreeMap::new();
-    for g in games.iter().filter(|g| g.state == GameState::Finished) {
-        let (me_south, opp) = if g.south.bot_id == bot_id && g.north.bot_id != bot_id {
-            (true, g.north.bot.clone())
-        } else if g.north.bot_id == bot_id && g.south.bot_id != bot_id {
-            (false, g.south.bot.clone())
-        } else {
-            continue;
-        };
-        let row = by.entry(opp.clone()).or_insert(HeadToHead {
-            opponent: opp,
-            games: 0,
-            wins: 0,
-            losses: 0,
-            draws: 0,
-            score: 0.0,
-        });
-        row.games += 1;
-        match (g.result, me_south) {
-            (Some(GameResult::South), true) | (Some(GameResult::North), false) => row.wins += 1,
-            (Some(GameResult::Draw), _) => row.draws += 1,
-            _ => row.losses += 1,
+/// One page of the games a filter matches, newest first, and where it is in the list.
+fn games_page(
+    c: &rusqlite::Connection,
+    filter: GameFilter,
+    requested: u32,
+) -> Result<(Vec<Game>, Paging), ServerError> {
+    let paging = Paging::new(requested, games::count(c, &filter)?, GAMES_PER_PAGE);
+    let page = GameFilter { limit: GAMES_PER_PAGE, offset: paging.offset(), ..filter };
+    Ok((games::list(c, &page)?, paging))
+}
+
+/// Every game, newest first, a page at a time.
+async fn games_index(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let requested = match page_number(&arena, &session, &query) {
+        Ok(n) => n,
+        Err(page) => return page,
+    };
+    let (user, csrf) = who(&session);
+    match arena.db.read(move |c| games_page(c, GameFilter::default(), requested)).await {
+        Ok((games, paging)) => {
+            arena.templates.page("games.html", context! { games, paging, page_path => "/games", user, csrf })
         }
+        Err(e) => failed(&arena, &session, e),
     }
-    by.into_values()
-        .map(|mut h| {
-            h.score = (f64::from(h.wins) + 0.5 * f64::from(h.draws)) / f64::from(h.games.max(1));
-            h
-        })
-        .collect()
 }
 
-fn plot(points: &[(i64, f64)]) -> Option<Plot> {
-    if points.len() < 2 {
-        return None;
-    }
-    let (t0, t1) = (points[0].0, points[points.len() - 1].0);
-    let min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let max = points.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    let span_t = (t1 - t0).max(1) as f64;
-    let span_r = (max - min).max(1.0);
-    let pts = points
-        .iter()
-        .map(|(t, r)| {
-            format!(
-                "{:.1},{:.1}",
-                40.0 + 550.0 * ((t - t0) as f64 / span_t),
-                150.0 - 140.0 * ((r - min) / span_r)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    Some(Plot { points: pts, min, max })
-}
-
-async fn bot(State(arena): State<SharedArena>, session: PageSession, Path(name): Path<String>) -> Response {
+async fn bot(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let requested = match page_number(&arena, &session, &query) {
+        Ok(n) => n,
+        Err(page) => return page,
+    };
     let n = name.clone();
     let data = arena
         .db
         .read(move |c| {
             let Some(bot) = versions::bot_by_name(c, &n)? else { return Ok(None) };
             let versions = versions::versions_of_bot(c, bot.id)?;
-            let games =
-                games::list(c, &GameFilter { bot_id: Some(bot.id), limit: 1000, ..GameFilter::default() })?;
+            let (games, paging) =
+                games_page(c, GameFilter { bot_id: Some(bot.id), ..GameFilter::default() }, requested)?;
+            let h2h = crate::head_to_head::of_bot(c, bot.id)?;
             let history = crate::rating_history::newest_of_bot(c, bot.id, 2000)?;
-            Ok(Some((bot, versions, games, history)))
+            let board = crate::standings::leaderboard(c)?;
+            let on_board = board.len();
+            let standing = board.into_iter().find(|s| s.bot == bot.name);
+            Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board)))
         })
         .await;
     let (user, csrf) = who(&session);
     match data {
-        Ok(Some((bot, versions, games, history))) => {
-            let h2h = head_to_head(bot.id, &games);
+        Ok(Some((bot, versions, games, paging, h2h, history, standing, on_board))) => {
             let rows: Vec<VersionRow> = versions
                 .into_iter()
                 .map(|v| VersionRow { submitted: format_time(v.submitted_at), version: v })
                 .collect();
-            let games: Vec<Game> = games.into_iter().take(50).collect();
             arena.templates.page(
                 "bot.html",
-                context! { bot, versions => rows, games, head_to_head => h2h, plot => plot(&history), user, csrf },
+                context! {
+                    bot, versions => rows, games, paging, head_to_head => h2h,
+                    plot => crate::rating_plot::plot(&history), standing, on_board, user, csrf
+                },
             )
         }
         Ok(None) => failed(&arena, &session, ApiError::not_found(format!("no bot is named {name:?}"))),
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+/// A signed-in entrant's bots: versions, states, builds and gates, places on the board.
+async fn my_bots(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    let Some(s) = &session.0 else { return Redirect::to("/login").into_response() };
+    let id = s.user.id;
+    let (user, csrf) = who(&session);
+    match arena.db.read(move |c| crate::my_bots::of_user(c, id)).await {
+        Ok(bots) => arena.templates.page("my_bots.html", context! { bots, user, csrf }),
         Err(e) => failed(&arena, &session, e),
     }
 }
@@ -286,8 +280,15 @@ async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): 
     arena.templates.page("game.html", context! { g, moves => view.moves, stderr => view.stderr, user, csrf })
 }
 
-/// The replay page of `bao-viewer` for a finished or aborted game.
-async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id): Path<GameId>) -> Response {
+/// The replay page of `bao-viewer` for a finished or aborted game, under a bar with the
+/// way back to the site and the result in words (`?embed=1`, as the game page embeds it: without).
+async fn replay(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Path(id): Path<GameId>,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let embedded = query.iter().any(|(k, v)| k == "embed" && v == "1");
     let g = match arena.db.read(move |c| games::game(c, id)).await {
         Ok(Some(g)) => g,
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
@@ -309,6 +310,7 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
             );
         }
     };
+    let words = crate::result_words::game_in_words(g.state, g.result, &g.reason, false);
     // Titled with the arena's names of the versions, not the names the bots gave themselves.
     let (south, north) =
         (format!("{} v{}", g.south.bot, g.south.number), format!("{} v{}", g.north.bot, g.north.number));
@@ -317,7 +319,8 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
             d.title = Some(format!("Game #{id}: {south} vs {north}"));
             d.south_name = south;
             d.north_name = north;
-            bao_viewer::replay_html(&d)
+            let html = crate::result_words::replay_html(&d);
+            if embedded { html } else { with_result_bar(&html, id, &words) }
         })
     })
     .await
@@ -333,6 +336,21 @@ async fn replay(State(arena): State<SharedArena>, session: PageSession, Path(id)
         ),
         Err(e) => failed(&arena, &session, ServerError::Internal(format!("replay task: {e}"))),
     }
+}
+
+/// The viewer's replay page under a bar: the site, the game's page and its result in words.
+fn with_result_bar(replay: &str, id: GameId, words: &str) -> String {
+    let bar = format!(
+        "<nav class=\"live-bar\"><a href=\"/\">Bao arena</a> · <a href=\"/games/{id}\">game #{id}</a> · \
+         <strong id=\"result-words\">{}</strong></nav>",
+        bao_viewer::escape_html(words)
+    );
+    let css = crate::live_pages::LIVE_GAME_CSS;
+    replay.replacen("</head>", &format!("<style>\n{css}\n</style>\n</head>"), 1).replacen(
+        "<body>",
+        &format!("<body>\n{bar}"),
+        1,
+    )
 }
 
 async fn login_form(State(arena): State<SharedArena>, session: PageSession) -> Response {

@@ -6,6 +6,12 @@
 //                                      the page's ply every 50 ms for 1.5 s (`samples`)
 //   node live_page.mjs wait URL EXPR [MS]  waits (30 s, or MS) until the JavaScript EXPR is true
 //                                        on the page; prints the page's text then
+//   node live_page.mjs site SPEC         for each page of SPEC (a JSON file: {"base", "dir", "widths",
+//                                        "cookie": {"name", "value"}, "pages": [{"name", "path", "signed_in"}]})
+//                                        at each width: a full-page screenshot DIR/NAME-WIDTHpx.png, and
+//                                        (`pages`) the status, document.documentElement.scrollWidth, innerWidth and
+//                                        the elements that scroll sideways inside the page (`sideways`), its
+//                                        title and the viewer's result box (`result`, on the viewer's pages)
 //
 // Prints one JSON object, with the page's script errors (`errors`) and `navigations`: how often the page's main frame loaded (1 =
 // it never reloaded). Exit codes: 0 done, 1 a wait timed out, 2 bad usage, 3 no browser.
@@ -29,6 +35,9 @@ try {
 } catch (e) {
   console.error("the browser could not be started: " + e.message);
   process.exit(3);
+}
+if (mode === "site") {
+  process.exit(await site(url));
 }
 const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
 let navigations = 0;
@@ -83,3 +92,55 @@ out.navigations = navigations;
 console.log(JSON.stringify(out));
 await browser.close();
 process.exit(code);
+
+// Every page of the site at every width, each in a fresh context (signed in where asked).
+async function site(specFile) {
+  const fs = await import("node:fs");
+  const spec = JSON.parse(fs.readFileSync(specFile, "utf8"));
+  const out = { pages: [], errors: [] };
+  let code = 0;
+  try {
+    for (const width of spec.widths) {
+      for (const p of spec.pages) {
+        const context = await browser.newContext({ viewport: { width, height: 800 } });
+        if (p.signed_in) {
+          await context.addCookies([{ name: spec.cookie.name, value: spec.cookie.value, url: spec.base }]);
+        }
+        const page = await context.newPage();
+        const errors = [];
+        page.on("pageerror", (e) => errors.push(e.message));
+        const response = await page.goto(spec.base + p.path, { waitUntil: "load" });
+        // Fonts and the viewer's first layout settle.
+        await page.waitForTimeout(300);
+        const measured = await page.evaluate(() => {
+          const sideways = [];
+          for (const el of document.querySelectorAll("body *")) {
+            const style = getComputedStyle(el);
+            if ((style.overflowX === "auto" || style.overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1) {
+              sideways.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+                (el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\s+/g, ".") : "") +
+                " " + el.scrollWidth + ">" + el.clientWidth);
+            }
+          }
+          return {
+            scrollWidth: document.documentElement.scrollWidth,
+            innerWidth: window.innerWidth,
+            sideways,
+            title: document.title,
+            result: document.getElementById("result") ? document.getElementById("result").textContent : null,
+          };
+        });
+        const file = path.join(spec.dir, `${p.name}-${width}px.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        out.pages.push({ name: p.name, path: p.path, width, status: response ? response.status() : 0, file, errors, ...measured });
+        await context.close();
+      }
+    }
+  } catch (e) {
+    out.error = e.message;
+    code = 1;
+  }
+  console.log(JSON.stringify(out));
+  await browser.close();
+  return code;
+}

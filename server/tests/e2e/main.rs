@@ -17,7 +17,9 @@ mod hostile;
 mod identity;
 mod kill9;
 mod ladder;
+mod play;
 mod sessions;
+mod site;
 mod state;
 mod support;
 
@@ -38,6 +40,11 @@ const TESTS: &[Test] = &[
     ("ladder_survives_kill_9_and_exports", ladder::ladder_survives_kill_9_and_exports),
     ("candidate_evaluation_reaches_a_verdict", candidate::candidate_evaluation_reaches_a_verdict),
     ("pages_in_a_browser", browser::pages_in_a_browser),
+    ("people_play_a_rung_in_a_browser", play::play_a_rung_in_a_browser),
+    ("people_play_a_friend_in_two_browsers", play::play_a_friend_in_two_browsers),
+    ("people_play_sockets_and_limits", play::play_sockets_and_limits),
+    ("people_play_a_bot_only_when_its_owner_allows", play::play_a_bot_only_when_its_owner_allows),
+    ("site_at_1280_and_360", site::site_at_1280_and_360),
     ("slow_and_many_clients_are_cut", connections::slow_and_many_clients_are_cut),
     (
         "descriptor_flood_during_games_and_private_logs",
@@ -61,6 +68,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if matches!(args.first().map(String::as_str), Some("serve" | "submit")) {
         return support::run_server_command(&args);
+    }
+    // The reference rungs of /play: the server runs its own executable's `sample-bot`, as
+    // `bao-referee sample-bot`.
+    if args.first().map(String::as_str) == Some("sample-bot") {
+        return support::run_sample_bot(&args[1..]);
     }
     if args.first().map(String::as_str) == Some("--bot") {
         let kind = args.get(1).map_or("random", String::as_str);

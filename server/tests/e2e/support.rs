@@ -76,6 +76,36 @@ pub fn run_bot(kind: &str) -> ExitCode {
     }
 }
 
+/// Runs this binary as `bao-referee sample-bot KIND [--depth N | --nodes N | --time]` does
+/// (the reference rungs of /play).
+pub fn run_sample_bot(args: &[String]) -> ExitCode {
+    let seeds = bao_sample_bots::GameSeed::new(None);
+    let number = |flag: &str| {
+        args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).and_then(|n| n.parse::<u64>().ok())
+    };
+    let level = match (number("--depth"), number("--nodes")) {
+        (Some(d), _) => bao_sample_bots::Level::Depth(u32::try_from(d).unwrap_or(1)),
+        (None, Some(n)) => bao_sample_bots::Level::Nodes(n),
+        (None, None) => bao_sample_bots::Level::Time,
+    };
+    let r = match args.first().map(String::as_str) {
+        Some("random") => bao_sdk::run(bao_sample_bots::RandomBot::new(seeds)),
+        Some("greedy") => bao_sdk::run(bao_sample_bots::GreedyBot::default()),
+        Some("alphabeta") => bao_sdk::run(bao_sample_bots::AlphaBetaBot::new(level, seeds)),
+        other => {
+            eprintln!("e2e sample-bot: unknown bot {other:?}");
+            return ExitCode::from(2);
+        }
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("e2e sample-bot: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// A shell script that runs this binary as a bot (submitted as `executable`).
 pub fn bot_script(kind: &str) -> Vec<u8> {
     format!("#!/bin/sh\nexec '{}' --bot {kind}\n", test_exe().display()).into_bytes()
