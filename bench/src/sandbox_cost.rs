@@ -8,7 +8,10 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bao_supervise::{BotProcess, BotSpec, Isolation, IsolationLevel, ResourceLimits, SpawnOptions};
+use bao_supervise::{
+    BotProcess, BotSpec, Isolation, IsolationLevel, ResourceLimits, SandboxProfile, SpawnOptions,
+    SubordinateIds,
+};
 use serde::Serialize;
 
 use super::report::print_json;
@@ -33,7 +36,7 @@ pub struct SandboxArgs {
 /// One way's timings.
 #[derive(Debug, Clone, Serialize)]
 pub struct Way {
-    /// `pid`, `pid+no-network` or `full`.
+    /// `pid`, `pid+no-network`, `full` or `full+own-uid`.
     pub isolation: &'static str,
     /// Spawn until the echo of the first line arrived.
     pub start: Summary,
@@ -42,9 +45,20 @@ pub struct Way {
 }
 
 /// `pid`, `pid` with `--no-network` (the network namespace is part of the sandbox's cost),
-/// `full`.
-const WAYS: [(IsolationLevel, bool); 3] =
-    [(IsolationLevel::Pid, false), (IsolationLevel::Pid, true), (IsolationLevel::Full, true)];
+/// `full`; and, not as root, `full+own-uid`: the sandbox with `subordinate_ids = off`, so
+/// that `full` (the caller's subordinate ids, where it has them) against it is what the
+/// subordinate ids cost.
+fn ways() -> Vec<(IsolationLevel, bool, SubordinateIds)> {
+    let mut ways = vec![
+        (IsolationLevel::Pid, false, SubordinateIds::Auto),
+        (IsolationLevel::Pid, true, SubordinateIds::Auto),
+        (IsolationLevel::Full, true, SubordinateIds::Auto),
+    ];
+    if !nix::unistd::geteuid().is_root() {
+        ways.push((IsolationLevel::Full, true, SubordinateIds::Off));
+    }
+    ways
+}
 
 /// Runs the benchmark.
 ///
@@ -73,14 +87,18 @@ pub fn run(args: &SandboxArgs, runtime: &tokio::runtime::Runtime) -> anyhow::Res
 }
 
 fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec) -> anyhow::Result<()> {
-    let mut samples: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); WAYS.len()];
+    let ways = ways();
+    let mut samples: Vec<(Vec<Duration>, Vec<Duration>)> = vec![(Vec::new(), Vec::new()); ways.len()];
     // One warm-up lifecycle of each way (the isolation probe, the spawn server's start).
     for round in 0..=args.rounds {
-        for (way, &(level, no_network)) in WAYS.iter().enumerate() {
-            let options =
-                SpawnOptions { isolation: Isolation { level, no_network }, ..SpawnOptions::default() };
+        for (way, &(level, no_network, subordinate_ids)) in ways.iter().enumerate() {
+            let options = SpawnOptions {
+                isolation: Isolation { level, no_network },
+                sandbox: SandboxProfile { subordinate_ids, ..SandboxProfile::default() },
+                ..SpawnOptions::default()
+            };
             if let Some(stages) = args.stages.as_deref().filter(|_| round > 0) {
-                super::sandbox_stages::begin(stages, way_name(level, no_network))?;
+                super::sandbox_stages::begin(stages, way_name(level, no_network, subordinate_ids))?;
             }
             let (start, life) = runtime.block_on(lifecycle(spec, &options))?;
             bao_supervise::wait_for_cleanups(Duration::from_secs(5));
@@ -90,11 +108,11 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
             }
         }
     }
-    let ways: Vec<Way> = WAYS
+    let ways: Vec<Way> = ways
         .iter()
         .zip(&samples)
-        .map(|((level, no_network), (start, life))| Way {
-            isolation: way_name(*level, *no_network),
+        .map(|((level, no_network, subordinate_ids), (start, life))| Way {
+            isolation: way_name(*level, *no_network, *subordinate_ids),
             start: Summary::of(start).expect("rounds ≥ 1"),
             life: Summary::of(life).expect("rounds ≥ 1"),
         })
@@ -115,9 +133,10 @@ fn measure(args: &SandboxArgs, runtime: &tokio::runtime::Runtime, spec: &BotSpec
     Ok(())
 }
 
-fn way_name(level: IsolationLevel, no_network: bool) -> &'static str {
-    match (level, no_network) {
-        (IsolationLevel::Pid, true) => "pid+no-network",
+fn way_name(level: IsolationLevel, no_network: bool, subordinate_ids: SubordinateIds) -> &'static str {
+    match (level, no_network, subordinate_ids) {
+        (IsolationLevel::Pid, true, _) => "pid+no-network",
+        (IsolationLevel::Full, _, SubordinateIds::Off) => "full+own-uid",
         _ => level.name(),
     }
 }

@@ -176,8 +176,10 @@ pub fn run(args: ExecBotArgs) -> u8 {
         args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance))
     };
     // A sandbox joins the spawn server's shared empty network namespace when it made one
-    // (`shared_network`), before its user namespace; otherwise it makes its own.
-    let shared_network = match crate::shared_network::join(args.isolation == IsolationLevel::Full) {
+    // (`shared_network`; an unprivileged caller's with the user namespace that owns it),
+    // before its user namespace; otherwise it makes its own.
+    let full = args.isolation == IsolationLevel::Full;
+    let shared_network = match crate::shared_network::join(full, bot_user(&args).is_some()) {
         Ok(joined) => joined,
         Err(e) => {
             eprintln!("{NAME}: cannot isolate the bot: {e}");

@@ -170,6 +170,38 @@ fn look_up(choice: SubordinateIds, uid: u32, etc: &Path) -> Result<Found, String
     Ok(Found::Ranges(SubRange { uids, gid_first: gid_range.first + offset }))
 }
 
+/// Every subordinate uid and gid range of this process's (non-root) user, as listed in
+/// `/etc/subuid` and `/etc/subgid` (each range once), for the user namespace its sandboxes
+/// share (`shared_network.rs`): whatever range [`find`] picks for a sandbox lies in them.
+///
+/// # Errors
+/// A file that cannot be read, or no range in one of them.
+pub(crate) fn own_ranges() -> Result<(Vec<IdRange>, Vec<IdRange>), String> {
+    all_ranges(nix::unistd::geteuid().as_raw(), Path::new("/etc"))
+}
+
+/// [`own_ranges`] for user `uid`, with the id files in `etc`.
+fn all_ranges(uid: u32, etc: &Path) -> Result<(Vec<IdRange>, Vec<IdRange>), String> {
+    let name = nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)).ok().flatten().map(|u| u.name);
+    let read = |file: &str| {
+        let path = etc.join(file);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut ranges = ranges_of(&text, name.as_deref(), uid);
+        ranges.sort_by_key(|r| (r.first, r.count));
+        ranges.dedup();
+        if ranges.is_empty() {
+            return Err(format!(
+                "user {} has no range in {}",
+                name.clone().unwrap_or_else(|| uid.to_string()),
+                path.display()
+            ));
+        }
+        Ok(ranges)
+    };
+    Ok((read("subuid")?, read("subgid")?))
+}
+
 fn contains(outer: IdRange, inner: IdRange) -> bool {
     inner.first >= outer.first
         && u64::from(inner.first) + u64::from(inner.count) <= u64::from(outer.first) + u64::from(outer.count)
@@ -206,6 +238,29 @@ mod tests {
         );
         assert_eq!(ranges_of(text, None, 1001), [IdRange { first: 300_000, count: 10 }]);
         assert!(ranges_of(text, Some("carol"), 7).is_empty());
+    }
+
+    #[test]
+    fn all_ranges_are_listed_once_each() {
+        let etc = tempfile::tempdir().unwrap();
+        let uid = 3_999_999_002;
+        std::fs::write(
+            etc.path().join("subuid"),
+            format!("{uid}:300000:10\n{uid}:100000:65536\n{uid}:300000:10\nx:1:5\n"),
+        )
+        .unwrap();
+        std::fs::write(etc.path().join("subgid"), format!("{uid}:200000:65536\n")).unwrap();
+        assert_eq!(
+            all_ranges(uid, etc.path()),
+            Ok((
+                vec![IdRange { first: 100_000, count: 65_536 }, IdRange { first: 300_000, count: 10 }],
+                vec![IdRange { first: 200_000, count: 65_536 }]
+            ))
+        );
+        let none = all_ranges(uid + 1, etc.path()).unwrap_err();
+        assert!(none.contains("has no range in") && none.contains("subuid"), "{none}");
+        std::fs::remove_file(etc.path().join("subgid")).unwrap();
+        assert!(all_ranges(uid, etc.path()).unwrap_err().contains("cannot read"));
     }
 
     #[test]
