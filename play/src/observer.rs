@@ -3,7 +3,7 @@
 
 use bao_game::log::{LogRecord, ResultRecord};
 use bao_game::runner::GameObserver;
-use bao_rules::{Position, Side};
+use bao_rules::Position;
 
 use crate::events::Event;
 use crate::live::LiveGame;
@@ -41,30 +41,9 @@ impl GameObserver for PageObserver {
     }
 }
 
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::South => "South",
-        Side::North => "North",
-    }
-}
-
-/// The result in words: `South wins: North's front row is empty`.
+/// The result in words (`bao_viewer::result_in_words`, the server's too): `South wins:
+/// North's front row is empty`.
 #[must_use]
 pub(crate) fn result_words(result: &ResultRecord) -> String {
-    use bao_protocol::Reason;
-    let Some(winner) = result.winner else {
-        return match result.reason {
-            Reason::MaxPlies => format!("Draw: {}", result.detail),
-            _ => format!("No result: {}", result.detail),
-        };
-    };
-    let loser = side_name(winner.opponent());
-    let why = match result.reason {
-        Reason::FrontRowEmpty => format!("{loser}'s front row is empty"),
-        Reason::NoLegalMoves => format!("{loser} has no legal move"),
-        Reason::Timeout => format!("{loser} ran out of time"),
-        _ if result.detail.ends_with(bao_game::human::RESIGNED) => format!("{loser} resigned"),
-        _ => format!("{loser} lost by {}: {}", result.reason, result.detail),
-    };
-    format!("{} wins: {why}", side_name(winner))
+    bao_viewer::result_in_words(result.winner, result.reason.name(), &result.detail, false)
 }

@@ -22,6 +22,7 @@ mod index_html;
 mod position_text;
 mod replay_data;
 mod replay_html;
+mod result_words;
 mod terminal;
 
 pub use from_log::{FromLogError, ply_data, replay_from_log, result_data};
@@ -37,6 +38,7 @@ pub use replay_data::{
     parse_pit_name, pit_name,
 };
 pub use replay_html::{REPLAY_ASSETS, replay_html, replay_html_of_log, replay_html_with_json};
+pub use result_words::result_in_words;
 pub use terminal::{
     TerminalStyle, format_clock_ms, format_info, format_micros, render_board, render_game, render_ply,
     render_ply_header, render_result,
