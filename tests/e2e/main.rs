@@ -19,6 +19,7 @@ mod referee_fault;
 mod rules_cli;
 mod sandbox;
 mod sandbox_holes;
+mod sandbox_network_apart;
 mod sandbox_shared_net;
 mod serve_hostile;
 mod serve_support;

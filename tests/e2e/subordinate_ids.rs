@@ -65,11 +65,11 @@ struct Seen {
 }
 
 /// A user with subordinate ids: its name, its uid, its subordinate uid ranges (first, count).
-type SubidUser = (String, u32, Vec<(u32, u32)>);
+pub(crate) type SubidUser = (String, u32, Vec<(u32, u32)>);
 
 /// The user with subordinate ids; `None` when there is none here (a skip says why, a
 /// failure under `BAO_REQUIRE_ALL=1`).
-fn subid_user(test: &str) -> Option<SubidUser> {
+pub(crate) fn subid_user(test: &str) -> Option<SubidUser> {
     if !isolation_available(test) {
         return None;
     }
