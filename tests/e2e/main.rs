@@ -20,7 +20,7 @@ mod rules_cli;
 mod sandbox;
 mod sandbox_holes;
 mod sandbox_network_apart;
-mod sandbox_shared_net;
+mod sandbox_reach;
 mod serve_hostile;
 mod serve_support;
 mod serve_wrapper;
