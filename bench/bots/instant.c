@@ -3,11 +3,14 @@
  * `move_request` with the first legal move, at once, doing nothing else; it exits on `quit`
  * or at the end of its input. `bao-bench bench referee` compiles it with `cc -O2`.
  *
- *   instant [--times FILE]   the bot; with --times, at exit it appends one line to FILE:
+ *   instant [--many] [--times FILE]
+ *                            the bot; with --many its ready says "games":"many" (protocol 1.1:
+ *                            it answers every hello, so a tournament may keep its process from
+ *                            game to game); with --times, at exit it appends one line to FILE:
  *                            "PID REQUESTS CPU_US INTERVAL_NS..." where CPU_US is its own
  *                            user + system CPU (getrusage, stub phase before exec included)
  *                            and the intervals are between the arrivals of two successive
- *                            move requests (CLOCK_MONOTONIC), i.e. two ply cycles each.
+ *                            move requests (CLOCK_MONOTONIC) of one game, i.e. two ply cycles each.
  *   instant --echo           the pipe floor's far end: answers every line with one short
  *                            move line, parsing nothing.
  *
@@ -27,6 +30,8 @@
 
 static const char ECHO_REPLY[] = "{\"type\":\"move\",\"id\":57,\"move\":\"B3<\"}\n";
 static const char READY[] = "{\"type\":\"ready\",\"name\":\"instant\",\"author\":\"bao-bench\"}\n";
+static const char READY_MANY[] =
+    "{\"type\":\"ready\",\"name\":\"instant\",\"author\":\"bao-bench\",\"games\":\"many\"}\n";
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -87,7 +92,7 @@ static const char *after(const char *line, const char *key) {
     return at == NULL ? NULL : at + strlen(key);
 }
 
-static int bot(const char *times) {
+static int bot(const char *times, int many) {
     char *line = NULL;
     size_t cap = 0;
     char reply[256];
@@ -114,7 +119,9 @@ static int bot(const char *times) {
             last = arrived;
             requests++;
         } else if (strstr(line, "\"type\":\"hello\"") != NULL) {
-            if (write_all(1, READY, sizeof READY - 1) != 0) return 1;
+            int ok = many ? write_all(1, READY_MANY, sizeof READY_MANY - 1) : write_all(1, READY, sizeof READY - 1);
+            if (ok != 0) return 1;
+            last = 0; /* a new game: intervals are measured within a game */
         } else if (strstr(line, "\"type\":\"quit\"") != NULL) {
             break;
         }
@@ -125,8 +132,9 @@ static int bot(const char *times) {
 
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--echo") == 0) return echo();
-    if (argc == 3 && strcmp(argv[1], "--times") == 0) return bot(argv[2]);
-    if (argc == 1) return bot(NULL);
-    fprintf(stderr, "usage: instant [--times FILE] | instant --echo\n");
+    int many = argc >= 2 && strcmp(argv[1], "--many") == 0;
+    if (argc == 3 + many && strcmp(argv[1 + many], "--times") == 0) return bot(argv[2 + many], many);
+    if (argc == 1 + many) return bot(NULL, many);
+    fprintf(stderr, "usage: instant [--many] [--times FILE] | instant --echo\n");
     return 2;
 }

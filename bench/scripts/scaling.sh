@@ -20,7 +20,9 @@
 # million-game resume runs, default 60), BAO_SCALING_SAMPLE (seconds: while a run plays, the
 # referee's VmRSS and the journal's line count are sampled this often from /proc into
 # WORK/samples-NAME.tsv, with the referee's CPU time and the load average; default 0, none), BAO_SCALING_ARGS (more tournament arguments, e.g.
-# --isolation none).
+# --isolation none), BAO_SCALING_KEPT (1: the instant bots declare "games":"many", protocol
+# 1.1, so each keeps its process from game to game: the issue 27 rows "with kept processes";
+# default 0, a new process every game).
 # Runs under `nice`. Prints one tab-separated row per run, and after each played run its
 # segments: the wall time per game of every BAO_SCALING_SEGMENT consecutive journal lines,
 # from their finished_at (1 s resolution: a segment should last 10 s or more), to show it is
@@ -39,12 +41,21 @@ play=${BAO_SCALING_PLAY:-60}
 extra=${BAO_SCALING_ARGS:-}
 sample=${BAO_SCALING_SAMPLE:-0}
 segment=${BAO_SCALING_SEGMENT:-0}
+kept=${BAO_SCALING_KEPT:-0}
 
 [ -x "$referee" ] || { echo "error: no $referee (cargo build --release -p bao-referee)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) is needed for the peak RSS" >&2; exit 2; }
 command -v cc >/dev/null || { echo "error: no C compiler cc for bench/bots/instant.c" >&2; exit 2; }
 mkdir -p "$work"
-cc -O2 -o "$work/instant" "$root/bench/bots/instant.c"
+if [ "$kept" = 1 ]; then
+    # The same bot, its ready saying "games":"many" (it answers every hello, and exits only on
+    # quit or at the end of its input, so it can play any number of games).
+    sed 's/\\"bao-bench\\"}/\\"bao-bench\\",\\"games\\":\\"many\\"}/' "$root/bench/bots/instant.c" >"$work/instant-many.c"
+    grep -q 'games\\":\\"many' "$work/instant-many.c" || { echo "error: cannot make instant.c declare games many" >&2; exit 2; }
+    cc -O2 -o "$work/instant" "$work/instant-many.c"
+else
+    cc -O2 -o "$work/instant" "$root/bench/bots/instant.c"
+fi
 
 # field NAME FILE: the value of a /usr/bin/time -v line.
 field() { sed -n "s/^[[:space:]]*$1: //p" "$2"; }
@@ -114,13 +125,14 @@ sampler() {
 }
 
 # segments NAME JOURNAL SIZE: the wall time per game of each SIZE consecutive journal lines,
-# from their finished_at (seconds of the day, a day boundary allowed); the first segment is
+# from their finished_at (seconds of the day, a day boundary allowed: a time more than 12 h
+# before the previous line; concurrent games finish out of order by a second); the first segment is
 # timed from its first line, so it counts one game less.
 segments() {
     printf 'segments of %s\tgames\tseconds\tms/game\n' "$1"
     sed -n 's/.*"finished_at":"[0-9-]*T\([0-9][0-9]\):\([0-9][0-9]\):\([0-9][0-9]\)Z".*/\1 \2 \3/p' "$2" |
         awk -v size="$3" '
-            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t < last) day += 86400; last = t; t += day
+            { t = $1 * 3600 + $2 * 60 + $3; if (NR > 1 && t + 43200 < last) day += 86400; last = t; t += day
               if (NR == 1) { start = t; first = 1; n = 0 }
               n++
               if (n == size) { g = size - first; printf "%d-%d\t%d\t%d\t%.1f\n", NR - size, NR - 1, g, t - start, (g > 0 ? (t - start) * 1000 / g : 0); start = t; n = 0; first = 0 } }

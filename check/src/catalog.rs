@@ -38,11 +38,14 @@ pub enum CheckKind {
     UnknownFields,
     /// A whole game against a random opponent, up to the ply limit.
     LongGame,
+    /// Protocol 1.1: a bot whose `ready` says `"games":"many"` plays a second game in the same
+    /// process (a new `hello` after `game_over`: the other side, variant and clock mode).
+    TwoGames,
 }
 
 impl CheckKind {
     /// Every check, in the order they run (the handshake first).
-    pub const ALL: [CheckKind; 17] = [
+    pub const ALL: [CheckKind; 18] = [
         CheckKind::Handshake,
         CheckKind::FirstMove,
         CheckKind::FischerClock,
@@ -60,6 +63,7 @@ impl CheckKind {
         CheckKind::EndOfInput,
         CheckKind::UnknownFields,
         CheckKind::LongGame,
+        CheckKind::TwoGames,
     ];
 
     /// The check's name in the report and on the command line (`--only`).
@@ -83,6 +87,7 @@ impl CheckKind {
             CheckKind::EndOfInput => "end-of-input",
             CheckKind::UnknownFields => "unknown-fields",
             CheckKind::LongGame => "long-game",
+            CheckKind::TwoGames => "two-games",
         }
     }
 
@@ -121,6 +126,10 @@ impl CheckKind {
                 "Unknown fields in every referee message, and an unknown `game_over` reason"
             }
             CheckKind::LongGame => "A whole game against a random opponent, up to the ply limit",
+            CheckKind::TwoGames => {
+                "A bot that declares \"games\":\"many\" plays a second game in the same process \
+                 (hello after game_over: the other side, variant and clock)"
+            }
         }
     }
 
@@ -198,6 +207,14 @@ impl CheckKind {
                 "A correct bot plays a whole game against a random opponent, answering every request \
                  legally and in time, until the game ends or the ply limit is reached."
             }
+            CheckKind::TwoGames => {
+                "A correct bot that says \"games\":\"many\" in ready does not exit after game_over: \
+                 it answers the next game's hello with ready within the startup time, takes its side, \
+                 variant and clock from that hello (here North in Bao la Kujifunza after South in Bao la \
+                 Kiswahili), answers that game's requests from id 1 legally and in time, and exits with \
+                 code 0 after quit. A bot that does not say it plays one game per process and gets quit \
+                 after each game, as in protocol 1."
+            }
         }
     }
 }
@@ -253,6 +270,6 @@ mod tests {
                 .starts_with(r#"unknown check "no-such-check": expected one of handshake, first-move, "#),
             "{e}"
         );
-        assert!(e.to_string().ends_with(", long-game"), "{e}");
+        assert!(e.to_string().ends_with(", long-game, two-games"), "{e}");
     }
 }

@@ -33,6 +33,9 @@ pub fn human(result: &CheckResult) -> String {
     if let Some(why) = &result.why {
         let _ = write!(out, ": {why}");
     }
+    if let Some(note) = &result.note {
+        let _ = write!(out, " ({note})");
+    }
     if result.status != Status::Fail {
         return out;
     }
@@ -139,6 +142,12 @@ mod tests {
     fn a_pass_is_one_line_and_the_summary_names_the_failures() {
         let pass = CheckResult::ran(CheckKind::Handshake, Ok(()), &Finished::default(), Default::default());
         assert_eq!(human(&pass), "PASS handshake");
+        let finished = Finished { note: Some("one game per process".to_owned()), ..Finished::default() };
+        let noted = CheckResult::ran(CheckKind::TwoGames, Ok(()), &finished, Default::default());
+        assert_eq!(human(&noted), "PASS two-games (one game per process)");
+        let failed_noted =
+            CheckResult::ran(CheckKind::TwoGames, Err(Failure::new("no")), &finished, Default::default());
+        assert_eq!(failed_noted.note, None, "a note is for a pass only");
         let skip = CheckResult::skipped(CheckKind::LongGame, "not run");
         assert_eq!(human(&skip), "SKIP long-game: not run");
         assert_eq!(summary(std::slice::from_ref(&pass)), "All 1 checks passed.");

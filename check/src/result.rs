@@ -45,6 +45,9 @@ pub struct CheckResult {
     pub status: Status,
     /// Why it failed or was skipped; `null` when it passed.
     pub why: Option<String>,
+    /// For a check that passed: what it did not need to check (`two-games` for a bot that plays
+    /// one game per process); `null` otherwise.
+    pub note: Option<String>,
     /// What a correct bot does here.
     pub expected: &'static str,
     /// Wall time of the check, bot start and end included.
@@ -69,10 +72,12 @@ impl CheckResult {
             Err(failure) => (Status::Fail, Some(failure.why)),
         };
         let stderr_tail = (status == Status::Fail).then(|| tail(&finished.stderr.text())).flatten();
+        let note = if status == Status::Pass { finished.note.clone() } else { None };
         CheckResult {
             name: kind,
             status,
             why,
+            note,
             expected: kind.expectation(),
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             exchange: finished.transcript.view(),
@@ -87,6 +92,7 @@ impl CheckResult {
             name: kind,
             status: Status::Skip,
             why: Some(why.to_owned()),
+            note: None,
             expected: kind.expectation(),
             duration_ms: 0,
             exchange: super::transcript::Transcript::default().view(),

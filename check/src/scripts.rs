@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use bao_protocol::GamesPerProcess;
 use bao_rules::{Position, Side, Variant};
 use serde_json::{Value, json};
 
@@ -46,6 +47,7 @@ pub async fn run(kind: CheckKind, session: &mut Session, settings: &Settings) ->
         CheckKind::EndOfInput => end_of_input(session).await,
         CheckKind::UnknownFields => unknown_fields(session, settings).await,
         CheckKind::LongGame => play_game(session, Side::South, Limit::Plies(LONG_GAME_PLIES)).await.map(drop),
+        CheckKind::TwoGames => two_games(session, settings).await,
     }
 }
 
@@ -68,8 +70,15 @@ enum Limit {
 /// A game from the Kiswahili start with the bot playing `side` and the checker's random
 /// opponent the other, until the rules end it or `limit`. Returns the plies played.
 async fn play_game(session: &mut Session, side: Side, limit: Limit) -> Result<u32, Failure> {
-    let mut position = Position::start(Variant::Kiswahili);
-    session.greet(side, &position).await?;
+    let start = Position::start(Variant::Kiswahili);
+    session.greet(side, &start).await?;
+    play_from(session, side, start, limit).await
+}
+
+/// The game from `start` after the handshake: the bot plays `side` (ids from 1), the checker's
+/// random opponent the other, until the rules end it or `limit`. Returns the plies played.
+async fn play_from(session: &mut Session, side: Side, start: Position, limit: Limit) -> Result<u32, Failure> {
+    let mut position = start;
     let mut opponent = RandomOpponent::new(OPPONENT_SEED);
     let mut last_move: Option<String> = None;
     let mut ply: u32 = 0;
@@ -181,6 +190,71 @@ async fn end_of_input(session: &mut Session) -> Result<(), Failure> {
         ))),
         None => Err(Failure::new("internal error: the bot was already stopped")),
     }
+}
+
+/// The requests to the bot in each game of the `two-games` check.
+const TWO_GAMES_REQUESTS: u64 = 3;
+
+/// The `game_over` line of a game of `two-games` stopped after `plies`: a draw at the ply limit
+/// (or the rules' result, recorded by [`play_from`], when the game ended before).
+fn draw_line(plies: u32) -> String {
+    wire::game_over_line("draw (max_plies)", None, Reason::MaxPlies, plies)
+}
+
+/// Protocol 1.1. A bot whose `ready` says `"games":"many"` plays South in Bao la Kiswahili
+/// (three requests), gets `game_over`, then a second `hello` in the same process: North in Bao
+/// la Kujifunza with the other clock mode, three requests from id 1, `game_over`, `quit`; it
+/// must exit with code 0. A bot that does not declare it plays one game per process: it gets
+/// `quit` after its game, as the referee sends it, and must exit with code 0.
+async fn two_games(session: &mut Session, settings: &Settings) -> Result<(), Failure> {
+    let kiswahili = Position::start(Variant::Kiswahili);
+    let ready = session.greet(Side::South, &kiswahili).await?;
+    if ready.games != GamesPerProcess::Many {
+        session.note(
+            "the bot's ready does not say \"games\":\"many\": it plays one game per process, and \
+             the referee sends quit after every game (protocol 1)",
+        );
+        session.pass_note("one game per process: the bot does not declare \"games\":\"many\"");
+        let plies = play_from(session, Side::South, kiswahili, Limit::Requests(1)).await?;
+        session.send(&draw_line(plies), WRITE_TIME).await?;
+        session.quit(WRITE_TIME).await?;
+        return expect_exit_after_quit(session).await;
+    }
+    let plies = play_from(session, Side::South, kiswahili, Limit::Requests(TWO_GAMES_REQUESTS)).await?;
+    session.send(&draw_line(plies), WRITE_TIME).await?;
+    // The bot declared it: the next game comes in the same process, from another side,
+    // variant and clock mode (the referee's next game is often against another opponent).
+    let kujifunza = Position::start(Variant::Kujifunza);
+    let time = settings.other_mode();
+    session.set_time(time);
+    session.set_plies(0);
+    session.note(&format!(
+        "game 1 is over; game 2 in the same process: the bot plays North in Bao la Kujifunza, {}",
+        Settings { time, ..settings.clone() }.time_control_text()
+    ));
+    let second = wire::hello_line(Side::North, &kujifunza, &time);
+    let ready = session.handshake_as(Side::North, &second).await.map_err(|failure| {
+        let hint = if failure.why.contains("the bot ended") || failure.why.contains("could not write") {
+            "; a bot that says \"games\":\"many\" must not exit after game_over: the next game's \
+             hello may follow (it exits after quit or at the end of its input)"
+        } else {
+            ""
+        };
+        Failure::new(format!(
+            "the second game's hello (after game_over, in the same process): {}{hint}",
+            failure.why
+        ))
+    })?;
+    if ready.games != GamesPerProcess::Many {
+        session.note("the bot's second ready does not say \"games\":\"many\": this is its last game");
+    }
+    let plies = play_from(session, Side::North, kujifunza, Limit::Requests(TWO_GAMES_REQUESTS))
+        .await
+        .map_err(|failure| Failure::new(format!("in the second game: {}", failure.why)))?;
+    session.set_plies(plies);
+    session.send(&draw_line(plies), WRITE_TIME).await?;
+    session.quit(WRITE_TIME).await?;
+    expect_exit_after_quit(session).await
 }
 
 /// `line` (a compact JSON object, as the referee writes it) with `fields` added at its end and

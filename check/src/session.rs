@@ -30,6 +30,8 @@ pub struct Finished {
     pub transcript: Transcript,
     /// What the bot wrote to stderr.
     pub stderr: StderrCapture,
+    /// A remark for the report of a check that passed (what it did not need to check).
+    pub note: Option<String>,
 }
 
 /// A running bot and the record of what was exchanged with it.
@@ -44,6 +46,8 @@ pub struct Session {
     quit_sent: bool,
     /// The side the bot plays in the current check (set by [`Session::greet`]).
     side: Side,
+    /// See [`Finished::note`].
+    pass_note: Option<String>,
 }
 
 impl Session {
@@ -69,12 +73,24 @@ impl Session {
             game_over: None,
             quit_sent: false,
             side: Side::South,
+            pass_note: None,
         })
     }
 
     /// Adds a remark of the checker to the transcript.
     pub fn note(&mut self, text: &str) {
         self.transcript.push(Direction::Note, text);
+    }
+
+    /// Sets the remark shown with the check's result if it passes ([`Finished::note`]).
+    pub fn pass_note(&mut self, text: &str) {
+        self.pass_note = Some(text.to_owned());
+    }
+
+    /// The time control of the game being played (announced in its `hello`, enforced on its
+    /// moves): a check that plays a second game in the same process may change it.
+    pub fn set_time(&mut self, time: bao_game::TimeControl) {
+        self.settings.time = time;
     }
 
     /// Records how many plies the game has had (for the `game_over` sent at the end).
@@ -138,6 +154,15 @@ impl Session {
             };
             Failure::new(format!("{what} (verdict: {})", fault.reason))
         })
+    }
+
+    /// The handshake with `hello` (a line the caller made) for the bot playing `side`.
+    ///
+    /// # Errors
+    /// As [`Session::handshake`].
+    pub async fn handshake_as(&mut self, side: Side, hello: &str) -> Result<Ready, Failure> {
+        self.side = side;
+        self.handshake(hello).await
     }
 
     /// The standard `hello` for the bot playing `side` from `start`, then the handshake.
@@ -265,7 +290,11 @@ impl Session {
             let (_, stderr) = process.shutdown_with_stderr(grace).await;
             self.stderr = Some(stderr);
         }
-        Finished { transcript: self.transcript, stderr: self.stderr.unwrap_or_default() }
+        Finished {
+            transcript: self.transcript,
+            stderr: self.stderr.unwrap_or_default(),
+            note: self.pass_note,
+        }
     }
 }
 

@@ -97,6 +97,17 @@ impl Settings {
         }
     }
 
+    /// The time control of the second game of the `two-games` check: the other clock mode
+    /// than the run's (a move time of [`MOVE_TIME`] after a Fischer clock, a Fischer clock of
+    /// [`FISCHER_BASE`] + [`FISCHER_INCREMENT`] after a move time), with the run's startup time.
+    #[must_use]
+    pub fn other_mode(&self) -> TimeControl {
+        match self.time.move_time {
+            Some(_) => fischer_control(FISCHER_BASE, FISCHER_INCREMENT, self.time.startup),
+            None => move_time_control(MOVE_TIME, self.time.startup),
+        }
+    }
+
     /// The time a move may take before it is late: the time on the clock plus the margin.
     #[must_use]
     pub fn allowed(&self) -> Duration {
@@ -160,5 +171,7 @@ mod tests {
         let clock = per_move.for_check(CheckKind::FischerClock);
         assert_eq!((clock.time.base, clock.time.increment), (Some(FISCHER_BASE), FISCHER_INCREMENT));
         assert_eq!(clock.time.move_time, None);
+        assert_eq!(per_move.other_mode(), clock.time, "two-games' second game: the other mode");
+        assert_eq!(fischer.other_mode(), timed.time);
     }
 }

@@ -80,6 +80,9 @@ pub struct GameConfig {
     /// Freeze the bot not to move (cgroup `cgroup.freeze`) from the arrival of its move until
     /// its next request is written: no pondering, a bot gets CPU only while its clock runs.
     pub no_ponder: bool,
+    /// Whether a bot that declared `"games":"many"` may keep its process for its next game
+    /// ([`crate::kept`]; default: never, a new process for every game).
+    pub keep: crate::kept::KeepPolicy,
 }
 
 impl GameConfig {
@@ -100,6 +103,7 @@ impl GameConfig {
             isolation: bao_supervise::Isolation::default(),
             sandbox: bao_supervise::SandboxProfile::default(),
             no_ponder: false,
+            keep: crate::kept::KeepPolicy::default(),
         }
     }
 }

@@ -108,6 +108,11 @@ pub struct ReadyRecord {
     /// What it reported.
     #[serde(flatten)]
     pub reported: Reported,
+    /// Whether its process was new for this game or kept from earlier games (protocol 1.1):
+    /// written in the games of a run that may keep processes (`--restart on-fault`), absent
+    /// otherwise (every process new, as in every log written before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<crate::kept::ProcessRecord>,
 }
 
 /// A bot as the log records it.
@@ -133,6 +138,9 @@ pub struct Reported {
     pub author: Option<String>,
     /// Its version.
     pub version: Option<String>,
+    /// What its `ready` said of the games per process (protocol 1.1; absent: one).
+    #[serde(default, skip_serializing_if = "bao_protocol::GamesPerProcess::is_one")]
+    pub games: bao_protocol::GamesPerProcess,
 }
 
 /// One ply.

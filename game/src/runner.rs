@@ -18,6 +18,7 @@ use crate::endpoint::{LineEndpoint, SeatEndpoint};
 use crate::human::{HumanSeat, RESIGNED};
 
 use crate::judge::{self, Cause, Fault, LineDirection, LineSink};
+use crate::kept::{KeptProcess, ProcessRecord};
 
 use crate::wire;
 use crate::{Clock, GameConfig, GameResult, Reason};
@@ -41,6 +42,10 @@ struct Seat {
     /// the one after its reply, so the counter is read once per ply, and CPU a bot uses
     /// between its moves is charged to its next move.
     cpu_mark: Option<Duration>,
+    /// A process kept from the bot's earlier games, to be sent this game's `hello`.
+    kept: Option<KeptProcess>,
+    /// How the seat's process came to the game (fresh or kept), once it runs.
+    process_record: Option<ProcessRecord>,
 }
 
 impl Seat {
@@ -124,6 +129,33 @@ pub async fn play_game(
     play_game_with_seats(config, [None, None], log, observer, cancel).await
 }
 
+/// A game's result, with the bots' processes that may play another game.
+#[derive(Debug)]
+pub struct GameOutcome {
+    /// How the game ended.
+    pub result: GameResult,
+    /// South's and North's processes, still running, when they may be kept for their bot's
+    /// next game ([`crate::kept`]); `None` where the process was ended.
+    pub kept: [Option<KeptProcess>; 2],
+}
+
+/// Plays one game as [`play_game`] does, in the processes of `kept` (South's, North's) where
+/// given and still able to play (a new process otherwise), and returns the processes that may
+/// be kept for another game: those of bots that declared `"games":"many"` and did nothing
+/// wrong, as `config.keep` allows ([`crate::kept`]).
+///
+/// # Errors
+/// I/O errors writing the log.
+pub async fn play_game_keeping(
+    config: &GameConfig,
+    kept: [Option<KeptProcess>; 2],
+    log: &mut GameLog,
+    observer: &mut dyn GameObserver,
+    cancel: &CancellationToken,
+) -> Result<GameOutcome, GameError> {
+    play(config, [None, None], kept, log, observer, cancel).await
+}
+
 /// Plays one game as [`play_game`] does, with a person in each seat given in `humans` (South's,
 /// North's) instead of the bot of `config` there: the same judge, clocks and log (see
 /// [`crate::human`]).
@@ -132,11 +164,23 @@ pub async fn play_game(
 /// I/O errors writing the log.
 pub async fn play_game_with_seats(
     config: &GameConfig,
-    mut humans: [Option<HumanSeat>; 2],
+    humans: [Option<HumanSeat>; 2],
     log: &mut GameLog,
     observer: &mut dyn GameObserver,
     cancel: &CancellationToken,
 ) -> Result<GameResult, GameError> {
+    Ok(play(config, humans, [None, None], log, observer, cancel).await?.result)
+}
+
+/// The one game loop behind [`play_game`], [`play_game_with_seats`] and [`play_game_keeping`].
+async fn play(
+    config: &GameConfig,
+    mut humans: [Option<HumanSeat>; 2],
+    mut kept: [Option<KeptProcess>; 2],
+    log: &mut GameLog,
+    observer: &mut dyn GameObserver,
+    cancel: &CancellationToken,
+) -> Result<GameOutcome, GameError> {
     let started = Instant::now();
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let mut seats = [Side::South, Side::North].map(|side| Seat {
@@ -151,6 +195,8 @@ pub async fn play_game_with_seats(
         stderr: None,
         request: String::new(),
         cpu_mark: None,
+        kept: kept[side.index()].take(),
+        process_record: None,
     });
     let mut position = config.start;
     let mut plies: u32 = 0;
@@ -174,6 +220,13 @@ pub async fn play_game_with_seats(
         }
     }
 
+    // Which processes may play another game: never after an abort or a fault of their bot.
+    let faulted = match &ending {
+        Ending::Rules { .. } | Ending::MaxPlies => [false, false],
+        Ending::Fault(f) => [f.side == Side::South, f.side == Side::North],
+        Ending::Aborted | Ending::RefereeFault(_) | Ending::BothFailed(..) => [true, true],
+    };
+    let keep = [0, 1].map(|i| !faulted[i] && may_keep(config, &seats[i]));
     let ending_kind = match &ending {
         Ending::Aborted => EndingKind::Interrupted,
         Ending::RefereeFault(_) => EndingKind::RefereeFault,
@@ -227,8 +280,8 @@ pub async fn play_game_with_seats(
     let game_over = wire::game_over_line(&summary, winner, reason, plies);
     let grace = config.quit_grace;
     let [south, north] = &mut seats;
-    let (south_sent, north_sent) =
-        tokio::join!(finish(south, &game_over, grace), finish(north, &game_over, grace));
+    let ((south_sent, south_kept), (north_sent, north_kept)) =
+        tokio::join!(finish(south, &game_over, grace, keep[0]), finish(north, &game_over, grace, keep[1]));
     let mut farewells: Vec<(Side, String, Instant)> = south_sent
         .into_iter()
         .map(|(line, at)| (Side::South, line, at))
@@ -266,7 +319,20 @@ pub async fn play_game_with_seats(
     });
     log.write(&record)?;
     observer.on_record(&record);
-    Ok(GameResult { duration, ..result })
+    Ok(GameOutcome { result: GameResult { duration, ..result }, kept: [south_kept, north_kept] })
+}
+
+/// Whether the seat's process may be kept for another game, its bot having done nothing wrong:
+/// the run allows it, the bot declared it, the process runs and has room for another game.
+fn may_keep(config: &GameConfig, seat: &Seat) -> bool {
+    let declared = seat.reported.as_ref().is_some_and(|r| r.games == bao_protocol::GamesPerProcess::Many);
+    let running = seat
+        .process
+        .as_ref()
+        .and_then(SeatEndpoint::process)
+        .is_some_and(|process| process.exit_report().is_none());
+    let games_played = seat.process_record.as_ref().map_or(0, |r| r.games_before) + 1;
+    declared && running && config.keep.allows(&config.limits) && config.keep.room_for_another(games_played)
 }
 
 /// How the game loop ended.
@@ -299,15 +365,29 @@ enum StartError {
     Referee(String),
 }
 
-/// Sends game_over and quit (best effort) and ends the bot's process tree.
+/// Sends game_over and quit (best effort) and ends the bot's process tree; or, if `keep`,
+/// sends only game_over and returns the process, still running, for the bot's next game.
 /// Returns the lines it wrote, with their times (for [`GameObserver::on_line`]).
-async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(String, Instant)> {
+async fn finish(
+    seat: &mut Seat,
+    game_over: &str,
+    grace: Duration,
+    keep: bool,
+) -> (Vec<(String, Instant)>, Option<KeptProcess>) {
     let mut sent = Vec::new();
-    let Some(mut endpoint) = seat.process.take() else { return sent };
+    let Some(mut endpoint) = seat.process.take() else { return (sent, None) };
     let deadline = tokio::time::Instant::now() + grace;
     let at = Instant::now();
     if endpoint.send_line(game_over, deadline).await.is_ok() {
         sent.push((game_over.to_owned(), at));
+        if keep && let (SeatEndpoint::Bot(process), Some(record)) = (&endpoint, &seat.process_record) {
+            let games_played = record.games_before + 1;
+            seat.exit = format!("kept running for a next game ({games_played} games played in this process)");
+            seat.stderr = Some(process.take_stderr());
+            let SeatEndpoint::Bot(process) = endpoint else { return (sent, None) };
+            let spawned_at = record.spawned_at.clone();
+            return (sent, Some(KeptProcess { process, spec: seat.spec.clone(), games_played, spawned_at }));
+        }
         let quit = wire::quit_line();
         let at = Instant::now();
         if endpoint.send_line(&quit, deadline).await.is_ok() {
@@ -318,13 +398,13 @@ async fn finish(seat: &mut Seat, game_over: &str, grace: Duration) -> Vec<(Strin
         SeatEndpoint::Bot(process) => *process,
         SeatEndpoint::Human(_) => {
             seat.exit = "a person: no process".to_owned();
-            return sent;
+            return (sent, None);
         }
     };
     let (report, stderr) = process.shutdown_with_stderr(grace).await;
     seat.exit = report.to_string();
     seat.stderr = Some(stderr);
-    sent
+    (sent, None)
 }
 
 /// Spawns both bots, runs the handshake, records what they reported, then plays.
@@ -354,7 +434,11 @@ async fn run(
     }
     for seat in [&*south, &*north] {
         if let Some(reported) = &seat.reported {
-            let record = LogRecord::Ready(ReadyRecord { side: seat.side, reported: reported.clone() });
+            let record = LogRecord::Ready(ReadyRecord {
+                side: seat.side,
+                reported: reported.clone(),
+                process: seat.process_record.clone(),
+            });
             log.write(&record)?;
             observer.on_record(&record);
         }
@@ -498,6 +582,44 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     if let Some(human) = seat.human.take() {
         return start_human(seat, human, config, lines).await;
     }
+    // A process kept from the bot's earlier games gets this game's hello; otherwise a new one.
+    let (mut process, games_before, spawned_at) = match seat.kept.take() {
+        Some(kept) if kept.spec == seat.spec => {
+            seat.exit = "kept from its earlier games; killed when the referee was interrupted during the \
+                         handshake"
+                .to_owned();
+            (kept.process, kept.games_played, kept.spawned_at)
+        }
+        _ => {
+            let spawned_at = humantime::format_rfc3339_millis(SystemTime::now()).to_string();
+            (Box::new(spawn(seat, config).await?), 0, spawned_at)
+        }
+    };
+    if config.keep.allows(&config.limits) {
+        let fresh = games_before == 0;
+        seat.process_record = Some(ProcessRecord { fresh, games_before, pid: process.pid(), spawned_at });
+    }
+    let time = config.time_for(side);
+    let deadline = tokio::time::Instant::now() + time.startup;
+    let hello = wire::hello_line(side, &config.start, &time);
+    tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), games_before, "bot started");
+    let result = judge::handshake(&mut *process, side, &hello, deadline, lines).await;
+    match &result {
+        Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
+        Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
+    }
+    // The first move's CPU is counted from here (see `Seat::cpu_mark`).
+    seat.cpu_mark = cpu_reading(&process);
+    seat.process = Some(SeatEndpoint::Bot(process));
+    let ready = result.map_err(StartError::Bot)?;
+    seat.reported =
+        Some(Reported { name: ready.name, author: ready.author, version: ready.version, games: ready.games });
+    Ok(())
+}
+
+/// Spawns a new process for the seat's bot.
+async fn spawn(seat: &mut Seat, config: &GameConfig) -> Result<BotProcess, StartError> {
+    let side = seat.side;
     let options = SpawnOptions {
         stderr_cap: config.stderr_cap,
         isolation: config.isolation,
@@ -506,7 +628,7 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
         max_line_bytes: bao_protocol::MAX_LINE_BYTES,
         ..SpawnOptions::default()
     };
-    let mut process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
+    let process = BotProcess::spawn_with(&seat.spec, &config.limits, &options).await.map_err(|e| {
         let detail = format!("could not start {:?}: {e}", seat.spec.program);
         if e.is_referee_fault() {
             tracing::warn!(side = %side, "{detail} (the referee's fault: the game is aborted)");
@@ -522,21 +644,7 @@ async fn start_bot(seat: &mut Seat, config: &GameConfig, lines: &mut dyn LineSin
     // Kept only if the game is aborted during the handshake (the process is then dropped,
     // which kills it); `finish` replaces it with how the bot ended otherwise.
     seat.exit = "started; killed when the referee was interrupted during the handshake".to_owned();
-    let time = config.time_for(side);
-    let deadline = tokio::time::Instant::now() + time.startup;
-    let hello = wire::hello_line(side, &config.start, &time);
-    tracing::debug!(side = %side, pid = process.pid(), supervision = %process.supervision(), "bot started");
-    let result = judge::handshake(&mut process, side, &hello, deadline, lines).await;
-    match &result {
-        Ok(r) => tracing::info!(side = %side, name = %r.name, "bot ready"),
-        Err(f) => tracing::info!(side = %side, detail = %f.detail, "handshake failed"),
-    }
-    // The first move's CPU is counted from here (see `Seat::cpu_mark`).
-    seat.cpu_mark = cpu_reading(&process);
-    seat.process = Some(SeatEndpoint::Bot(Box::new(process)));
-    let ready = result.map_err(StartError::Bot)?;
-    seat.reported = Some(Reported { name: ready.name, author: ready.author, version: ready.version });
-    Ok(())
+    Ok(process)
 }
 
 /// Runs a person's handshake: the same `hello` and `ready` as a bot's, within the startup time.
@@ -557,7 +665,7 @@ async fn start_human(
     seat.process = Some(endpoint);
     let ready = result.map_err(StartError::Bot)?;
     // The person's name is the one the seat was given, whatever the relay reported.
-    seat.reported = Some(Reported { name, author: ready.author, version: ready.version });
+    seat.reported = Some(Reported { name, author: ready.author, version: ready.version, games: ready.games });
     Ok(())
 }
 

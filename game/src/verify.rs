@@ -186,6 +186,9 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
                 if std::mem::replace(&mut ready[side.index()], true) {
                     return Err(wrong(n, format!("a second ready record of {side}")));
                 }
+                if let Some(process) = &r.process {
+                    check_process(n, &header, side, process)?;
+                }
             }
             LogRecord::Stderr(_) => {}
             LogRecord::Ply(p) => {
@@ -250,6 +253,55 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
         }
     }
     Err(incomplete(last_line + 1, "the log ends without a result record: the game is incomplete"))
+}
+
+/// A ready record's `process` must be consistent: fresh exactly when no game came before it in
+/// the process, a fresh process started no earlier than the game (to the second: the header's
+/// `started_at` is written first), a kept one no later. (Whether a process was kept from the
+/// games named is checked across logs: [`crate::process_chains`].)
+fn check_process(
+    n: usize,
+    header: &Header,
+    side: Side,
+    process: &crate::kept::ProcessRecord,
+) -> Result<(), VerifyError> {
+    let (fresh, before) = (process.fresh, process.games_before);
+    if fresh != (before == 0) {
+        return Err(wrong(
+            n,
+            format!("{side}'s process: fresh is {fresh}, but games_before is {before} (fresh means 0)"),
+        ));
+    }
+    let second = |text: &str| {
+        humantime::parse_rfc3339_weak(text)
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs())
+    };
+    let Some(spawned) = second(&process.spawned_at) else {
+        return Err(wrong(n, format!("{side}'s process: spawned_at {:?} is not a time", process.spawned_at)));
+    };
+    let Some(game) = second(&header.started_at) else { return Ok(()) };
+    if fresh && spawned < game {
+        return Err(wrong(
+            n,
+            format!(
+                "{side}'s process is called fresh, but it was started at {}, before the game ({})",
+                process.spawned_at, header.started_at
+            ),
+        ));
+    }
+    if !fresh && spawned > game {
+        return Err(wrong(
+            n,
+            format!(
+                "{side}'s process is called kept from {before} games, but it was started at {}, after \
+                 this game began ({})",
+                process.spawned_at, header.started_at
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A `timeout` verdict must name a time no shorter than the bot's time plus margin.

@@ -30,9 +30,7 @@ enum Person {
 async fn relay(mut relay: HumanRelay, person: Person) {
     while let Some(line) = relay.from_judge.recv().await {
         let reply = match RefereeMessage::parse(&line).expect("the judge writes protocol lines") {
-            RefereeMessage::Hello(_) => {
-                BotMessage::Ready(Ready { name: "relay".to_owned(), author: None, version: None }).to_line()
-            }
+            RefereeMessage::Hello(_) => BotMessage::Ready(Ready::named("relay")).to_line(),
             RefereeMessage::MoveRequest(request) => match person {
                 Person::FirstLegal => {
                     BotMessage::Move(MoveReply { id: request.id, move_text: request.legal[0].clone() })

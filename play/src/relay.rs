@@ -11,9 +11,7 @@ pub(crate) async fn relay(mut relay: HumanRelay, name: String, game: LiveGame) {
     while let Some(line) = relay.from_judge.recv().await {
         match RefereeMessage::parse(&line) {
             Ok(RefereeMessage::Hello(_)) => {
-                game.ready(
-                    BotMessage::Ready(Ready { name: name.clone(), author: None, version: None }).to_line(),
-                );
+                game.ready(BotMessage::Ready(Ready::named(name.clone())).to_line());
             }
             Ok(RefereeMessage::MoveRequest(request)) => {
                 let clock = [request.clock.you_ms, request.clock.opponent_ms];

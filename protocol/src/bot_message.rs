@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::parse::{Fields, tagged_object, without_newline};
-use crate::{MAX_COMMENT_BYTES, MAX_LINE_BYTES, MAX_NAME_CHARS, ProtocolError};
+use crate::{GamesPerProcess, MAX_COMMENT_BYTES, MAX_LINE_BYTES, MAX_NAME_CHARS, ProtocolError};
 
 /// `{"type":"ready","name":"greedy","author":"...","version":"0.1.0"}`: the reply to `hello`.
+/// A bot that can play several games in one process adds `"games":"many"` (protocol 1.1).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ready {
     /// The bot's name: non-empty, at most [`MAX_NAME_CHARS`] characters, no control characters.
@@ -16,6 +17,17 @@ pub struct Ready {
     /// Its version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// `"games"`: whether the process may be kept for further games (absent: one game).
+    #[serde(default, skip_serializing_if = "GamesPerProcess::is_one")]
+    pub games: GamesPerProcess,
+}
+
+impl Ready {
+    /// A `ready` with only a name (one game per process, no author or version).
+    #[must_use]
+    pub fn named(name: impl Into<String>) -> Ready {
+        Ready { name: name.into(), author: None, version: None, games: GamesPerProcess::One }
+    }
 }
 
 /// `{"type":"move","id":1,"move":"A6<"}`: the reply to the `move_request` with the same id.
@@ -119,6 +131,7 @@ impl BotMessage {
                     name,
                     author: fields.optional("author")?,
                     version: fields.optional("version")?,
+                    games: fields.optional("games")?.unwrap_or_default(),
                 }))
             }
             "move" => Ok(BotMessage::Move(MoveReply {

@@ -5,7 +5,8 @@
 //! specification; this crate is its Rust form:
 //!
 //! - referee → bot: [`RefereeMessage`] ([`Hello`], [`MoveRequest`], [`GameOver`], `quit`);
-//! - bot → referee: [`BotMessage`] ([`Ready`], [`MoveReply`], [`Info`]);
+//! - bot → referee: [`BotMessage`] ([`Ready`], [`MoveReply`], [`Info`]); `ready`'s
+//!   [`GamesPerProcess`] is protocol 1.1's opt-in to several games in one process;
 //! - reading either side's lines: [`BotMessage::parse`] and [`RefereeMessage::parse`],
 //!   which check the line in two stages (JSON object with a known `"type"`, then that
 //!   message's fields) and return a [`ProtocolError`] that names the problem;
@@ -28,6 +29,7 @@
 mod bot_message;
 mod canonical_move;
 mod error;
+mod games_per_process;
 mod limits;
 mod parse;
 mod position;
@@ -37,6 +39,7 @@ mod side;
 
 pub use bot_message::{BotMessage, Info, MoveReply, Ready};
 pub use error::ProtocolError;
+pub use games_per_process::GamesPerProcess;
 pub use limits::{
     MAX_COMMENT_BYTES, MAX_INFO_PER_MOVE, MAX_LINE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION, truncate_utf8,
 };

@@ -1,7 +1,9 @@
 //! The protocol's version and its numeric limits. The referee's own defaults (clocks, margin,
 //! grace periods) are its policy, not the wire's: they live in `bao_game::defaults`.
 
-/// The protocol version this crate speaks, sent in `hello` as `"protocol"`.
+/// The protocol version this crate speaks, sent in `hello` as `"protocol"`. Protocol 1.1
+/// (several games in one process, opted into by `ready`'s `"games":"many"`) is an addition a
+/// version-1 bot never sees, so `hello` still says `1`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// The longest line a bot may send, in bytes, not counting the terminating `'\n'`.

@@ -8,7 +8,8 @@ use crate::{
 };
 
 /// `hello`: the first message to each bot, which must answer `ready` within
-/// `time_control.startup_ms`.
+/// `time_control.startup_ms`. Protocol 1.1: a bot kept for several games gets one `hello`
+/// per game (after the previous game's `game_over`), and answers each with `ready`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
     /// The protocol version, [`PROTOCOL_VERSION`].
@@ -119,7 +120,9 @@ pub struct Clock {
     pub move_time_ms: Option<u64>,
 }
 
-/// `game_over`: the game has ended. A `quit` follows.
+/// `game_over`: the game has ended. A `quit` follows, or, to a bot whose `ready` said
+/// `"games":"many"` and whose process the referee keeps (protocol 1.1), the `hello` of its
+/// next game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameOver {
     /// The result in words: `"S wins (front_row_empty)"`, `"draw (max_plies)"`.

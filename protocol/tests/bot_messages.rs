@@ -1,6 +1,6 @@
 //! Reading and writing the bot → referee messages, and every error path of `BotMessage::parse`.
 
-use bao_protocol::{BotMessage, Info, MAX_LINE_BYTES, MoveReply, ProtocolError, Ready};
+use bao_protocol::{BotMessage, GamesPerProcess, Info, MAX_LINE_BYTES, MoveReply, ProtocolError, Ready};
 
 fn parse_err(line: &str) -> ProtocolError {
     BotMessage::parse(line).expect_err(line)
@@ -15,13 +15,14 @@ fn parses_ready_with_all_fields() {
             name: "greedy".into(),
             author: Some("Ann".into()),
             version: Some("0.1.0".into()),
+            games: GamesPerProcess::One,
         }))
     );
 }
 
 #[test]
 fn parses_ready_with_only_a_name_and_null_optionals() {
-    let expected = BotMessage::Ready(Ready { name: "x".into(), author: None, version: None });
+    let expected = BotMessage::Ready(Ready::named("x"));
     assert_eq!(BotMessage::parse(r#"{"type":"ready","name":"x"}"#), Ok(expected.clone()));
     assert_eq!(
         BotMessage::parse(r#"{"type":"ready","name":"x","author":null,"version":null}"#),
@@ -62,7 +63,7 @@ fn ignores_unknown_fields_and_accepts_crlf() {
 #[test]
 fn round_trips_every_bot_message() {
     let messages = [
-        BotMessage::Ready(Ready { name: "n".into(), author: Some("a".into()), version: None }),
+        BotMessage::Ready(Ready { author: Some("a".into()), ..Ready::named("n") }),
         BotMessage::Move(MoveReply { id: u64::MAX, move_text: "B3>".into() }),
         BotMessage::Info(Info {
             depth: None,
@@ -86,8 +87,7 @@ fn writes_the_documented_shapes() {
         r#"{"type":"move","id":1,"move":"A6<"}"#
     );
     assert_eq!(
-        BotMessage::Ready(Ready { name: "greedy".into(), author: None, version: Some("0.1.0".into()) })
-            .to_line(),
+        BotMessage::Ready(Ready { version: Some("0.1.0".into()), ..Ready::named("greedy") }).to_line(),
         r#"{"type":"ready","name":"greedy","version":"0.1.0"}"#
     );
     assert_eq!(BotMessage::Info(Info::comment("hi")).to_line(), r#"{"type":"info","comment":"hi"}"#);
@@ -231,4 +231,46 @@ fn info_comment_truncation_keeps_char_boundaries() {
     let info = Info::comment(format!("a{}", "é".repeat(1000))).truncated();
     assert_eq!(info.comment.expect("comment kept").len(), 1023);
     assert_eq!(Info::comment("short").truncated().comment.as_deref(), Some("short"));
+}
+
+#[test]
+fn ready_games_field_is_optional_and_defaults_to_one() {
+    let parsed = |line: &str| match BotMessage::parse(line) {
+        Ok(BotMessage::Ready(ready)) => ready.games,
+        other => panic!("{line}: {other:?}"),
+    };
+    assert_eq!(parsed(r#"{"type":"ready","name":"x"}"#), GamesPerProcess::One);
+    assert_eq!(parsed(r#"{"type":"ready","name":"x","games":null}"#), GamesPerProcess::One);
+    assert_eq!(parsed(r#"{"type":"ready","name":"x","games":"one"}"#), GamesPerProcess::One);
+    assert_eq!(parsed(r#"{"type":"ready","name":"x","games":"many"}"#), GamesPerProcess::Many);
+}
+
+#[test]
+fn ready_games_field_rejects_unknown_values_naming_the_field() {
+    for (line, problem) in [
+        (
+            r#"{"type":"ready","name":"x","games":"Many"}"#,
+            r#"ready message: field "games": unknown variant `Many`, expected `one` or `many`"#,
+        ),
+        (
+            r#"{"type":"ready","name":"x","games":"2"}"#,
+            r#"ready message: field "games": unknown variant `2`, expected `one` or `many`"#,
+        ),
+        (r#"{"type":"ready","name":"x","games":2}"#, r#"ready message: field "games": invalid type"#),
+        (r#"{"type":"ready","name":"x","games":true}"#, r#"ready message: field "games": invalid type"#),
+    ] {
+        let err = parse_err(line);
+        assert!(matches!(err, ProtocolError::InvalidField { field: "games", .. }), "{line}: {err:?}");
+        assert!(err.to_string().starts_with(problem), "{line}: {err}");
+    }
+}
+
+#[test]
+fn ready_writes_games_only_when_many() {
+    assert_eq!(BotMessage::Ready(Ready::named("b")).to_line(), r#"{"type":"ready","name":"b"}"#);
+    let many = BotMessage::Ready(Ready { games: GamesPerProcess::Many, ..Ready::named("b") });
+    assert_eq!(many.to_line(), r#"{"type":"ready","name":"b","games":"many"}"#);
+    assert_eq!(BotMessage::parse(&many.to_line()), Ok(many));
+    assert_eq!(GamesPerProcess::Many.as_str(), "many");
+    assert_eq!(GamesPerProcess::One.as_str(), "one");
 }

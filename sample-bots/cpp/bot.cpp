@@ -15,6 +15,16 @@
 // The file has three parts: a tiny JSON reader (enough for the referee's
 // messages, which are plain JSON objects), the protocol loop, and
 // choose_move(), the part to replace with your own engine.
+//
+// Several games in one process (protocol 1.1): this bot says "games":"many"
+// in its ready, so the referee may keep it running after a game: instead of
+// quit, game_over is then followed by the hello of the next game (perhaps
+// another side, variant, start, time control or opponent), answered with
+// ready like the first. A bot may keep anything between games (a cache, a
+// hash table), but must take its side and the rest from each hello. This bot
+// keeps nothing: with --seed N every game starts its generator from N again,
+// so a game in a kept process is the game a fresh process would play. A bot
+// that cannot play another game leaves "games" out and gets quit every time.
 
 #include <cerrno>
 #include <chrono>
@@ -296,7 +306,9 @@ std::uint64_t parse_seed_arguments(int argc, char** argv) {
 int main(int argc, char** argv) {
   std::uint64_t seed = parse_seed_arguments(argc, argv);
   std::cerr << "bot.cpp: seed " << seed << std::endl;  // --seed N replays a game
+  const bool seeded = argc == 3;
   std::mt19937_64 rng(seed);
+  int games = 0;
 
   std::string line;
   // getline fails at end of input (the referee closed our stdin): then exit 0.
@@ -313,8 +325,14 @@ int main(int argc, char** argv) {
           std::cerr << "bot.cpp: unsupported protocol version" << std::endl;
           return 1;
         }
-        // Answer within time_control.startup_ms; "name" is required.
-        send(R"({"type":"ready","name":"random-cpp","author":"bao-referee","version":"0.1.0"})");
+        ++games;
+        const Json* side = message.get("side");
+        std::cerr << "bot.cpp: game " << games << ": playing "
+                  << (side && side->is_string() ? side->text : "?") << std::endl;
+        if (seeded) rng.seed(seed);  // every game from the same seed
+        // Answer within time_control.startup_ms; "name" is required. "games":
+        // "many": after game_over this process can play another game.
+        send(R"({"type":"ready","name":"random-cpp","author":"bao-referee","version":"0.1.0","games":"many"})");
       } else if (type->text == "move_request") {
         const Json* id = message.get("id");
         if (id == nullptr) throw std::runtime_error("move_request without an \"id\"");
@@ -322,7 +340,7 @@ int main(int argc, char** argv) {
         // Answer with the SAME id, or we lose (wrong_id).
         send("{\"type\":\"move\",\"id\":" + std::to_string(id->as_u64()) + ",\"move\":" + json_quote(move) + "}");
       } else if (type->text == "game_over") {
-        // Nothing to answer; a quit follows.
+        // Nothing to answer; a quit follows, or the next game's hello.
         const Json* result = message.get("result");
         std::cerr << "bot.cpp: game over: " << (result && result->is_string() ? result->text : "?") << std::endl;
       } else if (type->text == "quit") {

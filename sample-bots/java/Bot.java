@@ -14,6 +14,18 @@
 //
 // The file has three parts: the protocol loop (main), chooseMove(), the part to
 // replace with your own engine, and a tiny JSON reader (the JDK has none).
+//
+// Several games in one process (protocol 1.1): this bot says "games":"many"
+// in its ready, so the referee may keep it running after a game (and the
+// second or two `java Bot.java` takes to start, and the JIT warming up,
+// are paid once): instead of quit, game_over is then followed by the hello of
+// the next game (perhaps another side, variant, start, time control or
+// opponent), answered with ready like the first. A bot may keep anything
+// between games (a cache, a hash table), but must take its side and the rest
+// from each hello. This bot keeps nothing: with --seed N every game starts its
+// generator from N again, so a game in a kept process is the game a fresh
+// process would play. A bot that cannot play another game leaves "games" out
+// and gets quit every time.
 
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
@@ -68,7 +80,9 @@ public final class Bot {
             return;
         }
         log("seed " + seed); // --seed N replays a game
+        boolean seeded = args.length == 2;
         Random random = new Random(seed);
+        int games = 0;
 
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -84,9 +98,15 @@ public final class Bot {
                         log("unsupported protocol version " + message.get("protocol"));
                         System.exit(1);
                     }
-                    log("playing " + message.get("side") + " in " + message.get("variant"));
-                    // Answer within time_control.startup_ms; "name" is required.
-                    send("{\"type\":\"ready\",\"name\":\"random-java\",\"author\":\"bao-referee\",\"version\":\"0.1.0\"}");
+                    games += 1;
+                    log("game " + games + ": playing " + message.get("side") + " in " + message.get("variant"));
+                    if (seeded) {
+                        random.setSeed(seed); // every game from the same seed
+                    }
+                    // Answer within time_control.startup_ms; "name" is required. "games":
+                    // "many": after game_over this process can play another game.
+                    send("{\"type\":\"ready\",\"name\":\"random-java\",\"author\":\"bao-referee\","
+                            + "\"version\":\"0.1.0\",\"games\":\"many\"}");
                 } else if ("move_request".equals(type)) {
                     BigInteger id = Json.integer(message.get("id"), "id");
                     List<String> legal = Json.strings(message.get("legal"), "legal");
@@ -97,7 +117,7 @@ public final class Bot {
                     // Answer with the SAME id, or we lose (wrong_id).
                     send("{\"type\":\"move\",\"id\":" + id + ",\"move\":" + Json.quote(move) + "}");
                 } else if ("game_over".equals(type)) {
-                    // Nothing to answer; a quit follows.
+                    // Nothing to answer; a quit follows, or the next game's hello.
                     log("game over: " + message.get("result"));
                 } else if ("quit".equals(type)) {
                     System.exit(0); // exit promptly: the referee waits 1 s, then stops us

@@ -13,6 +13,16 @@
 // referee keeps in the game log.
 //
 // To write your own bot, copy this file and replace chooseMove().
+//
+// Several games in one process (protocol 1.1): this bot says "games":"many"
+// in its ready, so the referee may keep it running after a game: instead of
+// quit, game_over is then followed by the hello of the next game (perhaps
+// another side, variant, start, time control or opponent), answered with
+// ready like the first. A bot may keep anything between games (a cache, a
+// hash table), but must take its side and the rest from each hello. This bot
+// keeps nothing: with --seed N every game starts its generator from N again,
+// so a game in a kept process is the game a fresh process would play. A bot
+// that cannot play another game leaves "games" out and gets quit every time.
 
 "use strict";
 
@@ -89,7 +99,9 @@ function main() {
     return;
   }
   log(`seed ${seed}`); // --seed N replays a game
-  const below = makeRandom(seed);
+  const seeded = process.argv.length > 2;
+  let below = makeRandom(seed);
+  let games = 0;
 
   const input = readline.createInterface({ input: process.stdin, terminal: false });
   let stopped = false;
@@ -126,9 +138,12 @@ function main() {
           stop(1);
           return;
         }
-        log(`playing ${message.side} in ${message.variant}`);
-        // Answer within time_control.startup_ms; "name" is required.
-        send({ type: "ready", name: "random-js", author: "bao-referee", version: "0.1.0" });
+        games += 1;
+        log(`game ${games}: playing ${message.side} in ${message.variant}`);
+        if (seeded) below = makeRandom(seed); // every game from the same seed
+        // Answer within time_control.startup_ms; "name" is required. "games":
+        // "many": after game_over this process can play another game.
+        send({ type: "ready", name: "random-js", author: "bao-referee", version: "0.1.0", games: "many" });
         break;
       case "move_request": {
         if (!Number.isSafeInteger(message.id) || !Array.isArray(message.legal) || message.legal.length === 0) {
@@ -142,7 +157,7 @@ function main() {
         break;
       }
       case "game_over":
-        // Nothing to answer; a quit follows.
+        // Nothing to answer; a quit follows, or the next game's hello.
         log(`game over: ${message.result}`);
         break;
       case "quit":

@@ -28,6 +28,17 @@ The conversation:
     ...              (one move_request per turn, ids 1, 2, 3, ...)
     referee -> bot   {"type":"game_over", ...}
     referee -> bot   {"type":"quit"}                   exit promptly (within 1 s)
+
+Several games in one process (protocol 1.1): this bot says "games":"many" in
+its ready, so the referee may keep it running after a game. Then, instead of
+quit, the game_over is followed by a new hello (another side, variant, start
+or time control; another opponent) that is answered with ready exactly like
+the first one. A bot may keep anything between games (a cache, a hash table,
+an opening book loaded once), but must take its side and everything else from
+each hello. This bot keeps nothing: with --seed N every game starts its random
+generator from N again, so a game in a kept process is the game a fresh
+process would play. A bot that cannot play another game (it keeps per-game
+state it cannot reset) leaves "games" out and gets quit after every game.
 """
 
 import argparse
@@ -80,6 +91,7 @@ def main():
     seed = args.seed if args.seed is not None else time.time_ns() ^ (os.getpid() << 32)
     log("seed", seed)  # --seed N replays a game
     rng = random.Random(seed)
+    games = 0
 
     # Read the referee's lines one by one. readline() returns "" at end of
     # input (the referee closed our stdin): then we simply exit.
@@ -104,11 +116,17 @@ def main():
             if message.get("protocol") != PROTOCOL_VERSION:
                 log("unsupported protocol version", message.get("protocol"))
                 return 1
-            log("playing", message["side"], "in", message["variant"],
+            games += 1
+            log("game", games, "playing", message["side"], "in", message["variant"],
                 "time control", message["time_control"])
+            if args.seed is not None:
+                rng.seed(seed)  # every game from the same seed, kept process or not
             # Answer with ready within time_control.startup_ms. "name" is
             # required (1 to 64 characters); "author" and "version" are optional.
-            send({"type": "ready", "name": "random-py", "author": "bao-referee", "version": "0.1.0"})
+            # "games": "many" says this process can play another game after
+            # game_over (a new hello comes instead of quit).
+            send({"type": "ready", "name": "random-py", "author": "bao-referee", "version": "0.1.0",
+                  "games": "many"})
 
         elif kind == "move_request":
             # Our turn. Answer with the SAME id, or we lose (wrong_id).
@@ -119,7 +137,8 @@ def main():
             send({"type": "move", "id": message["id"], "move": move})
 
         elif kind == "game_over":
-            # The game has ended; a quit follows. Nothing to answer.
+            # The game has ended; a quit follows, or the hello of the next
+            # game. Nothing to answer.
             log("game over:", message["result"])
 
         elif kind == "quit":

@@ -12,7 +12,17 @@ pub trait Bot {
     /// The name, author and version sent in `ready`.
     fn identity(&self) -> Identity;
 
-    /// Called on `hello`, before `ready` is sent (the startup time counts): a new game.
+    /// Called on every `hello`, before `ready` is sent (the startup time counts): a new game.
+    ///
+    /// A process may play many games (protocol 1.1: [`Identity::new`] declares
+    /// `"games":"many"`, and after `game_over` the referee may send the next game's `hello`
+    /// instead of `quit`). The default does nothing, which is right for a bot that keeps no
+    /// state from one game to the next. A bot may keep anything across games (a
+    /// transposition table, an opening book loaded once, caches), but must take its side, the
+    /// variant, the start and the clock from `game` and the positions it is given: the next
+    /// game may give it the other side, another variant and another opponent. State that
+    /// belongs to one game (a seeded generator to replay, a move history, counters) is reset
+    /// here. A bot that cannot do that says so with [`Identity::one_game_per_process`].
     fn new_game(&mut self, _game: &NewGame) {}
 
     /// The move to play in `position`: one of `legal`, which is never empty and is in
@@ -29,7 +39,8 @@ pub trait Bot {
         Vec::new()
     }
 
-    /// Called on `game_over`.
+    /// Called on every `game_over`. A `quit` follows, or the next game's `hello` (then
+    /// [`Bot::new_game`] is called again).
     fn game_over(&mut self, _end: &GameEnd) {}
 }
 

@@ -13,6 +13,13 @@
 //! The bot never sees a string: positions, moves and sides are bao-rules types. This crate
 //! must not know the referee: PROTOCOL.md is all it relies on.
 //!
+//! **Several games in one process** (protocol 1.1): `ready` says `"games":"many"` (the
+//! [`Identity`] default), so a tournament may keep the bot's process after `game_over` and
+//! send the next game's `hello` instead of `quit`. The loop answers it like the first one,
+//! calling [`Bot::new_game`] again: nothing else is needed from the bot. What a bot may keep
+//! between games, and what it must not assume, is under [`Bot::new_game`];
+//! [`Identity::one_game_per_process`] opts out.
+//!
 //! ```no_run
 //! use bao_sdk::{Bot, Deadline, Identity, Move, MoveList, Position};
 //!
@@ -43,7 +50,7 @@ mod protocol_loop;
 pub mod raw;
 mod runner;
 
-pub use bao_protocol::{Info, TimeControl};
+pub use bao_protocol::{GamesPerProcess, Info, TimeControl};
 pub use bao_rules::{Move, MoveList, Position, Side, Variant};
 pub use bot::Bot;
 pub use deadline::{Deadline, HARD_PER_SOFT, MIN_SAFETY, MOVES_TO_GO, TimeMode, safety};

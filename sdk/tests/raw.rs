@@ -111,7 +111,8 @@ fn answers_a_whole_game_and_stops_at_quit() {
             BotMessage::Ready(Ready {
                 name: "recorder".into(),
                 author: Some("tests".into()),
-                version: Some("1.2.3".into())
+                version: Some("1.2.3".into()),
+                games: bao_protocol::GamesPerProcess::Many,
             }),
             info_with(2),
             BotMessage::Move(MoveReply { id: 1, move_text: "A2<".into() }),
@@ -216,4 +217,53 @@ fn a_closed_stdout_is_an_io_error() {
     assert!(matches!(result, Err(SdkError::Io(_))), "{result:?}");
     assert_eq!(bot.requests, vec![1]);
     assert_eq!(bot.infos_sent, vec![0], "the failed info is not counted as sent");
+}
+
+#[test]
+fn plays_a_second_game_after_game_over_in_the_same_loop() {
+    // Protocol 1.1: ready says "games":"many" by default, and a hello after game_over (here
+    // South, the other side) starts the next game: ready again, the hook again, ids from 1.
+    let draw = RefereeMessage::GameOver(GameOver {
+        result: "draw (max_plies)".into(),
+        winner: None,
+        reason: "max_plies".into(),
+        plies: 2,
+    });
+    let second =
+        RefereeMessage::hello(Side::South, "kiswahili", "start", TimeControl::move_time(300, 5000, 100));
+    let input = transcript(&[
+        hello(),
+        request(1, &["A1>"]),
+        draw.clone(),
+        second,
+        request(1, &["A6<", "A7<"]),
+        draw,
+        RefereeMessage::Quit,
+    ]);
+    let mut bot = Recorder::default();
+    let (result, replies) = run_on(&mut bot, &input);
+    result.expect("two games, then quit");
+    assert_eq!(bot.hellos.iter().map(|h| h.side).collect::<Vec<_>>(), [Side::North, Side::South]);
+    assert_eq!(bot.hellos[1].time_control.move_time_ms, Some(300));
+    assert_eq!(bot.requests, [1, 1]);
+    assert_eq!(bot.game_overs.len(), 2);
+    let readies: Vec<_> = replies
+        .iter()
+        .filter_map(|r| match r {
+            BotMessage::Ready(ready) => Some(ready.games),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(readies, [bao_protocol::GamesPerProcess::Many; 2], "{replies:?}");
+    let moves: Vec<_> = replies
+        .iter()
+        .filter_map(|r| match r {
+            BotMessage::Move(reply) => Some(reply.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        [MoveReply { id: 1, move_text: "A1>".into() }, MoveReply { id: 1, move_text: "A7<".into() }]
+    );
 }

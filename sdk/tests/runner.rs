@@ -200,3 +200,101 @@ fn the_end_of_input_is_a_clean_stop() {
     result.expect("clean");
     assert!(lines.is_empty());
 }
+
+/// The lines of a game's end: `game_over` (a draw at the ply limit after `plies`).
+fn draw(plies: u32) -> RefereeMessage {
+    RefereeMessage::GameOver(GameOver {
+        result: "draw (max_plies)".into(),
+        winner: None,
+        reason: "max_plies".into(),
+        plies,
+    })
+}
+
+#[test]
+fn two_games_in_one_process_each_from_its_own_hello() {
+    // Protocol 1.1: after game_over, a kept process gets the next game's hello instead of quit:
+    // here the other side, the other variant and another clock mode, with ids from 1 again.
+    let kiswahili = Position::start(Variant::Kiswahili);
+    let kujifunza = Position::start(Variant::Kujifunza);
+    let (after_south, _) = kujifunza.play(kujifunza.legal_moves()[0]).expect("legal");
+    let RefereeMessage::MoveRequest(mut second) = request(1, &after_south, legal_texts(&after_south)) else {
+        unreachable!("a move request")
+    };
+    second.clock = Clock { you_ms: 700, opponent_ms: 700, increment_ms: 0, move_time_ms: Some(700) };
+    let mut bot = Recorder::default();
+    let (result, lines) = run(
+        &mut bot,
+        &[
+            RefereeMessage::hello(
+                bao_protocol::Side::South,
+                "kiswahili",
+                &kiswahili.to_string(),
+                TimeControl::fischer(9000, 100, 5000, 100),
+            ),
+            request(1, &kiswahili, legal_texts(&kiswahili)),
+            draw(1),
+            RefereeMessage::hello(
+                bao_protocol::Side::North,
+                "kujifunza",
+                &kujifunza.to_string(),
+                TimeControl::move_time(700, 5000, 100),
+            ),
+            RefereeMessage::MoveRequest(second),
+            draw(2),
+            RefereeMessage::Quit,
+        ],
+    );
+    result.expect("clean run over two games");
+    let sides: Vec<_> = bot.games.iter().map(|g| (g.side, g.variant, g.start)).collect();
+    assert_eq!(
+        sides,
+        [(Side::South, Variant::Kiswahili, kiswahili), (Side::North, Variant::Kujifunza, kujifunza)]
+    );
+    assert_eq!(bot.positions, [kiswahili, after_south]);
+    assert_eq!(after_south.side_to_move(), Side::North);
+    assert!(matches!(bot.modes[..], [TimeMode::Fischer { .. }, TimeMode::MoveTime(_)]), "{:?}", bot.modes);
+    assert_eq!(bot.ends.iter().map(|e| e.plies).collect::<Vec<_>>(), [1, 2]);
+    let ready = |line: &BotMessage| match line {
+        BotMessage::Ready(ready) => Some((ready.name.clone(), ready.games)),
+        _ => None,
+    };
+    let declared = Some(("recorder".to_owned(), bao_sdk::GamesPerProcess::Many));
+    assert_eq!(ready(&lines[0]), declared, "{lines:?}");
+    assert_eq!(ready(&lines[3]), declared, "the second hello is answered with ready: {lines:?}");
+    let last_legal = after_south.legal_moves().last().expect("a move").to_string();
+    assert_eq!(lines[2], BotMessage::Move(MoveReply { id: 1, move_text: "A7>".into() }));
+    assert_eq!(lines[5], BotMessage::Move(MoveReply { id: 1, move_text: last_legal }));
+    assert_eq!(lines.len(), 6, "{lines:?}");
+}
+
+/// A bot that can play only one game per process.
+struct OneGame;
+
+impl Bot for OneGame {
+    fn identity(&self) -> Identity {
+        Identity::new("one-game").one_game_per_process()
+    }
+
+    fn choose_move(&mut self, _position: &Position, legal: &MoveList, _deadline: &Deadline) -> Move {
+        legal[0]
+    }
+}
+
+#[test]
+fn every_bot_declares_many_games_unless_it_opts_out() {
+    let hello = RefereeMessage::hello(
+        bao_protocol::Side::South,
+        "kiswahili",
+        &Position::start(Variant::Kiswahili).to_string(),
+        TimeControl::move_time(100, 5000, 100),
+    );
+    let ready_line = |output: Vec<u8>| String::from_utf8(output).expect("UTF-8");
+    let mut many = Vec::new();
+    bao_sdk::run_with_io(Recorder::default(), transcript(std::slice::from_ref(&hello)), &mut many)
+        .expect("clean");
+    assert_eq!(ready_line(many), "{\"type\":\"ready\",\"name\":\"recorder\",\"games\":\"many\"}\n");
+    let mut one = Vec::new();
+    bao_sdk::run_with_io(OneGame, transcript(std::slice::from_ref(&hello)), &mut one).expect("clean");
+    assert_eq!(ready_line(one), "{\"type\":\"ready\",\"name\":\"one-game\"}\n");
+}

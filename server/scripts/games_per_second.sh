@@ -60,7 +60,12 @@ split=$(python3 - "$arena/a/games" <<'PY'
 import glob, json, statistics, sys
 games = []
 for path in glob.glob(sys.argv[1] + "/*.jsonl"):
-    records = [json.loads(line) for line in open(path)]
+    records = []
+    for line in open(path):
+        try:
+            records.append(json.loads(line))
+        except ValueError:  # the game still being written
+            break
     result = [r for r in records if r.get("type") == "result"]
     if not result or result[0].get("duration_ms") is None:
         continue

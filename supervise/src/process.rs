@@ -484,6 +484,13 @@ impl BotProcess {
         lock(&self.shared.stderr).snapshot()
     }
 
+    /// The captured stderr, and a fresh capture from now on (for a bot kept for another game:
+    /// each game's log holds what it wrote during that game). The output limit still counts
+    /// everything the process wrote.
+    pub fn take_stderr(&self) -> StderrCapture {
+        lock(&self.shared.stderr).take()
+    }
+
     /// Bytes the bot has written to stdout and stderr together so far.
     #[must_use]
     pub fn output_bytes(&self) -> u64 {

@@ -152,6 +152,17 @@ impl StderrBuffer {
         self.tail.extend(rest);
     }
 
+    /// The capture so far, and a fresh start: what comes next is captured (and counted) as if
+    /// nothing had come before (a process kept for another game: each game's log holds the
+    /// stderr written during that game).
+    pub(crate) fn take(&mut self) -> StderrCapture {
+        let capture = self.snapshot();
+        self.head.clear();
+        self.tail.clear();
+        self.total = 0;
+        capture
+    }
+
     pub(crate) fn snapshot(&self) -> StderrCapture {
         let mut kept = self.head.clone();
         kept.extend(self.tail.iter());
@@ -196,6 +207,19 @@ mod tests {
         // A chunk longer than the whole tail keeps only its end.
         buffer.push(b"0123456789");
         assert_eq!(buffer.snapshot().kept, b"abc789");
+    }
+
+    #[test]
+    fn take_returns_the_capture_and_starts_afresh() {
+        let mut buffer = StderrBuffer::new(6);
+        buffer.push(b"abcdefgh");
+        let taken = buffer.take();
+        assert_eq!((taken.kept.as_slice(), taken.total_bytes), (b"abcfgh".as_slice(), 8));
+        buffer.push(b"xy");
+        assert_eq!(
+            buffer.snapshot(),
+            StderrCapture { kept: b"xy".to_vec(), total_bytes: 2, truncated: false, gap_at: None }
+        );
     }
 
     /// The bytes `text` takes as a JSON string, without its quotes.

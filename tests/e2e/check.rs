@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::{bin, workspace_root};
 
 /// Every check, in the order the checker runs them.
-const ALL_CHECKS: [&str; 17] = [
+const ALL_CHECKS: [&str; 18] = [
     "handshake",
     "first-move",
     "fischer-clock",
@@ -30,10 +30,11 @@ const ALL_CHECKS: [&str; 17] = [
     "end-of-input",
     "unknown-fields",
     "long-game",
+    "two-games",
 ];
 
 /// The checks that ask the bot for a move.
-const MOVE_CHECKS: [&str; 14] = [
+const MOVE_CHECKS: [&str; 15] = [
     "first-move",
     "fischer-clock",
     "move-time-clock",
@@ -48,6 +49,7 @@ const MOVE_CHECKS: [&str; 14] = [
     "ids-increase",
     "unknown-fields",
     "long-game",
+    "two-games",
 ];
 
 /// A unique word to find a test's bot processes in /proc.
@@ -115,10 +117,12 @@ fn assert_all_pass(command: &str) {
     let report = check_json(command, &["--move-time", "1s"], 0);
     assert_eq!(with_status(&report, "pass"), set(&ALL_CHECKS), "{report:#}");
     assert_eq!(report["all_passed"], true);
-    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(17), Some(0)));
+    assert_eq!((report["passed"].as_u64(), report["failed"].as_u64()), (Some(18), Some(0)));
     let names: Vec<&str> =
         report["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ALL_CHECKS, "the checks run in their documented order");
+    // Every bot checked here says "games":"many": two-games played both games, with no note.
+    assert_eq!(check_named(&report, "two-games")["note"], Value::Null, "{report:#}");
     // The exchange is recorded for passing checks too: the long game ends with a note.
     let long_game = check_named(&report, "long-game");
     let tail = long_game["exchange"]["tail"].as_array().unwrap();
@@ -151,8 +155,8 @@ fn the_report_for_people_has_one_line_per_check() {
     for (line, name) in lines[1..].iter().zip(ALL_CHECKS) {
         assert_eq!(*line, format!("PASS {name}"));
     }
-    assert_eq!(lines.last(), Some(&"All 17 checks passed."));
-    assert_eq!(lines.len(), 19, "{text}");
+    assert_eq!(lines.last(), Some(&"All 18 checks passed."));
+    assert_eq!(lines.len(), 20, "{text}");
 }
 
 #[test]
@@ -180,7 +184,7 @@ fn an_illegal_move_fails_every_move_check_and_shows_the_line() {
         block.iter().any(|l| l.starts_with(r#"      -> {"type":"move_request","id":1,"ply":0"#)),
         "{block:#?}"
     );
-    assert!(text.trim_end().ends_with("3 of 17 checks passed; failed: first-move, fischer-clock, move-time-clock, north-reply, namua-midgame, mtaji-kujifunza, mtaji-kiswahili, one-legal-move, takasia, safari-choice, ids-increase, game-over-no-reply, unknown-fields, long-game."), "{text}");
+    assert!(text.trim_end().ends_with("3 of 18 checks passed; failed: first-move, fischer-clock, move-time-clock, north-reply, namua-midgame, mtaji-kujifunza, mtaji-kiswahili, one-legal-move, takasia, safari-choice, ids-increase, game-over-no-reply, unknown-fields, long-game, two-games."), "{text}");
     assert!(crate::hostile::processes_with(&tag).is_empty(), "processes left behind");
 }
 
@@ -212,10 +216,10 @@ fn a_bot_that_exits_at_once_fails_the_handshake_and_nothing_else_runs() {
     let command = format!("{} --mode exit-at-once", bin("bao-misbehave").display());
     let report = check_json(&command, &[], 1);
     assert_eq!(with_status(&report, "fail"), set(&["handshake"]));
-    assert_eq!(with_status(&report, "skip").len(), 16, "{report:#}");
+    assert_eq!(with_status(&report, "skip").len(), 17, "{report:#}");
     assert_eq!(
         (report["passed"].as_u64(), report["failed"].as_u64(), report["skipped"].as_u64()),
-        (Some(0), Some(1), Some(16))
+        (Some(0), Some(1), Some(17))
     );
     let why = check_named(&report, "handshake")["why"].as_str().unwrap();
     assert!(why.contains("exit code 3") && why.ends_with("(verdict: handshake_failed)"), "{why}");
@@ -304,4 +308,114 @@ fn bad_arguments_exit_2() {
         assert_eq!(output.status.code(), Some(2), "{command} {args:?}: {stderr}");
         assert!(stderr.contains(message), "{command} {args:?}: {stderr}");
     }
+}
+
+/// The `two-games` check of `bao-many-games --second MODE [ARGS]`, alone (with the handshake).
+fn two_games(mode: &str, args: &[&str], code: i32) -> Value {
+    let command = format!("{} --second {mode} {}", bin("bao-many-games").display(), args.join(" "));
+    let report = check_json(&command, &["--move-time", "1s", "--only", "two-games"], code);
+    assert_eq!(check_named(&report, "handshake")["status"], "pass", "{report:#}");
+    check_named(&report, "two-games").clone()
+}
+
+/// The lines of a check's exchange sent to the bot, or received from it (`dir`), as shown
+/// (the start and the end of a long exchange).
+fn exchanged(check: &Value, dir: &str) -> Vec<String> {
+    let view = &check["exchange"];
+    let lines = view["head"].as_array().unwrap().iter().chain(view["tail"].as_array().unwrap());
+    lines.filter(|e| e["dir"] == dir).map(|e| e["line"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_bot_that_declares_many_games_must_play_a_second_game_in_the_same_process() {
+    let record = crate::support::Scratch::new("two-games", "record.txt");
+    let check = two_games("ready", &["--record", record.to_str().unwrap()], 0);
+    assert_eq!(check["status"], "pass", "{check:#}");
+    assert_eq!(check["note"], Value::Null, "it played both games: {check:#}");
+    // What the bot read, recorded by the bot: two processes (a pid line each), the handshake
+    // check's and then two-games', which got two hellos, South in Kiswahili then North in
+    // Kujifunza with the other clock mode, each game's requests from id 1, a game_over after
+    // each game, and quit once, at the end.
+    let lines: Vec<String> = std::fs::read_to_string(&record).unwrap().lines().map(str::to_owned).collect();
+    let starts: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with("pid ")).collect();
+    assert_eq!(starts.len(), 2, "{lines:#?}");
+    let messages: Vec<Value> =
+        lines[starts[1] + 1..].iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = messages.iter().map(|m| m["type"].as_str().unwrap()).collect();
+    let game = ["hello", "move_request", "move_request", "move_request", "game_over"];
+    assert_eq!(kinds, [&game[..], &game[..], &["quit"]].concat(), "{lines:#?}");
+    let (first, second) = (&messages[0], &messages[5]);
+    assert_eq!((&first["side"], &first["variant"]), (&Value::from("S"), &Value::from("kiswahili")));
+    assert_eq!((&second["side"], &second["variant"]), (&Value::from("N"), &Value::from("kujifunza")));
+    assert_eq!(first["time_control"]["move_time_ms"], 1000);
+    assert_eq!(second["time_control"]["move_time_ms"], Value::Null, "the other clock mode: {second}");
+    assert!(second["time_control"]["base_ms"].is_u64(), "{second}");
+    let ids: Vec<u64> =
+        messages.iter().filter(|m| m["type"] == "move_request").map(|m| m["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3, 1, 2, 3]);
+    // The second game's requests are North's, from the Kujifunza start.
+    assert!(
+        messages[6]["position"]["notation"].as_str().unwrap().starts_with("kujifunza N "),
+        "{}",
+        messages[6]
+    );
+    let received = exchanged(&check, "received");
+    assert!(received.iter().any(|l| l.contains(r#""games":"many""#)), "{received:#?}");
+}
+
+#[test]
+fn a_bot_that_declares_many_games_and_fails_the_second_hello_fails_the_check() {
+    for (mode, why) in [
+        (
+            "exit",
+            "the second game's hello (after game_over, in the same process): the bot ended (exit code 0) \
+             instead of answering hello with ready (verdict: handshake_failed); a bot that says \
+             \"games\":\"many\" must not exit after game_over",
+        ),
+        (
+            "silent",
+            "the second game's hello (after game_over, in the same process): no ready within the startup \
+             time of 5000 ms (verdict: handshake_failed)",
+        ),
+        (
+            "move",
+            "the second game's hello (after game_over, in the same process): answered hello with a move \
+             message instead of ready (verdict: handshake_failed)",
+        ),
+        ("old-ids", "in the second game: answered with id 4, but the request's id was 1"),
+    ] {
+        let started = Instant::now();
+        let check = two_games(mode, &[], 1);
+        assert_eq!(check["status"], "fail", "{mode}: {check:#}");
+        let said = check["why"].as_str().unwrap();
+        // A bot that exits may be seen as gone when the hello is written, or when ready is awaited.
+        let exited_on_write = mode == "exit"
+            && said.starts_with(
+                "the second game's hello (after game_over, in the same process): could not write",
+            )
+            && said.contains("must not exit after game_over");
+        assert!(said.starts_with(why) || exited_on_write, "{mode}: {said}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{mode}: {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn a_bot_that_plays_one_game_per_process_passes_with_a_note() {
+    let noted = two_games("exit", &["--declare", "one"], 0);
+    assert_eq!(noted["status"], "pass", "{noted:#}");
+    let note = noted["note"].as_str().expect("a note");
+    assert!(note.contains("one game per process"), "{note}");
+    let sent = exchanged(&noted, "sent");
+    assert_eq!(sent.iter().filter(|l| l.contains(r#""type":"hello""#)).count(), 1, "{sent:#?}");
+    assert_eq!(sent.last().map(String::as_str), Some(r#"{"type":"quit"}"#));
+    // Without the declaration, the same bot's mistake does not matter: it never gets a second hello.
+    let command = format!("{} --second exit --declare one", bin("bao-many-games").display());
+    let output = check(&command, &["--move-time", "1s", "--only", "two-games"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "\nPASS two-games (one game per process: the bot does not declare \"games\":\"many\")\n"
+        ),
+        "{text}"
+    );
 }

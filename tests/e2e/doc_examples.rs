@@ -106,7 +106,7 @@ fn the_examples_script_runs_as_written() {
     assert_eq!(out.status.code(), Some(0), "docs/examples.sh failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("ok: "), "verify printed its verdict: {stdout}");
     assert!(stdout.contains("[Result \""), "record printed the game: {stdout}");
-    assert!(stdout.contains("All 17 checks passed."), "{stdout}");
+    assert!(stdout.contains("All 18 checks passed."), "{stdout}");
     assert!(work.join("results/all/results.json").exists(), "the merge wrote its folder");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -9,6 +9,7 @@ mod doc_examples;
 mod first_hour;
 mod hostile;
 mod isolation;
+mod kept_processes;
 mod ladder;
 mod matches;
 mod option_ranges;

@@ -38,7 +38,7 @@ fn the_minimal_python_bot_of_protocol_md_passes_every_check() {
     std::fs::write(&file, code).unwrap();
     let out = referee(&["check", &format!("python3 {}", file.display())]);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out), String::from_utf8_lossy(&out.stderr));
-    assert!(text(&out).contains("All 17 checks passed."), "{}", text(&out));
+    assert!(text(&out).contains("All 18 checks passed."), "{}", text(&out));
 }
 
 #[test]

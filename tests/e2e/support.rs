@@ -20,6 +20,8 @@ pub fn bin(name: &str) -> PathBuf {
         "bao-referee" => env!("CARGO_BIN_EXE_bao-referee-e2e"),
         "bao-misbehave" => env!("CARGO_BIN_EXE_bao-misbehave"),
         "bao-scripted" => env!("CARGO_BIN_EXE_bao-scripted"),
+        "bao-many-games" => env!("CARGO_BIN_EXE_bao-many-games"),
+        "bao-keeper" => env!("CARGO_BIN_EXE_bao-keeper"),
         other => panic!("no binary {other} in the e2e package"),
     };
     PathBuf::from(path)

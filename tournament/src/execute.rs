@@ -15,6 +15,13 @@
 //! suffer from the referee. Blocking work (fsync, reading and verifying a
 //! finished log) runs on tokio's blocking pool so it never stalls the loop.
 //!
+//! Each of the `concurrency` places is a worker slot ([`Slot`]) that keeps the processes of
+//! bots that declared `"games":"many"` (protocol 1.1) between its games, when the run allows it
+//! ([`Run::keep`], `--restart on-fault`): a game goes to the free slot holding the most of its
+//! bots' processes, and each bot plays in its kept process there, whichever side and opponent.
+//! A slot keeps at most [`MAX_KEPT_PER_SLOT`] idle processes (the longest idle are sent `quit`
+//! first); the rest are sent `quit` at the end of the run.
+//!
 //! Memory is bounded by the games in flight, not by the games played: the games to play are
 //! derived from the plan one at a time, and a finished game is folded into the running counts
 //! ([`Tally`]) and the index's [`RecentGames`], then dropped.
@@ -40,10 +47,14 @@ use crate::signals::{self, StopTokens};
 use crate::sprt;
 use crate::tally::Tally;
 use crate::trace::TraceObserver;
-use bao_game::GameResult;
 use bao_game::lag::LagMonitor;
+use bao_game::{GameResult, KeepPolicy, KeptProcess};
 
 use crate::executor::{self, Played};
+
+/// The most idle processes a worker slot keeps for the bots' next games: those of its last
+/// game, and two more (a third bot of a round robin).
+pub const MAX_KEPT_PER_SLOT: usize = 4;
 
 /// How often the running games' worst lag is brought up to date (the lag
 /// monitor keeps about 20 s of samples).
@@ -92,6 +103,9 @@ pub struct Run {
     pub trace: crate::trace::TraceTarget,
     /// The replay page each game gets.
     pub replays: ReplayPages,
+    /// Whether bots that declared `"games":"many"` keep their processes between games
+    /// (`--restart`, `--max-games-per-process`).
+    pub keep: KeepPolicy,
 }
 
 /// How a run ended.
@@ -141,6 +155,68 @@ struct RunContext {
     shared: RefCell<Shared>,
     trace: crate::trace::TraceTarget,
     replays: ReplayPages,
+    keep: KeepPolicy,
+    /// The free worker slots (one is taken with each game's seat, and given back with it).
+    slots: RefCell<Vec<Slot>>,
+    /// Kept processes being sent `quit` (a slot had too many, or the run is over).
+    retiring: RefCell<JoinSet<()>>,
+}
+
+/// One of the places where games are played, with the processes it keeps for their bots' next
+/// games: (the bot's index in the plan, its process), the longest idle first.
+#[derive(Debug, Default)]
+struct Slot {
+    kept: Vec<(usize, KeptProcess)>,
+}
+
+impl Slot {
+    /// How many of the game's two bots have a process here.
+    fn holds(&self, game: &ScheduledGame) -> usize {
+        let has = |bot: usize| self.kept.iter().any(|(b, _)| *b == bot);
+        if game.south == game.north {
+            self.kept.iter().filter(|(b, _)| *b == game.south).count().min(2)
+        } else {
+            usize::from(has(game.south)) + usize::from(has(game.north))
+        }
+    }
+
+    /// Takes the kept process of `bot`, if any.
+    fn take(&mut self, bot: usize) -> Option<KeptProcess> {
+        let at = self.kept.iter().position(|(b, _)| *b == bot)?;
+        Some(self.kept.remove(at).1)
+    }
+}
+
+impl RunContext {
+    /// The free slot holding the most of `game`'s bots' processes (a new one if none is free,
+    /// which happens only after a game failed before giving its slot back).
+    fn take_slot(&self, game: &ScheduledGame) -> Slot {
+        let mut slots = self.slots.borrow_mut();
+        let best = (0..slots.len()).max_by_key(|&i| slots[i].holds(game));
+        best.map(|i| slots.swap_remove(i)).unwrap_or_default()
+    }
+
+    /// Gives `slot` back with the processes of the game just played, sending `quit` to the
+    /// longest idle beyond [`MAX_KEPT_PER_SLOT`].
+    fn give_back(&self, mut slot: Slot, game: &ScheduledGame, kept: [Option<KeptProcess>; 2]) {
+        for (bot, process) in [game.south, game.north].into_iter().zip(kept) {
+            if let Some(process) = process {
+                slot.kept.push((bot, process));
+            }
+        }
+        let excess = slot.kept.len().saturating_sub(MAX_KEPT_PER_SLOT);
+        for (_, process) in slot.kept.drain(..excess) {
+            self.retire(process);
+        }
+        self.slots.borrow_mut().push(slot);
+    }
+
+    /// Sends `quit` to a kept process and ends it, in the background.
+    fn retire(&self, process: KeptProcess) {
+        self.retiring.borrow_mut().spawn_local(async move {
+            process.retire(bao_game::defaults::QUIT_GRACE).await;
+        });
+    }
 }
 
 /// Plays the games of `run.plan` not yet counted in the journal.
@@ -174,6 +250,9 @@ async fn execute_async(run: Run) -> Result<RunReport, Error> {
         journal: Arc::new(Mutex::new(run.journal)),
         trace: run.trace,
         replays: run.replays,
+        keep: run.keep,
+        slots: RefCell::new((0..run.concurrency.max(1)).map(|_| Slot::default()).collect()),
+        retiring: RefCell::new(JoinSet::new()),
         shared: RefCell::new(Shared {
             tally: run.tally,
             recent: run.recent,
@@ -206,12 +285,21 @@ async fn execute_async(run: Run) -> Result<RunReport, Error> {
         if stop.no_new_games.is_cancelled() {
             break;
         }
+        let slot = context.take_slot(&game);
         let context = Rc::clone(&context);
-        tasks.spawn_local(async move { play_scheduled(&context, game, permit).await });
+        tasks.spawn_local(async move { play_scheduled(&context, game, permit, slot).await });
     }
     while let Some(done) = tasks.join_next().await {
         reap(&context, done);
     }
+    // The processes still kept have no game left: `quit` to each, and wait for them to end.
+    for slot in context.slots.take() {
+        for (_, process) in slot.kept {
+            context.retire(process);
+        }
+    }
+    let mut retiring = context.retiring.take();
+    while retiring.join_next().await.is_some() {}
     announcer.abort();
     lag_poller.abort();
 
@@ -286,9 +374,12 @@ async fn play_scheduled(
     context: &RunContext,
     game: ScheduledGame,
     seat: tokio::sync::OwnedSemaphorePermit,
+    mut slot: Slot,
 ) -> Result<(), Error> {
-    let config =
+    let mut config =
         context.plan.game_config(&game).map_err(|e| Error::Internal(format!("game {}: {e}", game.game)))?;
+    config.keep = context.keep;
+    let kept = [slot.take(game.south), slot.take(game.north)];
     let path = context.out.log(game.game);
     let started = Instant::now();
     context.shared.borrow_mut().running_lag.insert(game.game, Duration::ZERO);
@@ -298,12 +389,13 @@ async fn play_scheduled(
         None
     }));
     // A log left by a killed run is overwritten from scratch.
-    let outcome = executor::play(&config, &path, &mut observer, &context.stop.abort_running).await;
+    let outcome =
+        executor::play_keeping(&config, kept, &path, &mut observer, &context.stop.abort_running).await;
     if let Err(e) = observer.finish() {
         tracing::warn!("game {}: cannot write its trace: {e}", game.game);
     }
     let seen = context.shared.borrow_mut().running_lag.remove(&game.game).unwrap_or_default();
-    let played = outcome.map_err(|source| Error::Game { game: game.game, source })?;
+    let (played, kept) = outcome.map_err(|source| Error::Game { game: game.game, source })?;
     let result = &played.result;
     if let Some(bao_game::AbortCause::RefereeFault(why)) = &result.aborted {
         context.shared.borrow().progress.note(&format!(
@@ -319,6 +411,8 @@ async fn play_scheduled(
         .acquire_owned()
         .await
         .map_err(|_| Error::Internal("the finishing semaphore closed".into()))?;
+    // The slot goes back with its processes before the seat: the next game takes both.
+    context.give_back(slot, &game, kept);
     drop(seat);
     let journal = Arc::clone(&context.journal);
     let plan = Arc::clone(&context.plan);

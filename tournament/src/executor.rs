@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use bao_game::log::GameLog;
 use bao_game::runner::GameObserver;
-use bao_game::{GameConfig, GameResult};
+use bao_game::{GameConfig, GameResult, KeptProcess};
 use tokio_util::sync::CancellationToken;
 
 pub use crate::error::ExecutorError;
@@ -74,6 +74,24 @@ pub async fn play(
     let mut log = GameLog::create(path)?;
     let result = bao_game::play_game(config, &mut log, observer, abort).await?;
     Ok(Played { result, log, path: path.to_path_buf() })
+}
+
+/// [`play`], in the bots' kept processes where given (South's, North's: see
+/// [`bao_game::kept`]); returns, with the game, the processes that may play their bot's next
+/// game.
+///
+/// # Errors
+/// The log cannot be created or written (the kept processes given are then ended).
+pub async fn play_keeping(
+    config: &GameConfig,
+    kept: [Option<KeptProcess>; 2],
+    path: &Path,
+    observer: &mut dyn GameObserver,
+    abort: &CancellationToken,
+) -> Result<(Played, [Option<KeptProcess>; 2]), ExecutorError> {
+    let mut log = GameLog::create(path)?;
+    let outcome = bao_game::play_game_keeping(config, kept, &mut log, observer, abort).await?;
+    Ok((Played { result: outcome.result, log, path: path.to_path_buf() }, outcome.kept))
 }
 
 /// [`play`], then [`Played::persist`] on tokio's blocking pool: when this returns `Ok`, the

@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub trace: TraceTarget,
     /// The replay page each game gets.
     pub replays: ReplayPages,
+    /// Whether bots that declared `"games":"many"` keep their processes between games.
+    pub keep: bao_game::KeepPolicy,
 }
 
 impl Default for RunOptions {
@@ -57,6 +59,7 @@ impl Default for RunOptions {
             progress: Box::new(Quiet),
             trace: TraceTarget::Off,
             replays: ReplayPages::default(),
+            keep: bao_game::KeepPolicy::default(),
         }
     }
 }
@@ -237,6 +240,7 @@ impl Tournament {
             progress: options.progress,
             trace: options.trace,
             replays: options.replays,
+            keep: options.keep,
         })?;
         let results = results::compute(&plan, &report.tally, Some(report.worst_lag));
         // Written through a buffer: the list of missing games of a large unfinished plan is long.

@@ -58,5 +58,5 @@ def test_the_bash_examples_run(tmp_path: Path) -> None:
         if line.startswith(".venv/bin/python -c"):
             assert result.stdout.strip() == f"{bao.__version__} ['A6<', 'A6>', 'A7<', 'A7>']", result.stdout
         if " check " in line:
-            assert "All 17 checks passed." in result.stdout, result.stdout
+            assert "All 18 checks passed." in result.stdout, result.stdout
     assert (work / "my-python-game.jsonl").is_file() and (work / "python-search-game.jsonl").is_file()

@@ -70,7 +70,7 @@ def test_a_game_handshake_moves_and_end() -> None:
         game_over=lambda end: seen.update(end=end),
     )
     assert lines == [
-        {"type": "ready", "name": "tester", "author": "me", "version": "1"},
+        {"type": "ready", "name": "tester", "author": "me", "version": "1", "games": "many"},
         {"type": "info", "depth": 3, "score": 13, "nodes": 1000, "comment": "thinking"},
         {"type": "move", "id": 1, "move": "A7>"},
         {"type": "info", "depth": 3, "score": 13, "nodes": 1000, "comment": "thinking"},
@@ -85,8 +85,51 @@ def test_a_game_handshake_moves_and_end() -> None:
 
 
 def test_end_of_input_ends_the_run_quietly() -> None:
-    assert converse([HELLO], first) == [{"type": "ready", "name": "python-bot"}]
+    assert converse([HELLO], first) == [{"type": "ready", "name": "python-bot", "games": "many"}]
     assert converse([], first) == []
+
+
+def test_two_games_in_one_process_each_from_its_own_hello() -> None:
+    """Protocol 1.1: after game_over a kept process gets the next game's hello (here North, in
+    the learners' variant, with a move-time clock) instead of quit; the SDK answers it with
+    ready, calls new_game again, and plays the second game from its own position."""
+    kujifunza = bao.Position.start("kujifunza")
+    after_south = kujifunza.play(kujifunza.legal_moves()[0])
+    second_hello = {
+        **HELLO, "side": "N", "variant": "kujifunza", "start": str(kujifunza),
+        "time_control": {"base_ms": None, "increment_ms": 0, "move_time_ms": 500, "startup_ms": 5000, "margin_ms": 100},
+    }
+    end = {"type": "game_over", "result": "draw (max_plies)", "winner": None, "reason": "max_plies", "plies": 1}
+    games: List[bao.NewGame] = []
+    ends: List[bao.GameEnd] = []
+    positions: List[bao.Position] = []
+
+    def choose(position: bao.Position, legal: List[str], deadline: bao.Deadline) -> str:
+        positions.append(position)
+        return legal[0]
+
+    lines = converse(
+        [HELLO, request(1), end, second_hello,
+         request(1, str(after_south), clock={"you_ms": 500, "opponent_ms": 500, "increment_ms": 0, "move_time_ms": 500}),
+         end, {"type": "quit"}],
+        choose,
+        name="twice", new_game=games.append, game_over=ends.append,
+    )
+    ready = {"type": "ready", "name": "twice", "games": "many"}
+    assert lines == [
+        ready, {"type": "move", "id": 1, "move": bao.Position.start().legal_moves()[0]},
+        ready, {"type": "move", "id": 1, "move": after_south.legal_moves()[0]},
+    ]
+    assert [(g.side, g.variant, g.start) for g in games] == [
+        ("S", "kiswahili", bao.Position.start()), ("N", "kujifunza", kujifunza)
+    ]
+    assert games[1].time_control["move_time_ms"] == 500
+    assert positions == [bao.Position.start(), after_south] and after_south.side_to_move == "N"
+    assert len(ends) == 2
+
+
+def test_one_game_per_process_on_request() -> None:
+    assert converse([HELLO], first, many_games=False) == [{"type": "ready", "name": "python-bot"}]
 
 
 def test_info_numbers_are_integers_clamped_to_their_fields() -> None:

@@ -29,7 +29,7 @@ def referee() -> str:
 def test_the_bot_passes_check() -> None:
     result = subprocess.run([referee(), "check", COMMAND], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "All 17 checks passed." in result.stdout or "checks passed" in result.stdout, result.stdout
+    assert "All 18 checks passed." in result.stdout or "checks passed" in result.stdout, result.stdout
 
 
 def test_the_bot_beats_random_in_a_short_match(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ use bao_tournament::schedule::Mode;
 use bao_tournament::shard::ShardArg;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
 
+use bao_game::{KeepPolicy, Restart};
+
 use crate::options::GameOptions;
 
 /// The arguments of `bao-referee tournament`.
@@ -87,6 +89,45 @@ pub struct TournamentArgs {
     /// instead of stopping before the first game with exit 2.
     #[arg(long)]
     pub forfeit_unstartable: bool,
+    /// When a bot's process is started anew: on-fault (the default: a bot whose ready declared
+    /// "games":"many" keeps its process for its next game in the same worker slot, until a
+    /// fault of its own, --max-games-per-process or the end) or always (a new process for every
+    /// game, as protocol 1). Games with --max-cpu or --max-output start every process anew.
+    #[arg(long, value_name = "WHEN", value_parser = PossibleValuesParser::new(restart_values())
+              .map(|s| if s == "always" { Restart::Always } else { Restart::OnFault }))]
+    pub restart: Option<Restart>,
+    /// At most N games in one kept process; then it is sent quit and its bot's next game
+    /// starts a new one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_games_per_process: Option<u32>,
+}
+
+impl TournamentArgs {
+    /// Whether processes are kept between games (`--restart`, `--max-games-per-process`);
+    /// says on stderr when an explicit `--restart on-fault` cannot keep any.
+    #[must_use]
+    pub fn keep_policy(&self) -> KeepPolicy {
+        let policy = KeepPolicy {
+            restart: self.restart.unwrap_or(Restart::OnFault),
+            max_games_per_process: self.max_games_per_process,
+        };
+        if self.restart == Some(Restart::OnFault) && !policy.allows(&self.game.limits()) {
+            eprintln!(
+                "warning: --restart on-fault keeps no process with --max-cpu or --max-output (limits \
+                 counted per process): every game starts its bots anew"
+            );
+        }
+        policy
+    }
+}
+
+/// The values of `--restart`, with their help.
+fn restart_values() -> [PossibleValue; 2] {
+    [
+        PossibleValue::new(Restart::OnFault.name())
+            .help("A bot that declared \"games\":\"many\" keeps its process until a fault (PROTOCOL.md)"),
+        PossibleValue::new(Restart::Always.name()).help("A new process for every game"),
+    ]
 }
 
 /// The values of `--mode`, with their help.

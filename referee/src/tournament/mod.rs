@@ -110,7 +110,8 @@ fn run_inner(args: &TournamentArgs) -> Result<u8, Failure> {
     }
     let out = tournament.out().clone();
     let progress = Box::new(Progress::new(planned as u64, done as u64, args.plain));
-    let options = RunOptions { concurrency: Some(concurrency), progress, trace, replays: args.replays };
+    let keep = args.keep_policy();
+    let options = RunOptions { concurrency: Some(concurrency), progress, trace, replays: args.replays, keep };
     let finished = tournament.play(options).map_err(library)?;
     finish(args, &out, finished)
 }

@@ -19,7 +19,9 @@ impl Bot for Starter {
         Identity::new("rust-starter").with_version(env!("CARGO_PKG_VERSION"))
     }
 
-    /// Called when a game starts (on `hello`), before the bot answers `ready`.
+    /// Called when a game starts (on `hello`), before the bot answers `ready`. One process
+    /// may play many games (`Identity::new` says `"games":"many"`): reset per-game state here.
+    /// Tables may be kept across games; the side, the variant and the opponent may change.
     fn new_game(&mut self, game: &NewGame) {
         eprintln!("rust-starter: playing {:?} in {}", game.side, game.variant);
     }

@@ -8,6 +8,14 @@ The runner answers ``hello`` with ``ready``; for each ``move_request`` it
 4. calls ``choose_move(position, legal, deadline)``,
 5. checks the answer is one of the legal moves and sends it, flushed.
 
+It plays any number of games in one process (protocol 1.1): ``ready`` says
+``"games": "many"``, so a tournament may keep the process after ``game_over`` and send the
+next game's ``hello`` instead of ``quit``; ``new_game`` is called again, and ``choose_move``
+keeps working. A bot may keep anything between games (a transposition table, an opening
+book loaded once) but must take its side, the variant and the clock from each game, never
+assuming the same side or opponent as before. ``run(..., many_games=False)`` leaves
+``"games"`` out: one game per process, ``quit`` after every game.
+
 ``bao.info(...)`` sends an ``info`` line while the bot thinks. While the runner runs,
 ``sys.stdout`` is the process's stderr: a stray ``print`` cannot corrupt the protocol.
 This mirrors the Rust SDK ``bao-sdk`` (``sdk/``); the deadline formula is the same.
@@ -266,6 +274,7 @@ def run(
     version: Optional[str] = None,
     new_game: Optional[Callable[[NewGame], None]] = None,
     game_over: Optional[Callable[[GameEnd], None]] = None,
+    many_games: bool = True,
     stdin: Optional[IO[bytes]] = None,
     stdout: Optional[IO[bytes]] = None,
 ) -> None:
@@ -273,8 +282,11 @@ def run(
 
     ``choose_move(position, legal, deadline)`` returns one of ``legal`` (canonical move
     texts, the mover's perspective, never empty). ``name``, ``author`` and ``version`` go in
-    ``ready``; ``new_game`` is called on ``hello`` (before ``ready``), ``game_over`` on
-    ``game_over``. ``stdin``/``stdout`` (binary streams) default to the process's.
+    ``ready``; ``new_game`` is called on every ``hello`` (before ``ready``), ``game_over`` on
+    every ``game_over``. With ``many_games`` (the default) ``ready`` says ``"games": "many"``
+    and the process may be kept for further games, each starting with its own ``hello``
+    (clear per-game state in ``new_game``); ``many_games=False`` asks for one game per
+    process. ``stdin``/``stdout`` (binary streams) default to the process's.
     Raises :class:`SdkError` when the referee's lines or legal moves cannot be trusted,
     or when ``choose_move`` returns a move that is not legal (it is not sent)."""
     global _out
@@ -315,10 +327,13 @@ def run(
                     ready["author"] = author
                 if version is not None:
                     ready["version"] = version
+                if many_games:
+                    ready["games"] = "many"
                 _send(out, ready)
             elif kind == "move_request":
                 _send(out, _answer(choose_move, message, received, out))
             elif kind == "game_over":
+                # A quit follows, or (a kept process) the next game's hello.
                 if game_over is not None:
                     game_over(
                         GameEnd(message.get("winner"), message["reason"], message["result"], message["plies"])
