@@ -175,18 +175,16 @@ pub fn run(args: ExecBotArgs) -> u8 {
     } else {
         args.nproc_allowance.filter(|_| uid != 0).map(|allowance| user_tasks(uid).saturating_add(allowance))
     };
-    // A sandbox joins the spawn server's shared empty network namespace when it made one
-    // (`shared_network`; an unprivileged caller's with the user namespace that owns it),
-    // before its user namespace; otherwise it makes its own.
+    // A sandbox with subordinate ids joins the user namespace the spawn server made for them
+    // when it made one (`shared_user_namespace`), before its own namespaces: it is root
+    // there, so it makes no user namespace of its own. Every sandbox makes its own network
+    // namespace.
     let full = args.isolation == IsolationLevel::Full;
-    let shared_network = match crate::shared_network::join(full, bot_user(&args).is_some()) {
-        Ok(joined) => joined,
-        Err(e) => {
-            eprintln!("{NAME}: cannot isolate the bot: {e}");
-            return ISOLATION_FAILED;
-        }
-    };
-    let own_network = (args.no_network || args.isolation == IsolationLevel::Full) && !shared_network;
+    if let Err(e) = crate::shared_user_namespace::join(full && bot_user(&args).is_some()) {
+        eprintln!("{NAME}: cannot isolate the bot: {e}");
+        return ISOLATION_FAILED;
+    }
+    let own_network = args.no_network || full;
     crate::stage_times::mark("cgroups");
     let mapped = match sandbox::enter(own_network, bot_user(&args)) {
         Ok(mapped) => mapped,
@@ -539,12 +537,12 @@ fn sandbox_program(
     if let Err(e) = &seccomp {
         eprintln!("{NAME}: warning: {e}");
     }
-    // In the shared network namespace, they are what keeps sandboxes apart.
-    if crate::shared_network::joined()
-        && (seccomp.is_err() || landlock.is_none_or(|abi| abi < crate::shared_network::SCOPES_ABI))
+    // In the shared user namespace, they keep sandboxes apart besides their uids.
+    if crate::shared_user_namespace::joined()
+        && (seccomp.is_err() || landlock.is_none_or(|abi| abi < crate::shared_user_namespace::SCOPES_ABI))
     {
         eprintln!(
-            "{NAME}: cannot isolate the bot: the shared network namespace needs the seccomp filter and Landlock's scopes"
+            "{NAME}: cannot isolate the bot: the shared user namespace needs the seccomp filter and Landlock's scopes"
         );
         return ISOLATION_FAILED;
     }

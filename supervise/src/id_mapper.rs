@@ -23,7 +23,7 @@
 //! Two `exec`s of setuid programs per sandbox cost ≈ 4.7 ms of its start on the project's
 //! loaded machine (BENCHMARKS.md, "The sandbox"): a stub forked by the spawn server does
 //! without them where the server made the shared user namespace of its sandboxes, which maps
-//! every subordinate id once (`shared_network.rs`); this is the way of an `exec`'d stub and of
+//! every subordinate id once (`shared_user_namespace.rs`); this is the way of an `exec`'d stub and of
 //! the isolation probe.
 //!
 //! A helper that fails says why on stderr; [`Mapper::finish`] returns its message. Under

@@ -55,7 +55,7 @@ mod sandbox_support;
 mod sandbox_view;
 mod seccomp_filter;
 mod seqpacket;
-mod shared_network;
+mod shared_user_namespace;
 mod sibling_stub;
 mod spawn_client;
 mod spawn_server;

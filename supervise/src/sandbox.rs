@@ -5,11 +5,14 @@
 //! 1. [`enter`], in the stub before it forks the namespace's init: a new user namespace (the
 //!    stub's uid and gid mapped to root inside, so that the init may mount; the bot gets its
 //!    own ids back in step 2, and holds no capability outside its namespaces), PID namespace,
-//!    IPC namespace, and with `no_network` a network namespace. When the referee is root
-//!    and the bot is to run under a separate uid, no user namespace is made: the init drops
-//!    to that uid instead. When it is not root and the bot runs under a separate uid of its
-//!    subordinate ids, `newuidmap` and `newgidmap` write the maps from outside
-//!    (`id_mapper.rs`): root inside for the stub's ids, and the bot's ids as themselves.
+//!    IPC namespace, and with `no_network` a network namespace (every sandbox has one of its
+//!    own). When the referee is root and the bot is to run under a separate uid, no user
+//!    namespace is made: the init drops to that uid instead; so too in a stub that joined the
+//!    user namespace its spawn server made for sandboxes with subordinate ids
+//!    (`shared_user_namespace.rs`), where it is root. Otherwise, when it is not root and the
+//!    bot runs under a separate uid of its subordinate ids, `newuidmap` and `newgidmap` write
+//!    the maps from outside (`id_mapper.rs`): root inside for the stub's ids, and the bot's
+//!    ids as themselves.
 //! 2. [`prepare_init`], in the init (pid 1 of the new PID namespace): a mount namespace of its
 //!    own (made here, not by the outer stub, so that only the init's exit tears one down, and
 //!    nobody waits for that), every mount made private

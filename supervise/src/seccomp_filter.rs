@@ -5,7 +5,7 @@
 //! (`socket`, `socketpair`) of any family but `AF_UNIX`, `AF_INET`, `AF_INET6` and
 //! `AF_NETLINK` refused with `EAFNOSUPPORT` (a network namespace does not cover `AF_VSOCK`,
 //! and nothing a bot runs needs `AF_PACKET`, `AF_ALG` and the rest), and netlink sockets of any
-//! protocol but `NETLINK_ROUTE` too (see `shared_network`); on x86_64, every x32
+//! protocol but `NETLINK_ROUTE` too; on x86_64, every x32
 //! system call (number ≥ `0x40000000`, the same architecture to the filter's check) refused
 //! with `ENOSYS`. Sets `no_new_privs`.
 
@@ -173,8 +173,7 @@ fn other_socket_families() -> Result<BpfProgram, String> {
         Ok(vec![rule(conditions)?])
     };
     // Netlink but `NETLINK_ROUTE` (`getifaddrs`): `NETLINK_USERSOCK` lets any two processes
-    // of one network namespace message each other, and sandboxes may share one
-    // (`shared_network`).
+    // of one network namespace message each other (a sandbox's processes need no such way).
     let mut socket = other()?;
     socket.push(rule(vec![
         condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_NETLINK.unsigned_abs().into())?,

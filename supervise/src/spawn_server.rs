@@ -163,7 +163,7 @@ fn start(bytes: &[u8], received: Received) -> Result<Started, SpawnAnswer> {
     };
     // Made once, for every sandbox forked from here.
     if args.isolation == crate::IsolationLevel::Full {
-        crate::shared_network::prepare(args.uid.is_some() && args.gid.is_some());
+        crate::shared_user_namespace::prepare(args.uid.is_some() && args.gid.is_some());
         crate::seccomp_filter::prepare();
     }
     nix::unistd::chdir(dir.as_os_str()).map_err(|e| {

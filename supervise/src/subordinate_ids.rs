@@ -172,7 +172,7 @@ fn look_up(choice: SubordinateIds, uid: u32, etc: &Path) -> Result<Found, String
 
 /// Every subordinate uid and gid range of this process's (non-root) user, as listed in
 /// `/etc/subuid` and `/etc/subgid` (each range once), for the user namespace its sandboxes
-/// share (`shared_network.rs`): whatever range [`find`] picks for a sandbox lies in them.
+/// share (`shared_user_namespace.rs`): whatever range [`find`] picks for a sandbox lies in them.
 ///
 /// # Errors
 /// A file that cannot be read, or no range in one of them.

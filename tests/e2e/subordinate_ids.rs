@@ -1,11 +1,11 @@
 //! An unprivileged referee with subordinate ids (`/etc/subuid`, `/etc/subgid`, `newuidmap`)
 //! runs each sandboxed bot as a uid of its own from them (docs/supervision.md, "Identity"),
 //! seen from outside: each bot's `id -u` and the `/proc` status of its process agree, and
-//! the two bots of a game differ. Under `no_new_privs` the setuid helpers gain nothing: the
-//! referee says so once and its bots run as its own uid. Either way the two bots share one
-//! empty network namespace that is not the host's (`supervise/src/shared_network.rs`, for an
-//! unprivileged caller), read from `/proc/PID/ns/net` outside, and neither can bring its
-//! loopback up: each bot tries, and the test reads the loopback's flags in that namespace
+//! the two bots of a game differ, and share one user namespace (made once by the spawn server,
+//! `supervise/src/shared_user_namespace.rs`). Under `no_new_privs` the setuid helpers gain
+//! nothing: the referee says so once and its bots run as its own uid. Either way each bot has
+//! an empty network namespace of its own, not the host's, read from `/proc/PID/ns/net`
+//! outside, and neither can bring its loopback up: each bot tries, and the test reads the loopback's flags in that namespace
 //! (`nsenter`), where they stay down. The user is `bao-ci` (which `.ci/run` gives a range)
 //! or `BAO_E2E_SUBID_USER`.
 
@@ -65,11 +65,11 @@ struct Seen {
 }
 
 /// A user with subordinate ids: its name, its uid, its subordinate uid ranges (first, count).
-type SubidUser = (String, u32, Vec<(u32, u32)>);
+pub(crate) type SubidUser = (String, u32, Vec<(u32, u32)>);
 
 /// The user with subordinate ids; `None` when there is none here (a skip says why, a
 /// failure under `BAO_REQUIRE_ALL=1`).
-fn subid_user(test: &str) -> Option<SubidUser> {
+pub(crate) fn subid_user(test: &str) -> Option<SubidUser> {
     if !isolation_available(test) {
         return None;
     }
@@ -186,15 +186,18 @@ fn play_as(user: &str, no_new_privs: bool) -> (std::process::Output, [u32; 2], V
     (out, uids, seen)
 }
 
-/// The bots' programs were in one network namespace, not the host's, whose loopback stayed
-/// down though each tried to bring it up; and the check can tell: the host's is up.
-fn assert_one_empty_network(seen: &[Seen]) {
+/// Each bot's program was in a network namespace of its own (every marked process seen is
+/// one sandbox's), not the host's, whose loopback stayed down though each tried to bring it
+/// up; and the check can tell: the host's is up.
+fn assert_own_empty_networks(seen: &[Seen]) {
     let host = std::fs::read_link("/proc/self/ns/net").unwrap().to_string_lossy().into_owned();
-    assert!(!seen.is_empty(), "no bot process seen");
-    assert!(
-        seen.iter().all(|s| s.net == seen[0].net) && seen[0].net != host,
-        "the bots' network namespaces: {seen:?} (the host's: {host})"
-    );
+    assert!(seen.len() >= 2, "fewer than two bot processes seen: {seen:?}");
+    for (i, s) in seen.iter().enumerate() {
+        assert!(
+            s.net != host && seen[..i].iter().all(|before| before.net != s.net),
+            "the bots' network namespaces: {seen:?} (the host's: {host})"
+        );
+    }
     assert_eq!(loopback_up("/proc/self/ns/net"), Some(true), "the host's loopback as read by the test");
     assert!(seen.iter().all(|s| s.loopback_up == Some(false)), "the bots' loopback: {seen:?}");
 }
@@ -225,14 +228,14 @@ fn an_unprivileged_referee_with_subordinate_ids_runs_each_bot_as_a_uid_of_its_ow
         "seen in /proc: {seen:?}, reported: {south} {north}"
     );
     assert!(uids.iter().all(|&uid| uid != own_uid && in_ranges(uid)), "seen in /proc: {seen:?}");
-    // One user namespace for the caller's sandboxes (the shared network namespace's owner),
-    // not the host's.
+    // One user namespace for the caller's sandboxes with subordinate ids (made once by the
+    // spawn server, `supervise/src/shared_user_namespace.rs`), not the host's.
     let host_user = std::fs::read_link("/proc/self/ns/user").unwrap().to_string_lossy().into_owned();
     assert!(
         seen.iter().all(|s| s.user == seen[0].user) && seen[0].user != host_user,
         "the bots' user namespaces: {seen:?} (the host's: {host_user})"
     );
-    assert_one_empty_network(&seen);
+    assert_own_empty_networks(&seen);
 }
 
 #[test]
@@ -244,6 +247,6 @@ fn under_no_new_privs_subordinate_ids_fall_back_to_the_referee_s_uid_said_once()
     assert!(out.status.success(), "{stderr}");
     assert_eq!(uids, [own_uid, own_uid], "{stderr}");
     assert!(!seen.is_empty() && seen.iter().all(|s| s.uid == own_uid), "seen in /proc: {seen:?}");
-    assert_one_empty_network(&seen);
+    assert_own_empty_networks(&seen);
     assert_eq!(stderr.matches("its subordinate ids do not work here").count(), 1, "said once: {stderr}");
 }
