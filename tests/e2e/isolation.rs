@@ -306,10 +306,12 @@ fn the_starter_kits_play_in_the_sandbox() {
         .output()
         .unwrap();
     assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
-    let cpp = cpp.display().to_string();
+    // Fixed seeds: random bots unseeded can end a game inside 12 plies (South's front row
+    // starts with three seeded pits), and this test wants every bot to play all its moves.
+    let cpp = format!("{} --seed 1", cpp.display());
     for (south, north) in [
-        ("python3 -B sample-bots/python/random_bot.py", "node sample-bots/js/bot.js"),
-        ("java sample-bots/java/Bot.java", cpp.as_str()),
+        ("python3 -B sample-bots/python/random_bot.py --seed 1", "node sample-bots/js/bot.js --seed 1"),
+        ("java sample-bots/java/Bot.java --seed 1", cpp.as_str()),
     ] {
         let log = Scratch::new("isolation-kits", "game.jsonl");
         let out = Command::new(bin("bao-referee"))
