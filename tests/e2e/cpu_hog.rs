@@ -8,23 +8,14 @@
 //! `BAO_REQUIRE_ALL=1`.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
+use crate::support::{Scratch, bin, describe};
 
 fn cpu_bot() -> String {
     env!("CARGO_BIN_EXE_bao-cpu-bot").to_owned()
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn records(log: &Path) -> Vec<Value> {

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
+use crate::support::{Scratch, bin, describe};
 
 /// `--bot` words for a keeper bot named `name` with its own options.
 fn keeper(name: &str, options: &[&str]) -> Vec<String> {
@@ -29,15 +29,6 @@ fn tournament(out: &Path, bots: &[Vec<String>], extra: &[&str]) -> Output {
     }
     cmd.args(["--tc", "10+0.1", "--max-plies", "30", "--plain", "--out"]).arg(out).args(extra);
     cmd.stdin(Stdio::null()).output().expect("the referee runs")
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The journal's entries by game number.

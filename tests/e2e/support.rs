@@ -86,3 +86,13 @@ pub fn have_python3(test: &str) -> bool {
     }
     found
 }
+
+/// A finished command's status, stdout and stderr, for an assertion's message.
+pub fn describe(out: &std::process::Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

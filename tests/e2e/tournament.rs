@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
+use crate::support::{Scratch, bin, describe};
 
 /// A fresh, empty scratch folder for one test.
 fn scratch(name: &str) -> Scratch {
@@ -44,15 +44,6 @@ fn tournament(out: &Path, bots: &[Vec<String>], extra: &[&str]) -> Command {
 
 fn run(mut cmd: Command) -> Output {
     cmd.stdin(Stdio::null()).output().unwrap()
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The journal's lines as JSON (a torn last line would fail here: completed runs have none).

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
+use crate::support::{Scratch, bin, describe};
 
 /// Games in each tournament of this file.
 const GAMES: &str = "6";
@@ -32,15 +32,6 @@ fn tournament(out: &Path, delay: &str) -> Command {
     cmd.args(["--games", GAMES, "--tc", "10+0.1", "--max-plies", "40", "--concurrency", "1", "--plain"]);
     cmd.arg("--out").arg(out).stdin(Stdio::null());
     cmd
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Each counted game's result and plies, read from the journal (every log verified).

@@ -8,16 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{Scratch, bin};
-
-fn describe(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use crate::support::{Scratch, bin, describe};
 
 /// `tournament --dry-run` of two sample bots, `a` and `b`: the plan, as JSON text.
 fn dry_run(games: &str) -> Vec<u8> {
