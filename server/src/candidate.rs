@@ -6,7 +6,7 @@
 
 use bao_rules::Side;
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
-use rusqlite::{Connection, TransactionBehavior, params};
+use crate::db::{Conn, Behavior, params};
 
 use crate::arena::Arena;
 use crate::config::CandidateConfig;
@@ -16,7 +16,7 @@ use crate::versions;
 
 /// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
 pub fn pair_counts(
-    conn: &rusqlite::Connection,
+    conn: &crate::db::Conn,
     candidate: VersionId,
 ) -> Result<PentanomialCounts, ServerError> {
     let mut stmt = conn.prepare_cached(
@@ -54,7 +54,7 @@ pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision,
     arena
         .db
         .write(move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
             let decision = decide(&tx, candidate, &c)?;
             tx.commit()?;
             Ok(decision)
@@ -66,7 +66,7 @@ pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision,
 /// [`update`]); also run at start for every candidate under evaluation, which
 /// completes a verdict a stop interrupted.
 pub fn decide(
-    conn: &Connection,
+    conn: &Conn,
     candidate: VersionId,
     c: &CandidateConfig,
 ) -> Result<SprtDecision, ServerError> {
@@ -151,8 +151,8 @@ pub fn decide(
 }
 
 /// Promotes a candidate whose SPRT accepted H1 (its owner asked), in one transaction.
-pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<(), ServerError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+pub fn promote(conn: &mut crate::db::Conn, candidate: VersionId) -> Result<(), ServerError> {
+    let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let result: Option<SprtVerdict> =
         tx.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
     if result != Some(SprtVerdict::H1) {
@@ -173,7 +173,7 @@ pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<
 }
 
 /// Records a candidate's SPRT verdict (inside the caller's transaction).
-fn set_verdict(conn: &Connection, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
+fn set_verdict(conn: &Conn, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET sprt_result = ?2 WHERE id = ?1", params![candidate, verdict])?;
     Ok(())
 }

@@ -25,7 +25,7 @@ pub fn export(data_dir: &Path, out: &Path) -> Result<ExportSummary, ServerError>
         .map_err(|e| ServerError::io(format!("cannot create {}", games_dir.display()), e))?;
     let (all, standings) = arena.db.write_blocking(|c| {
         // Deferred: a read snapshot that never holds the running server's write lock.
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+        let tx = c.transaction_with_behavior(crate::db::Behavior::Deferred)?;
         let mut all = Vec::new();
         let mut before = None;
         loop {

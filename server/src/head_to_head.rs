@@ -1,7 +1,7 @@
 //! A bot's score against each other bot, over all its finished games (one
 //! aggregate query: as many rows as opponents, however many games).
 
-use rusqlite::{Connection, params};
+use crate::db::{Conn, params};
 use serde::Serialize;
 
 use crate::domain::{BotId, BotName, GameResult, GameState};
@@ -25,7 +25,7 @@ pub struct HeadToHead {
 }
 
 /// The head-to-head rows of a bot, by opponent name (games between its own versions left out).
-pub fn of_bot(conn: &Connection, bot_id: BotId) -> Result<Vec<HeadToHead>, ServerError> {
+pub fn of_bot(conn: &Conn, bot_id: BotId) -> Result<Vec<HeadToHead>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "WITH mine AS (SELECT id FROM versions WHERE bot_id = ?1),
          sides AS (

@@ -5,7 +5,7 @@
 //! version that plays for months stays under [`MAX_POINTS`] rows and still
 //! spans its whole life. The bot page plots the newest points.
 
-use rusqlite::{Connection, params};
+use crate::db::{Conn, params};
 
 use crate::domain::{BotId, VersionId};
 use crate::error::ServerError;
@@ -18,7 +18,7 @@ pub const MAX_POINTS: i64 = 1000;
 
 /// Adds a point to a version's history and thins it if it has grown past [`MAX_POINTS`].
 pub fn add(
-    conn: &Connection,
+    conn: &Conn,
     version_id: VersionId,
     at: i64,
     elo: f64,
@@ -39,7 +39,7 @@ pub fn add(
 }
 
 /// Drops every second point older than the newest [`RECENT`] of a version.
-fn thin(conn: &Connection, version_id: VersionId) -> Result<usize, ServerError> {
+fn thin(conn: &Conn, version_id: VersionId) -> Result<usize, ServerError> {
     Ok(conn.execute(
         "DELETE FROM rating_history WHERE rowid IN (
            SELECT rowid FROM (
@@ -51,7 +51,7 @@ fn thin(conn: &Connection, version_id: VersionId) -> Result<usize, ServerError> 
 }
 
 /// The newest `limit` points of every version of a bot, oldest first: (time, Elo).
-pub fn newest_of_bot(conn: &Connection, bot_id: BotId, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
+pub fn newest_of_bot(conn: &Conn, bot_id: BotId, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT at, elo FROM (
            SELECT h.at, h.elo, h.rowid AS r FROM rating_history h JOIN versions v ON v.id = h.version_id

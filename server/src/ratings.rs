@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bao_stats::rating::{BradleyTerry, RatingModel, Strengths, rank_confidence};
-use rusqlite::params;
+use crate::db::params;
 
 use crate::arena::Arena;
 use crate::db::now_ms;
