@@ -20,14 +20,24 @@ use crate::http::listener::{self, ConnectionLimits};
 pub struct ServeOptions {
     /// The arena directory (created on first start).
     pub data_dir: PathBuf,
+    /// The database's `postgres://` URL, or `None` for the arena's SQLite file.
+    pub database: Option<String>,
     /// Listen here instead of the configuration's `listen`.
     pub listen: Option<SocketAddr>,
 }
 
 /// Runs the server until SIGTERM, SIGINT (Ctrl-C) or SIGHUP; `Ok` after such a stop.
 pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
-    let arena = Arena::open(&opts.data_dir)?;
-    let (aborted, requeued) = arena.recover()?;
+    // Off the async threads: the database's own client may block (PostgreSQL's runs a
+    // runtime of its own).
+    let place = crate::ArenaPlace { dir: opts.data_dir.clone(), database: opts.database.clone() };
+    let (arena, (aborted, requeued)) = tokio::task::spawn_blocking(move || {
+        let arena = Arena::open_place(&place)?;
+        let recovered = arena.recover()?;
+        Ok::<_, ServerError>((arena, recovered))
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("opening the arena failed: {e}")))??;
     if aborted + requeued > 0 {
         tracing::warn!(aborted, requeued, "recovered from a stop: running games aborted, builds requeued");
     }

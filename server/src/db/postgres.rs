@@ -30,7 +30,8 @@ const MIGRATION_LOCK: i64 = 0x0042_616f_4d67;
 
 /// One connection to PostgreSQL.
 pub struct PgConn {
-    client: Client,
+    /// The client; taken only when the connection is dropped.
+    client: Option<Client>,
     statements: HashMap<String, Statement>,
     in_transaction: bool,
     serialize_writes: bool,
@@ -61,21 +62,32 @@ impl PgConn {
     pub fn connect(url: &str, serialize_writes: bool) -> DbResult<PgConn> {
         let config = postgres::Config::from_str(url)
             .map_err(|e| DbError::Value(format!("invalid PostgreSQL URL: {e}")))?;
-        let client = config.connect(NoTls)?;
-        Ok(PgConn { client, statements: HashMap::new(), in_transaction: false, serialize_writes })
+        // The synchronous client runs a runtime of its own, which cannot start inside
+        // another's context: from an async thread, it connects from a thread of its own.
+        let client = if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| s.spawn(|| config.connect(NoTls)).join())
+                .map_err(|_| DbError::Value("the PostgreSQL connection thread failed".into()))??
+        } else {
+            config.connect(NoTls)?
+        };
+        Ok(PgConn { client: Some(client), statements: HashMap::new(), in_transaction: false, serialize_writes })
     }
 
     /// Whether PostgreSQL closed the connection.
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.client.is_closed()
+        self.client.as_ref().is_none_or(Client::is_closed)
+    }
+
+    fn client(&mut self) -> Result<&mut Client, DbError> {
+        self.client.as_mut().ok_or_else(|| DbError::Value("the PostgreSQL connection is closed".into()))
     }
 
     fn statement(&mut self, sql: &str) -> DbResult<Statement> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
-        let s = self.client.prepare(&placeholders(sql))?;
+        let s = self.client()?.prepare(&placeholders(sql))?;
         self.statements.insert(sql.to_owned(), s.clone());
         Ok(s)
     }
@@ -107,19 +119,19 @@ impl PgConn {
     /// Runs `f`; on the writer outside a transaction, inside one that holds the write lock.
     fn locked<T>(&mut self, f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>) -> DbResult<T> {
         if !self.serialize_writes || self.in_transaction {
-            return Ok(f(&mut self.client)?);
+            return Ok(f(self.client()?)?);
         }
-        self.client.batch_execute("BEGIN")?;
-        let client = &mut self.client;
+        let client = self.client()?;
+        client.batch_execute("BEGIN")?;
         let r = client.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).and_then(|_| f(client));
         match r {
             Ok(out) => {
-                self.client.batch_execute("COMMIT")?;
+                client.batch_execute("COMMIT")?;
                 Ok(out)
             }
             Err(e) => {
                 // The statement's error is the one to report; the rollback's adds nothing.
-                let _ = self.client.batch_execute("ROLLBACK");
+                let _ = client.batch_execute("ROLLBACK");
                 Err(e.into())
             }
         }
@@ -128,7 +140,7 @@ impl PgConn {
     /// Runs statements without parameters; `COMMIT` and `ROLLBACK` end the transaction.
     pub fn batch(&mut self, sql: &str) -> DbResult<()> {
         let ends = matches!(sql.trim().to_ascii_uppercase().as_str(), "COMMIT" | "ROLLBACK");
-        let r = self.client.batch_execute(sql);
+        let r = self.client()?.batch_execute(sql);
         if ends {
             self.in_transaction = false;
         }
@@ -140,12 +152,12 @@ impl PgConn {
     pub fn begin(&mut self, behavior: Behavior) -> DbResult<()> {
         match behavior {
             Behavior::Immediate => {
-                self.client.batch_execute("BEGIN")?;
+                self.client()?.batch_execute("BEGIN")?;
                 self.in_transaction = true;
-                self.client.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+                self.client()?.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
             }
             Behavior::Deferred => {
-                self.client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")?;
+                self.client()?.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")?;
                 self.in_transaction = true;
             }
         }
@@ -155,23 +167,24 @@ impl PgConn {
     /// Brings the schema to the latest version (under a lock: servers starting at once
     /// migrate one after the other). Refuses a database of a newer version than this program.
     pub fn migrate(&mut self) -> DbResult<()> {
-        self.client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
+        self.client()?.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
         let r = self.migrate_locked();
-        let unlock = self.client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
+        let unlock = self.client()?.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
         r?;
         unlock?;
         Ok(())
     }
 
     fn migrate_locked(&mut self) -> DbResult<()> {
-        self.client.batch_execute(
+        let client = self.client()?;
+        client.batch_execute(
             "CREATE TABLE IF NOT EXISTS bao_schema_version (
                  version    BIGINT PRIMARY KEY,
                  applied_at BIGINT NOT NULL
              )",
         )?;
         let done: i64 =
-            self.client.query_one("SELECT coalesce(max(version), 0) FROM bao_schema_version", &[])?.get(0);
+            client.query_one("SELECT coalesce(max(version), 0) FROM bao_schema_version", &[])?.get(0);
         let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
         if done > known {
             return Err(DbError::Value(format!(
@@ -180,7 +193,7 @@ impl PgConn {
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(done).unwrap_or(usize::MAX)) {
             let version = i64::try_from(i + 1).unwrap_or(i64::MAX);
-            let mut tx = self.client.transaction()?;
+            let mut tx = client.transaction()?;
             tx.batch_execute(sql)?;
             tx.execute(
                 "INSERT INTO bao_schema_version (version, applied_at) VALUES ($1, $2)",
@@ -189,6 +202,18 @@ impl PgConn {
             tx.commit()?;
         }
         Ok(())
+    }
+}
+
+impl Drop for PgConn {
+    fn drop(&mut self) {
+        // Closing blocks on the client's own runtime, which cannot run inside another's
+        // context (the server's, when an arena is dropped at the end of `serve`).
+        if let Some(client) = self.client.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            std::thread::spawn(move || drop(client));
+        }
     }
 }
 
