@@ -28,6 +28,7 @@ pub mod games;
 pub mod head_to_head;
 pub mod http;
 pub mod languages;
+pub mod leader;
 pub mod leaderboard_snapshot;
 pub mod live;
 pub mod live_pages;

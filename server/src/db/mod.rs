@@ -62,7 +62,7 @@ impl Location {
 
     /// A new connection: the writer's (`writer`: its autocommit writes take the write lock)
     /// or a reader's.
-    fn connect(&self, writer: bool) -> Result<Conn, ServerError> {
+    pub(crate) fn connect(&self, writer: bool) -> Result<Conn, ServerError> {
         match self {
             Location::Sqlite(path) => {
                 let mut conn = rusqlite::Connection::open(path)?;

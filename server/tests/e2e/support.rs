@@ -231,11 +231,9 @@ pub fn test_database(data: &Path) -> Option<String> {
         .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
         .expect("pg_database")
         .is_some();
-    if !exists {
-        if let Err(e) = admin.batch_execute(&format!("CREATE DATABASE {name}")) {
-            // Two commands of one arena may race to create it; the loser finds it made.
-            assert!(e.code() == Some(&postgres::error::SqlState::DUPLICATE_DATABASE), "CREATE DATABASE: {e}");
-        }
+    // Two commands of one arena may race to create it; the loser finds it made.
+    if !exists && let Err(e) = admin.batch_execute(&format!("CREATE DATABASE {name}")) {
+        assert!(e.code() == Some(&postgres::error::SqlState::DUPLICATE_DATABASE), "CREATE DATABASE: {e}");
     }
     let mut config: postgres::Config = base.parse().expect("BAO_TEST_POSTGRES is a URL");
     config.dbname(&name);
