@@ -218,15 +218,32 @@ pub fn test_postgres() -> Option<String> {
     std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty())
 }
 
-/// The database of the arena in `data` when the suite runs on PostgreSQL: one database per
-/// arena directory (named from its path), created on first use. `None` on SQLite.
+/// Whether the whole suite runs on PostgreSQL (`BAO_E2E_DATABASE=postgres`, with the cluster
+/// of `BAO_TEST_POSTGRES`) rather than on each arena's SQLite file.
+pub fn suite_on_postgres() -> bool {
+    std::env::var("BAO_E2E_DATABASE").is_ok_and(|d| d == "postgres")
+}
+
+/// The database of the arena in `data` when the suite runs on PostgreSQL (see
+/// [`suite_on_postgres`]); `None` on SQLite.
 pub fn test_database(data: &Path) -> Option<String> {
-    let base = test_postgres()?;
+    if !suite_on_postgres() {
+        return None;
+    }
+    let Some(base) = test_postgres() else {
+        panic!("BAO_E2E_DATABASE=postgres needs BAO_TEST_POSTGRES (deploy/postgres/throwaway.sh start DIR prints it)")
+    };
+    Some(postgres_database(&base, data))
+}
+
+/// A database of the cluster at `base` for the arena in `data` (named from its path),
+/// created on first use; its URL.
+pub fn postgres_database(base: &str, data: &Path) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::path::absolute(data).unwrap_or_else(|_| data.to_owned()).hash(&mut h);
     let name = format!("bao_e2e_{:016x}", h.finish());
-    let mut admin = postgres::Client::connect(&base, postgres::NoTls).expect("BAO_TEST_POSTGRES connects");
+    let mut admin = postgres::Client::connect(base, postgres::NoTls).expect("BAO_TEST_POSTGRES connects");
     let exists = admin
         .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
         .expect("pg_database")
@@ -247,7 +264,7 @@ pub fn test_database(data: &Path) -> Option<String> {
         .collect();
     let user = config.get_user().unwrap_or("postgres");
     let port = config.get_ports().first().copied().unwrap_or(5432);
-    Some(format!("postgres://{user}@{}:{port}/{name}", hosts.join(",")))
+    format!("postgres://{user}@{}:{port}/{name}", hosts.join(","))
 }
 
 /// A connection to the database of the arena in `data` (the server may be running): its
