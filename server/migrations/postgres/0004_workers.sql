@@ -15,6 +15,9 @@ CREATE TABLE game_tasks (
 );
 CREATE INDEX game_tasks_lease ON game_tasks(lease_expires_at);
 
+-- The worker that recorded a game (NULL: the server played it).
+ALTER TABLE games ADD COLUMN played_by TEXT;
+
 -- A version's built folder: a gzip-compressed tar, named by the SHA-256 of those bytes and
 -- the CPU architecture it was built on.
 CREATE TABLE artifacts (

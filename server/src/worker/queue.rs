@@ -109,6 +109,7 @@ pub fn finish(conn: &mut Conn, lease: &Lease, played: &Played, now: i64) -> Resu
     if !crate::games::finish(&tx, lease.game, played.result, &played.reason, played.plies)? {
         return Ok(false);
     }
+    tx.execute("UPDATE games SET played_by = ?2 WHERE id = ?1", params![lease.game, lease.worker])?;
     tx.commit()?;
     Ok(true)
 }
@@ -222,6 +223,9 @@ mod tests {
         assert_eq!(logs, 0, "nothing of a's attempt is kept");
         assert!(finish(&mut conn, &second, &played(), 250).expect("finish"));
         assert_eq!(state(&conn, g), GameState::Finished);
+        let by: Option<String> =
+            conn.query_row("SELECT played_by FROM games WHERE id = ?1", [g], |r| r.get(0)).expect("by");
+        assert_eq!(by.as_deref(), Some("b"));
         assert_eq!(super::super::logs::stored(&conn, g).expect("log"), Some(played().log));
         // Once recorded, nobody records it again, nor claims it.
         assert!(!finish(&mut conn, &second, &played(), 260).expect("again"));
