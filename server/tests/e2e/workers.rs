@@ -56,8 +56,8 @@ struct Worker {
 }
 
 impl Worker {
-    fn start(database: &str, cache: &Path, log: &Path) -> Worker {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("worker log");
+    fn start(database: &str, cache: &Path, log_path: &Path) -> Worker {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("worker log");
         let mut child = server_command()
             .args(["worker", "--database", database, "--concurrency", "1", "--lease-secs", "3", "--cache"])
             .arg(cache)
@@ -75,7 +75,8 @@ impl Worker {
         let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
         let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
             let _ = child.kill();
-            panic!("the worker did not say it plays (got {line:?})");
+            let log = std::fs::read_to_string(log_path).unwrap_or_default();
+            panic!("the worker did not say it plays (got {line:?}); its log:\n{log}");
         };
         Worker { id: id.to_owned(), child: Some(child) }
     }
