@@ -66,7 +66,9 @@ impl Leadership {
             tokio::time::sleep(POLL).await;
             let conn = conn.clone();
             let alive = blocking(move || {
-                let c = conn.lock().map_err(|_| ServerError::Internal("leader connection lock poisoned".into()))?;
+                let c = conn
+                    .lock()
+                    .map_err(|_| ServerError::Internal("leader connection lock poisoned".into()))?;
                 Ok(!c.is_broken() && c.execute_batch("SELECT 1").is_ok())
             })
             .await;
@@ -80,5 +82,7 @@ impl Leadership {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ServerError> + Send + 'static,
 ) -> Result<T, ServerError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| ServerError::Internal(format!("leader task failed: {e}")))?
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServerError::Internal(format!("leader task failed: {e}")))?
 }

@@ -17,13 +17,7 @@ pub const RECENT: i64 = 600;
 pub const MAX_POINTS: i64 = 1000;
 
 /// Adds a point to a version's history and thins it if it has grown past [`MAX_POINTS`].
-pub fn add(
-    conn: &Conn,
-    version_id: VersionId,
-    at: i64,
-    elo: f64,
-    games: i64,
-) -> Result<(), ServerError> {
+pub fn add(conn: &Conn, version_id: VersionId, at: i64, elo: f64, games: i64) -> Result<(), ServerError> {
     conn.execute(
         "INSERT INTO rating_history (version_id, at, elo, games) VALUES (?1, ?2, ?3, ?4)",
         params![version_id, at, elo, games],

@@ -49,13 +49,7 @@ pub enum Ending {
 }
 
 /// Records the end of a running game, once.
-pub fn finish(
-    conn: &Conn,
-    token: &str,
-    ending: Ending,
-    reason: &str,
-    plies: u32,
-) -> Result<(), ServerError> {
+pub fn finish(conn: &Conn, token: &str, ending: Ending, reason: &str, plies: u32) -> Result<(), ServerError> {
     let (state, result) = match ending {
         Ending::Finished(result) => ("finished", Some(result)),
         Ending::Abandoned => ("abandoned", None),
