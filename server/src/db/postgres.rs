@@ -60,8 +60,12 @@ impl PgConn {
     /// Connects. A connection whose autocommit statements must take the write lock (the
     /// server's writer) has `serialize_writes`.
     pub fn connect(url: &str, serialize_writes: bool) -> DbResult<PgConn> {
-        let config = postgres::Config::from_str(url)
+        let mut config = postgres::Config::from_str(url)
             .map_err(|e| DbError::Value(format!("invalid PostgreSQL URL: {e}")))?;
+        // Named after the process, for operators (and tests) reading pg_stat_activity.
+        if config.get_application_name().is_none() {
+            config.application_name(&format!("bao-referee {}", std::process::id()));
+        }
         // The synchronous client runs a runtime of its own, which cannot start inside
         // another's context: from an async thread, it connects from a thread of its own.
         let client = if tokio::runtime::Handle::try_current().is_ok() {
