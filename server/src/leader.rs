@@ -19,8 +19,8 @@ use crate::error::ServerError;
 /// How often a follower tries to take the lead, and a leader checks that it still holds it.
 pub const POLL: Duration = Duration::from_secs(2);
 
-/// The advisory lock that makes a server the leader.
-const LEADER_LOCK: i64 = 0x0042_616f_4c64;
+/// The advisory lock (a PostgreSQL session lock on this key) that makes a server the leader.
+pub const LEADER_LOCK: i64 = 0x0042_616f_4c64;
 
 /// This server leads: on PostgreSQL, the connection that holds the lock.
 pub struct Leadership {

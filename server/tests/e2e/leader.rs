@@ -23,11 +23,15 @@ fn require_postgres() -> Option<String> {
     url
 }
 
-/// Sessions holding the leader lock (`crate::leader`'s key: class 0x42, object 0x616f4c64).
+/// The leader lock's rows in `pg_locks` (a bigint key shows as its high and low halves).
+const HELD: &str = "l.locktype = 'advisory' AND l.granted
+     AND l.classid::bigint = ($1::bigint >> 32) AND l.objid::bigint = ($1::bigint & 4294967295)";
+
+/// Sessions holding the leader lock ([`bao_server::leader::LEADER_LOCK`]).
 fn leaders(db: &mut postgres::Client) -> i64 {
     db.query_one(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 66 AND objid = 1634683236 AND granted",
-        &[],
+        &format!("SELECT count(*) FROM pg_locks l WHERE {HELD}"),
+        &[&bao_server::leader::LEADER_LOCK],
     )
     .expect("pg_locks")
     .get(0)
@@ -114,9 +118,8 @@ pub fn a_follower_takes_the_lead_when_the_leader_dies() {
 fn leader_process(db: &mut postgres::Client) -> u32 {
     let name: String = db
         .query_one(
-            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-             WHERE l.locktype = 'advisory' AND l.classid = 66 AND l.objid = 1634683236 AND l.granted",
-            &[],
+            &format!("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE {HELD}"),
+            &[&bao_server::leader::LEADER_LOCK],
         )
         .expect("the leader's connection")
         .get(0);
