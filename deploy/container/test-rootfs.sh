@@ -105,7 +105,8 @@ PY
 say "in the root: $apt_line"
 unshare --mount --fork sh -c "mount --rbind /proc '$root/proc' && DEBIAN_FRONTEND=noninteractive chroot '$root' sh -c '$apt_line'" \
     >"$tmp/apt.log" 2>&1 || { tail -n 20 "$tmp/apt.log" >&2; fail "installing the runtime stage's packages"; }
-install -m 755 "$referee" "$bin_dir/bao-exec-stub" "$root/usr/local/bin/"
+install -m 755 "$referee" "$root/usr/local/bin/bao-referee"
+install -m 755 "$bin_dir/bao-exec-stub" "$root/usr/local/bin/bao-exec-stub"
 mkdir -p "$root/var/lib/bao/arena"
 chmod 700 "$root/var/lib/bao/arena"
 cp "$repo/deploy/kubernetes/arena.toml" "$root/var/lib/bao/arena/arena.toml"
