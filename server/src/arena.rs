@@ -97,7 +97,10 @@ impl Arena {
         let dir = &std::fs::canonicalize(dir)
             .map_err(|e| ServerError::io(format!("cannot resolve {}", dir.display()), e))?;
         let config = ArenaConfig::load_or_create(dir)?;
-        let db = Db::open_location(&crate::db::Location::from_option(place.database.as_deref(), &dir.join(DB_FILE))?)?;
+        let db = Db::open_location(&crate::db::Location::from_option(
+            place.database.as_deref(),
+            &dir.join(DB_FILE),
+        )?)?;
         Ok(Arena {
             dir: dir.to_path_buf(),
             config,

@@ -4,9 +4,9 @@
 //! the candidate is promoted (automatically if the owner asked), or rejected
 //! with the reason.
 
+use crate::db::{Behavior, Conn, params};
 use bao_rules::Side;
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
-use crate::db::{Conn, Behavior, params};
 
 use crate::arena::Arena;
 use crate::config::CandidateConfig;
@@ -15,10 +15,7 @@ use crate::error::ServerError;
 use crate::versions;
 
 /// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
-pub fn pair_counts(
-    conn: &crate::db::Conn,
-    candidate: VersionId,
-) -> Result<PentanomialCounts, ServerError> {
+pub fn pair_counts(conn: &crate::db::Conn, candidate: VersionId) -> Result<PentanomialCounts, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT pair_key, south_id, result FROM games
          WHERE purpose = ?2 AND state = ?3 AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
@@ -65,11 +62,7 @@ pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision,
 /// The SPRT update of one candidate inside the caller's transaction (see
 /// [`update`]); also run at start for every candidate under evaluation, which
 /// completes a verdict a stop interrupted.
-pub fn decide(
-    conn: &Conn,
-    candidate: VersionId,
-    c: &CandidateConfig,
-) -> Result<SprtDecision, ServerError> {
+pub fn decide(conn: &Conn, candidate: VersionId, c: &CandidateConfig) -> Result<SprtDecision, ServerError> {
     let params = sprt_parameters(c)?;
     let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
     if v.state != VersionState::Evaluating {

@@ -143,9 +143,11 @@ pub fn run_serve(args: &ServeArgs) -> Result<Done, ServerError> {
         Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
             crate::user_add(data.clone(), name, *admin).map(Done::Printed)
         }
-        Some(ServeCommand::User(UserCommand::Revoke { name })) => crate::user_revoke(data.clone(), name).map(|r| {
-            Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))
-        }),
+        Some(ServeCommand::User(UserCommand::Revoke { name })) => {
+            crate::user_revoke(data.clone(), name).map(|r| {
+                Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))
+            })
+        }
         Some(ServeCommand::User(UserCommand::Token { name })) => {
             crate::user_token(data.clone(), name).map(Done::Printed)
         }

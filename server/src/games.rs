@@ -2,8 +2,8 @@
 //! `finished` (exactly once, in one statement) after its log is on disk;
 //! a game found `running` at start-up was cut by a stop and becomes `aborted`.
 
-use bao_rules::Side;
 use crate::db::{Conn, OptionalExtension, Row, params};
+use bao_rules::Side;
 use serde::Serialize;
 
 use crate::db::now_ms;

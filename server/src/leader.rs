@@ -19,8 +19,8 @@ use crate::error::ServerError;
 /// How often a follower tries to take the lead, and a leader checks that it still holds it.
 pub const POLL: Duration = Duration::from_secs(2);
 
-/// The advisory lock that makes a server the leader.
-const LEADER_LOCK: i64 = 0x0042_616f_4c64;
+/// The advisory lock (a PostgreSQL session lock on this key) that makes a server the leader.
+pub const LEADER_LOCK: i64 = 0x0042_616f_4c64;
 
 /// This server leads: on PostgreSQL, the connection that holds the lock.
 pub struct Leadership {
@@ -66,7 +66,9 @@ impl Leadership {
             tokio::time::sleep(POLL).await;
             let conn = conn.clone();
             let alive = blocking(move || {
-                let c = conn.lock().map_err(|_| ServerError::Internal("leader connection lock poisoned".into()))?;
+                let c = conn
+                    .lock()
+                    .map_err(|_| ServerError::Internal("leader connection lock poisoned".into()))?;
                 Ok(!c.is_broken() && c.execute_batch("SELECT 1").is_ok())
             })
             .await;
@@ -80,5 +82,7 @@ impl Leadership {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ServerError> + Send + 'static,
 ) -> Result<T, ServerError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| ServerError::Internal(format!("leader task failed: {e}")))?
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServerError::Internal(format!("leader task failed: {e}")))?
 }

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bao_stats::rating::{BradleyTerry, RatingModel, Strengths, rank_confidence};
 use crate::db::params;
+use bao_stats::rating::{BradleyTerry, RatingModel, Strengths, rank_confidence};
 
 use crate::arena::Arena;
 use crate::db::now_ms;

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::db::{Conn, Behavior, params};
+use crate::db::{Behavior, Conn, params};
 
 use crate::config::CandidateConfig;
 use crate::db::now_ms;
@@ -43,11 +43,7 @@ pub struct Recovered {
 }
 
 /// Recovers the database (one transaction), then the files.
-pub fn recover(
-    conn: &mut Conn,
-    dir: &Path,
-    candidate: &CandidateConfig,
-) -> Result<Recovered, ServerError> {
+pub fn recover(conn: &mut Conn, dir: &Path, candidate: &CandidateConfig) -> Result<Recovered, ServerError> {
     let mut done = Recovered::default();
     let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let now = now_ms();

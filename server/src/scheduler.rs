@@ -143,7 +143,7 @@ impl LadderStats {
     pub fn load(conn: &crate::db::Conn) -> Result<LadderStats, ServerError> {
         let mut stats = LadderStats::default();
         let mut stmt = conn.prepare(
-            "SELECT south_id, north_id, count(*), max(started_at), sum(state = ?1) FROM games
+            "SELECT south_id, north_id, count(*), max(started_at), sum(CASE WHEN state = ?1 THEN 1 ELSE 0 END) FROM games
              WHERE purpose != ?2 GROUP BY south_id, north_id",
         )?;
         let rows = stmt.query_map(crate::db::params![GameState::Finished, Purpose::Candidate], |r| {

@@ -136,7 +136,9 @@ async fn lead(arena: SharedArena, engine: Arc<Engine>, first: Option<crate::lead
     let leadership = match first {
         Some(l) => l,
         None => {
-            let Some(l) = crate::leader::acquire(arena.db.location(), &arena.shutdown).await else { return false };
+            let Some(l) = crate::leader::acquire(arena.db.location(), &arena.shutdown).await else {
+                return false;
+            };
             tracing::warn!("this server now leads the builds, games and ratings");
             if let Err(e) = recover(&arena).await {
                 tracing::error!(error = %e, "recovery on taking the lead failed; stopping");

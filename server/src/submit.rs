@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::db::{Conn, OptionalExtension, Behavior, params};
+use crate::db::{Behavior, Conn, OptionalExtension, params};
 use serde::Deserialize;
 
 use crate::arena::Arena;

@@ -1,7 +1,7 @@
 //! Bots and their versions in the database: records, lookups and the
 //! state changes of the lifecycle (each a [`VersionChange`] the lifecycle allows).
 
-use crate::db::{Conn, OptionalExtension, Row, Behavior, params};
+use crate::db::{Behavior, Conn, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;

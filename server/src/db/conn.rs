@@ -21,7 +21,7 @@ pub enum DbError {
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL failed.
-    #[error("PostgreSQL: {0}")]
+    #[error("PostgreSQL: {}", postgres_words(.0))]
     Postgres(#[from] postgres::Error),
     /// A query that must return a row returned none.
     #[error("the query returned no row")]
@@ -40,6 +40,20 @@ impl DbError {
             DbError::Postgres(e) => e.is_closed() || e.as_db_error().is_none() && e.code().is_none(),
             _ => false,
         }
+    }
+}
+
+/// A PostgreSQL error in words: the server's message, detail and code when it sent them.
+fn postgres_words(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => {
+            let mut s = format!("{} ({})", db.message(), db.code().code());
+            if let Some(detail) = db.detail() {
+                s.push_str(&format!("; {detail}"));
+            }
+            s
+        }
+        None => e.to_string(),
     }
 }
 

@@ -6,6 +6,8 @@
 
 mod conn;
 mod postgres;
+#[cfg(test)]
+mod postgres_tests;
 
 use std::cell::RefCell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -72,7 +74,9 @@ impl Location {
             }
             Location::Postgres(url) => postgres::PgConn::connect(url, writer)
                 .map(|c| Conn::Postgres(Box::new(RefCell::new(c))))
-                .map_err(|e| ServerError::Internal(format!("cannot connect to the {}: {e}", self.describe()))),
+                .map_err(|e| {
+                    ServerError::Internal(format!("cannot connect to the {}: {e}", self.describe()))
+                }),
         }
     }
 }
@@ -200,7 +204,9 @@ impl Db {
             .min_idle(Some(1))
             .connection_timeout(std::time::Duration::from_secs(30))
             .build(ReadConnections { location: location.clone() })
-            .map_err(|e| ServerError::Internal(format!("cannot open the {} for reading: {e}", location.describe())))?;
+            .map_err(|e| {
+                ServerError::Internal(format!("cannot open the {} for reading: {e}", location.describe()))
+            })?;
         Ok(Db { location: Arc::new(location.clone()), writer: Arc::new(Mutex::new(writer)), readers })
     }
 
@@ -240,7 +246,10 @@ impl Db {
     /// Runs `f` on the write connection in the calling thread (for commands
     /// that run without the server, and for tests). A PostgreSQL connection found
     /// closed is opened again first.
-    pub fn write_blocking<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T, ServerError>) -> Result<T, ServerError> {
+    pub fn write_blocking<T>(
+        &self,
+        f: impl FnOnce(&mut Conn) -> Result<T, ServerError>,
+    ) -> Result<T, ServerError> {
         let mut conn =
             self.writer.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
         if conn.is_broken() {

@@ -61,8 +61,12 @@ impl PgConn {
     /// Connects. A connection whose autocommit statements must take the write lock (the
     /// server's writer) has `serialize_writes`.
     pub fn connect(url: &str, serialize_writes: bool) -> DbResult<PgConn> {
-        let config = postgres::Config::from_str(url)
+        let mut config = postgres::Config::from_str(url)
             .map_err(|e| DbError::Value(format!("invalid PostgreSQL URL: {e}")))?;
+        // Named after the process, for operators (and tests) reading pg_stat_activity.
+        if config.get_application_name().is_none() {
+            config.application_name(&format!("bao-referee {}", std::process::id()));
+        }
         // The synchronous client runs a runtime of its own, which cannot start inside
         // another's context: from an async thread, it connects from a thread of its own.
         let client = if tokio::runtime::Handle::try_current().is_ok() {
@@ -71,7 +75,12 @@ impl PgConn {
         } else {
             config.connect(NoTls)?
         };
-        Ok(PgConn { client: Some(client), statements: HashMap::new(), in_transaction: false, serialize_writes })
+        Ok(PgConn {
+            client: Some(client),
+            statements: HashMap::new(),
+            in_transaction: false,
+            serialize_writes,
+        })
     }
 
     /// Whether PostgreSQL closed the connection.
@@ -267,7 +276,8 @@ type BoxError = Box<dyn Error + Sync + Send>;
 struct Param<'a>(&'a Value);
 
 fn is_text(ty: &Type) -> bool {
-    matches!(*ty, Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN) || ty.name() == "citext"
+    matches!(*ty, Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN)
+        || ty.name() == "citext"
 }
 
 impl ToSql for Param<'_> {
@@ -279,14 +289,20 @@ impl ToSql for Param<'_> {
                 Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
                 Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
                 Type::BOOL => (*i != 0).to_sql(ty, out),
-                #[expect(clippy::cast_precision_loss, reason = "SQLite compares integers with reals the same way")]
+                #[expect(
+                    clippy::cast_precision_loss,
+                    reason = "SQLite compares integers with reals the same way"
+                )]
                 Type::FLOAT8 => (*i as f64).to_sql(ty, out),
                 _ if is_text(ty) => i.to_string().as_str().to_sql(&Type::TEXT, out),
                 _ => Err(format!("an integer where PostgreSQL expects {ty}").into()),
             },
             Value::Real(f) => match *ty {
                 Type::FLOAT8 => f.to_sql(ty, out),
-                #[expect(clippy::cast_possible_truncation, reason = "a REAL column is FLOAT8; FLOAT4 is not used")]
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a REAL column is FLOAT8; FLOAT4 is not used"
+                )]
                 Type::FLOAT4 => (*f as f32).to_sql(ty, out),
                 _ => Err(format!("a real number where PostgreSQL expects {ty}").into()),
             },

@@ -49,13 +49,7 @@ pub enum Ending {
 }
 
 /// Records the end of a running game, once.
-pub fn finish(
-    conn: &Conn,
-    token: &str,
-    ending: Ending,
-    reason: &str,
-    plies: u32,
-) -> Result<(), ServerError> {
+pub fn finish(conn: &Conn, token: &str, ending: Ending, reason: &str, plies: u32) -> Result<(), ServerError> {
     let (state, result) = match ending {
         Ending::Finished(result) => ("finished", Some(result)),
         Ending::Abandoned => ("abandoned", None),
@@ -145,9 +139,9 @@ pub fn score_against_people(conn: &Conn, bot: BotId) -> Result<ScoreAgainstPeopl
     // The person sat at person_side; the bot at the other.
     Ok(conn.query_row(
         "SELECT
-           coalesce(sum((result = 'south' AND person_side = 'N') OR (result = 'north' AND person_side = 'S')), 0),
-           coalesce(sum((result = 'south' AND person_side = 'S') OR (result = 'north' AND person_side = 'N')), 0),
-           coalesce(sum(result = 'draw'), 0)
+           coalesce(sum(CASE WHEN (result = 'south' AND person_side = 'N') OR (result = 'north' AND person_side = 'S') THEN 1 ELSE 0 END), 0),
+           coalesce(sum(CASE WHEN (result = 'south' AND person_side = 'S') OR (result = 'north' AND person_side = 'N') THEN 1 ELSE 0 END), 0),
+           coalesce(sum(CASE WHEN result = 'draw' THEN 1 ELSE 0 END), 0)
          FROM human_games WHERE state = 'finished'
            AND version_id IN (SELECT id FROM versions WHERE bot_id = ?1)",
         [bot],

@@ -286,7 +286,8 @@ pub fn five_bots_spread_their_games() {
     let conn = db(&data);
     let mut stmt = conn
         .prepare(
-            "SELECT min(south_id, north_id), max(south_id, north_id), count(*) FROM games
+            "SELECT CASE WHEN south_id < north_id THEN south_id ELSE north_id END,
+                    CASE WHEN south_id < north_id THEN north_id ELSE south_id END, count(*) FROM games
              WHERE state = 'finished' AND purpose != 'candidate' GROUP BY 1, 2",
         )
         .expect("query");

@@ -231,7 +231,9 @@ pub fn test_database(data: &Path) -> Option<String> {
         return None;
     }
     let Some(base) = test_postgres() else {
-        panic!("BAO_E2E_DATABASE=postgres needs BAO_TEST_POSTGRES (deploy/postgres/throwaway.sh start DIR prints it)")
+        panic!(
+            "BAO_E2E_DATABASE=postgres needs BAO_TEST_POSTGRES (deploy/postgres/throwaway.sh start DIR prints it)"
+        )
     };
     Some(postgres_database(&base, data))
 }
