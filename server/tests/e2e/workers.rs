@@ -154,12 +154,15 @@ fn played_by(url: &str) -> Vec<(i64, String)> {
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").collect::<Result<_, _>>().expect("rows")
 }
 
-/// The game a worker holds under a live lease now, if any.
-fn leased_by(url: &str, worker: &str) -> Option<i64> {
+/// A game the worker holds under a live lease now that was queued less than a second and a
+/// half ago (a worker claims a queued game within half a second): one it has barely begun.
+fn fresh_lease(url: &str, worker: &str) -> Option<i64> {
     let conn = db(url);
+    let now = bao_server::db::now_ms();
     conn.query_row(
-        "SELECT game_id FROM game_tasks WHERE leased_by = ?1 AND lease_expires_at >= ?2",
-        bao_server::db::params![worker, bao_server::db::now_ms()],
+        "SELECT t.game_id FROM game_tasks t JOIN games g ON g.id = t.game_id
+         WHERE t.leased_by = ?1 AND t.lease_expires_at >= ?2 AND g.started_at >= ?3",
+        bao_server::db::params![worker, now, now - 1500],
         |r| r.get(0),
     )
     .ok()
@@ -222,8 +225,8 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     }
 
     // Kill worker a mid-game: its lease expires and b plays the game again.
-    let victim = wait_for(60, "worker a to hold a game", || leased_by(&url, &a.id));
-    std::thread::sleep(Duration::from_millis(500));
+    let victim = wait_for(60, "worker a to begin a game", || fresh_lease(&url, &a.id));
+    std::thread::sleep(Duration::from_millis(300));
     a.kill9();
     let replayed = wait_for(60, "the killed worker's game recorded", || {
         played_by(&url).into_iter().find(|(id, _)| *id == victim)
