@@ -223,7 +223,7 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
         // Between the game's row and its first record: the browser retries shortly.
         return Vec::new();
     }
-    let text = crate::worker::logs::read_text(&arena, GameId::new(id)).await.unwrap_or_default();
+    let text = crate::worker::logs::read_text(arena, GameId::new(id)).await.unwrap_or_default();
     let replay =
         tokio::task::spawn_blocking(move || bao_viewer::replay_from_log(&text).ok()).await.ok().flatten();
     let mut out: Vec<Arc<LiveEvent>> = Vec::new();

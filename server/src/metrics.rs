@@ -1,7 +1,8 @@
 //! Prometheus metrics of the server, rendered in the text format at `/metrics`.
 
 use prometheus::{
-    Encoder, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 
 use crate::error::ServerError;
@@ -74,8 +75,10 @@ impl Metrics {
             &worker_labels,
         )?;
         registry.register(Box::new(worker_games_running.clone()))?;
-        let worker_load =
-            GaugeVec::new(Opts::new("worker_load", "Each worker's machine load over a minute"), &worker_labels)?;
+        let worker_load = GaugeVec::new(
+            Opts::new("worker_load", "Each worker's machine load over a minute"),
+            &worker_labels,
+        )?;
         registry.register(Box::new(worker_load.clone()))?;
         let games_queued = IntGauge::new("games_queued", "Games waiting for a worker")?;
         registry.register(Box::new(games_queued.clone()))?;

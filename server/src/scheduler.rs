@@ -12,8 +12,8 @@ use std::time::Duration;
 use bao_game::{GameConfig, TimeControl};
 
 use crate::arena::Arena;
-use crate::config::{ArenaConfig, Executor};
 use crate::build::gate::BuiltBot;
+use crate::config::{ArenaConfig, Executor};
 use crate::db::now_ms;
 use crate::domain::{GameResult, GameState, Purpose, VersionId, VersionState};
 use crate::engine::Engine;
@@ -46,6 +46,16 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             return;
         }
     };
+    if arena.config.games.executor == Executor::Workers
+        && matches!(arena.db.location(), crate::db::Location::Sqlite(_))
+    {
+        tracing::error!(
+            "games.executor = \"workers\" needs the servers' PostgreSQL database (serve --database postgres://…): \
+             no worker can reach this arena's SQLite file; the game loop does not run"
+        );
+        eprintln!("games.executor = \"workers\" needs a PostgreSQL database: the game loop does not run");
+        return;
+    }
     if arena.config.games.executor == Executor::Workers
         && let Err(e) = crate::worker::queued::publish_settings(&arena).await
     {
@@ -281,7 +291,11 @@ pub(crate) fn built_in(
     let language = config
         .language(&v.language)
         .ok_or_else(|| ServerError::Invalid(format!("the language {:?} is no longer offered", v.language)))?;
-    Ok(BuiltBot { name: format!("{} v{}", v.bot, v.number), argv: language.run_argv().map_err(ServerError::Invalid)?, dir })
+    Ok(BuiltBot {
+        name: format!("{} v{}", v.bot, v.number),
+        argv: language.run_argv().map_err(ServerError::Invalid)?,
+        dir,
+    })
 }
 
 /// The configuration of one game between two built bots, by the arena's settings: the one

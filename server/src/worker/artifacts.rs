@@ -85,7 +85,9 @@ pub fn hash_of(conn: &Conn, version: VersionId, arch: &str) -> Result<Option<Str
 /// The artifact's bytes.
 pub fn bytes(conn: &Conn, hash: &str, arch: &str) -> Result<Option<Vec<u8>>, ServerError> {
     Ok(conn
-        .query_row("SELECT data FROM artifacts WHERE hash = ?1 AND arch = ?2", params![hash, arch], |r| r.get(0))
+        .query_row("SELECT data FROM artifacts WHERE hash = ?1 AND arch = ?2", params![hash, arch], |r| {
+            r.get(0)
+        })
         .optional()?)
 }
 
@@ -112,7 +114,9 @@ pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathB
     }
     let got = hash(bytes);
     if got != hash_hex {
-        return Err(ServerError::Internal(format!("the artifact {hash_hex} read from the database has hash {got}")));
+        return Err(ServerError::Internal(format!(
+            "the artifact {hash_hex} read from the database has hash {got}"
+        )));
     }
     let aside = tempfile::Builder::new()
         .prefix(".unpack-")
@@ -121,7 +125,9 @@ pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathB
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
     archive.set_preserve_permissions(true);
     archive.set_overwrite(false);
-    archive.unpack(aside.path()).map_err(|e| ServerError::io(format!("cannot unpack the artifact {hash_hex}"), e))?;
+    archive
+        .unpack(aside.path())
+        .map_err(|e| ServerError::io(format!("cannot unpack the artifact {hash_hex}"), e))?;
     // Readable by the sandbox's own uid, as the arena's version folders are.
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(aside.path(), std::fs::Permissions::from_mode(0o755))
@@ -149,7 +155,8 @@ mod tests {
         std::fs::write(src.path().join("lib/data.txt"), "weights").expect("file");
         std::fs::write(src.path().join("bot"), "#!/bin/sh\necho hi\n").expect("file");
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(src.path().join("bot"), std::fs::Permissions::from_mode(0o755)).expect("mode");
+        std::fs::set_permissions(src.path().join("bot"), std::fs::Permissions::from_mode(0o755))
+            .expect("mode");
         std::os::unix::fs::symlink("lib/data.txt", src.path().join("link")).expect("link");
         let bytes = pack(src.path()).expect("pack");
 

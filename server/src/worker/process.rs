@@ -67,7 +67,8 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     let location = Location::from_option(Some(&opts.database), Path::new(""))?;
     if matches!(location, Location::Sqlite(_)) {
         return Err(ServerError::Invalid(
-            "--database takes the postgres:// URL of the servers' database (workers need a shared database)".into(),
+            "--database takes the postgres:// URL of the servers' database (workers need a shared database)"
+                .into(),
         ));
     }
     let place = location.clone();
@@ -75,7 +76,8 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         .await
         .map_err(|e| ServerError::Internal(format!("opening the database failed: {e}")))??;
     for dir in [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs")] {
-        std::fs::create_dir_all(&dir).map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
         // The sandbox's own uid reads the bots' folders under it.
         crate::db::make_private(&dir, 0o755)?;
     }
@@ -141,7 +143,10 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
             () = tokio::time::sleep(Duration::from_millis(500)) => {}
         }
     }
-    tracing::info!(signal = bao_tournament::signals::received().unwrap_or("a signal"), "worker stopping: handing its games back");
+    tracing::info!(
+        signal = bao_tournament::signals::received().unwrap_or("a signal"),
+        "worker stopping: handing its games back"
+    );
     while tasks.join_next().await.is_some() {}
     reporter.abort();
     let w = worker.clone();
@@ -157,7 +162,10 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
 
 /// The leader's arena settings, waiting for them if no leader has published them yet;
 /// `None` if stopped first.
-async fn wait_for_settings(db: &Db, shutdown: &CancellationToken) -> Result<Option<ArenaConfig>, ServerError> {
+async fn wait_for_settings(
+    db: &Db,
+    shutdown: &CancellationToken,
+) -> Result<Option<ArenaConfig>, ServerError> {
     let mut said = false;
     loop {
         match db.read(|c| super::queued::settings(c)).await {
@@ -219,11 +227,15 @@ async fn play_claimed(w: Arc<Worker>, lease: Lease) {
         _ if lost.load(Ordering::Relaxed) => {
             tracing::warn!("this worker lost its lease on the game: its result is discarded");
         }
-        Ok(Outcome::Finished(played)) => match w.db.write(move |c| queue::finish(c, &l, &played, now_ms())).await {
-            Ok(true) => tracing::info!("game recorded"),
-            Ok(false) => tracing::warn!("the lease expired before the result was recorded: discarded"),
-            Err(e) => tracing::error!(error = %e, "cannot record the game: its lease will expire and it is played again"),
-        },
+        Ok(Outcome::Finished(played)) => {
+            match w.db.write(move |c| queue::finish(c, &l, &played, now_ms())).await {
+                Ok(true) => tracing::info!("game recorded"),
+                Ok(false) => tracing::warn!("the lease expired before the result was recorded: discarded"),
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot record the game: its lease will expire and it is played again")
+                }
+            }
+        }
         // Stopped: this worker is stopping. Handed back, played by another.
         Ok(Outcome::Aborted(false, _)) => release(&w, &lease).await,
         Ok(Outcome::Aborted(true, why)) => failed(&w, &lease, why).await,
@@ -271,7 +283,9 @@ async fn keep_lease(w: Arc<Worker>, lease: Lease, stop: CancellationToken, lost:
         match w.db.read(move |c| queue::renew(c, &l, now, lease_ms)).await {
             Ok(true) => held_until = now + lease_ms,
             Ok(false) => break,
-            Err(e) if now_ms() < held_until => tracing::warn!(error = %e, "cannot renew the lease; trying again"),
+            Err(e) if now_ms() < held_until => {
+                tracing::warn!(error = %e, "cannot renew the lease; trying again")
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "cannot renew the lease before it expires");
                 break;
@@ -285,8 +299,7 @@ async fn keep_lease(w: Arc<Worker>, lease: Lease, stop: CancellationToken, lost:
 /// Plays the claimed game in the engine.
 async fn play(w: &Worker, lease: &Lease, stop: CancellationToken) -> Result<Outcome, ServerError> {
     let id = lease.game;
-    let (game, settings) =
-        w.db.read(move |c| Ok((games::game(c, id)?, super::queued::settings(c)?))).await?;
+    let (game, settings) = w.db.read(move |c| Ok((games::game(c, id)?, super::queued::settings(c)?))).await?;
     let game = game.ok_or_else(|| ServerError::Internal(format!("the claimed game {id} has no row")))?;
     let text = settings.ok_or_else(|| ServerError::Internal("the arena's settings are gone".into()))?;
     let config = ArenaConfig::parse(&text, Path::new(SETTINGS))?;
@@ -333,21 +346,18 @@ fn scrub(w: &Worker, text: &str) -> String {
 /// The folder of a version's built bot in the cache, fetched from the database if missing.
 async fn artifact_dir(w: &Worker, version: VersionId) -> Result<PathBuf, ServerError> {
     let arch = artifacts::arch();
-    let hash = w
-        .db
-        .read(move |c| artifacts::hash_of(c, version, arch))
-        .await?
-        .ok_or_else(|| ServerError::Internal(format!("no built folder of version {version} for {arch} in the database")))?;
+    let hash = w.db.read(move |c| artifacts::hash_of(c, version, arch)).await?.ok_or_else(|| {
+        ServerError::Internal(format!("no built folder of version {version} for {arch} in the database"))
+    })?;
     let cache = w.cache.join("artifacts");
     if cache.join(&hash).is_dir() {
         return Ok(cache.join(&hash));
     }
     let h = hash.clone();
-    let bytes = w
-        .db
-        .read(move |c| artifacts::bytes(c, &h, arch))
-        .await?
-        .ok_or_else(|| ServerError::Internal(format!("the artifact {hash} is not in the database")))?;
+    let bytes =
+        w.db.read(move |c| artifacts::bytes(c, &h, arch))
+            .await?
+            .ok_or_else(|| ServerError::Internal(format!("the artifact {hash} is not in the database")))?;
     tokio::task::spawn_blocking(move || artifacts::unpack_cached(&cache, &hash, &bytes))
         .await
         .map_err(|e| ServerError::Internal(format!("unpacking an artifact failed: {e}")))?

@@ -258,8 +258,11 @@ mod tests {
         let expired = queue_game(&mut conn);
         let lease = claim(&conn, "a", 1000, 10_000).expect("claim").expect("held");
         assert_eq!(lease.game, held);
-        conn.execute("UPDATE game_tasks SET leased_by = 'b', lease_expires_at = 5 WHERE game_id = ?1", [expired])
-            .expect("expired lease");
+        conn.execute(
+            "UPDATE game_tasks SET leased_by = 'b', lease_expires_at = 5 WHERE game_id = ?1",
+            [expired],
+        )
+        .expect("expired lease");
         assert_eq!(recover(&conn, 2000).expect("recover"), 2);
         assert_eq!(state(&conn, held), GameState::Running);
         assert_eq!(state(&conn, waiting), GameState::Aborted);

@@ -137,7 +137,9 @@ mod tests {
         fill_metrics(&conn, &m, 40_000).expect("metrics");
         let text = m.render().expect("render");
         assert!(
-            text.contains(r#"bao_worker_games_running{arch="x86_64",host="h",version="0.1.0",worker="h-1-x"} 2"#),
+            text.contains(
+                r#"bao_worker_games_running{arch="x86_64",host="h",version="0.1.0",worker="h-1-x"} 2"#
+            ),
             "{text}"
         );
         assert!(!text.contains("gone"), "{text}");

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::{
-    FAST, Server, accepted_gaps, bin_dir, bot_script, get, give_to_server_user, postgres_database, server_command,
-    server_user, settle, submit, test_postgres, wait_for,
+    FAST, Server, accepted_gaps, bin_dir, bot_script, get, give_to_server_user, postgres_database,
+    server_command, server_user, settle, submit, test_postgres, wait_for,
 };
 
 /// `e2e worker ...`: the worker's command line, as `bao-referee worker` takes it.
@@ -149,7 +149,9 @@ fn db(url: &str) -> bao_server::db::Conn {
 fn played_by(url: &str) -> Vec<(i64, String)> {
     let conn = db(url);
     let mut stmt = conn
-        .prepare("SELECT id, played_by FROM games WHERE state = 'finished' AND played_by IS NOT NULL ORDER BY id")
+        .prepare(
+            "SELECT id, played_by FROM games WHERE state = 'finished' AND played_by IS NOT NULL ORDER BY id",
+        )
         .expect("query");
     stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").collect::<Result<_, _>>().expect("rows")
 }
@@ -214,7 +216,10 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         (by.len() >= 2).then_some(by)
     });
     let workers: std::collections::HashSet<&str> = first.iter().map(|(_, w)| w.as_str()).collect();
-    assert!(workers.contains(a.id.as_str()) && workers.contains(b.id.as_str()), "both workers played: {first:?}");
+    assert!(
+        workers.contains(a.id.as_str()) && workers.contains(b.id.as_str()),
+        "both workers played: {first:?}"
+    );
     for g in finished(&server) {
         let id = g["id"].as_i64().expect("id");
         // The log comes from the database (the arena's games folder holds none).
