@@ -229,9 +229,9 @@ async fn next_pair(
 ) -> Result<Option<PairPlan>, ServerError> {
     let placement = arena.config.matchmaking.placement_games;
     let bound = arena.config.matchmaking.wait_bound_secs;
-    let busy_ids = busy.clone();
     let shared = stats.clone();
-    let (list, candidates) = arena
+    let workers = arena.config.games.executor == Executor::Workers;
+    let (list, candidates, queued) = arena
         .db
         .read(move |c| {
             let stats = shared.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
@@ -243,9 +243,23 @@ async fn next_pair(
             let candidates: Vec<(VersionId, VersionId)> = stmt
                 .query_map([VersionState::Evaluating, VersionState::Active], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            Ok((list, candidates))
+            // With workers, the versions of every game still queued or played are busy too:
+            // those of a former leader's pairs as well as this one's.
+            let queued: Vec<(VersionId, VersionId)> = if workers {
+                c.prepare_cached(
+                    "SELECT g.south_id, g.north_id FROM game_tasks t JOIN games g ON g.id = t.game_id",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?
+            } else {
+                Vec::new()
+            };
+            Ok((list, candidates, queued))
         })
         .await?;
+    let mut busy_ids = busy.clone();
+    busy_ids.extend(queued.into_iter().flat_map(|(s, n)| [s, n]));
+    let busy = &busy_ids;
     let mut jitter = || rand::random::<f64>();
     let ladder = {
         let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;

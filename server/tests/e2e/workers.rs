@@ -81,6 +81,24 @@ impl Worker {
         Worker { id: id.to_owned(), child: Some(child) }
     }
 
+    /// SIGTERM, and the exit status.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = c.try_wait().expect("wait") {
+                return status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = c.kill();
+                panic!("the worker did not stop within 30 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
             c.kill().expect("kill -9");
@@ -269,6 +287,24 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     // The surviving worker is in /metrics.
     let metrics = get(&format!("{}/metrics", server.url), Some(&token), None);
     assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id)), "{}", metrics.body);
-    drop(b);
+
+    // SIGTERM: the worker hands the game it has begun back at once (claimable by anyone),
+    // exits with 130, and its row is gone.
+    let mut b = b;
+    let begun = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+    std::thread::sleep(Duration::from_millis(300));
+    let status = b.terminate();
+    assert_eq!(status.code(), Some(130), "{status}");
+    let (state, holder): (String, Option<String>) = conn
+        .query_row(
+            "SELECT g.state, t.leased_by FROM games g JOIN game_tasks t ON t.game_id = g.id WHERE g.id = ?1",
+            [begun],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("the handed-back game is still queued");
+    assert_eq!((state.as_str(), holder), ("running", None), "game {begun} handed back");
+    let rows: i64 =
+        conn.query_row("SELECT count(*) FROM workers WHERE id = ?1", [&b.id], |r| r.get(0)).expect("workers");
+    assert_eq!(rows, 0, "a stopped worker leaves no row");
     drop(server);
 }
