@@ -64,17 +64,14 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     if opts.lease < Duration::from_secs(3) {
         return Err(ServerError::Invalid("--lease-secs must be at least 3".into()));
     }
-    let location = Location::from_option(Some(&opts.database), Path::new(""))?;
-    if matches!(location, Location::Sqlite(_)) {
+    let url = opts.database.trim();
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
         return Err(ServerError::Invalid(
             "--database takes the postgres:// URL of the servers' database (workers need a shared database)"
                 .into(),
         ));
     }
-    let place = location.clone();
-    let db = tokio::task::spawn_blocking(move || Db::open_location(&place))
-        .await
-        .map_err(|e| ServerError::Internal(format!("opening the database failed: {e}")))??;
+    let location = Location::Postgres(url.to_owned());
     for dir in [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs")] {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
@@ -82,10 +79,9 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         crate::db::make_private(&dir, 0o755)?;
     }
     let shutdown = CancellationToken::new();
-    let stop = shutdown.clone();
-    bao_tournament::signals::install(stop.clone())
+    bao_tournament::signals::install(shutdown.clone())
         .map_err(|e| ServerError::io("cannot install the signal handlers", e))?;
-
+    let Some(db) = open_database(&location, &shutdown).await else { return Ok(()) };
     let Some(config) = wait_for_settings(&db, &shutdown).await? else { return Ok(()) };
     crate::sandbox::probe::require(&config, Path::new(SETTINGS)).await?;
     let machine = bao_supervise::cpu_confinement();
@@ -158,6 +154,34 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         let _ = tokio::task::spawn_blocking(move || engine.stop()).await;
     }
     Ok(())
+}
+
+/// Opens the database, trying again every [`TICK`] while it cannot be reached; `None` if
+/// stopped first.
+async fn open_database(location: &Location, shutdown: &CancellationToken) -> Option<Db> {
+    let mut said = false;
+    loop {
+        let place = location.clone();
+        match tokio::task::spawn_blocking(move || Db::open_location(&place)).await {
+            Ok(Ok(db)) => return Some(db),
+            Ok(Err(e)) => {
+                if !said {
+                    eprintln!(
+                        "cannot open the {} ({e}); trying again every {} s",
+                        location.describe(),
+                        TICK.as_secs()
+                    );
+                    said = true;
+                }
+                tracing::warn!(error = %e, "cannot open the database; trying again");
+            }
+            Err(e) => tracing::error!(error = %e, "opening the database failed; trying again"),
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return None,
+            () = tokio::time::sleep(TICK) => {}
+        }
+    }
 }
 
 /// The leader's arena settings, waiting for them if no leader has published them yet;
