@@ -159,9 +159,48 @@ mod tests {
     use crate::domain::{GameState, Purpose};
     use crate::games::NewGame;
 
-    fn arena_db() -> (tempfile::TempDir, Conn) {
+    use crate::db::Location;
+
+    /// Where the tests run: a SQLite file, and a new database of the PostgreSQL cluster of
+    /// `BAO_TEST_POSTGRES` when it is set (without it the PostgreSQL half says it is skipped,
+    /// and fails under `BAO_REQUIRE_ALL=1`).
+    fn places() -> Vec<(tempfile::TempDir, Location)> {
         let dir = tempfile::tempdir().expect("tempdir");
-        let conn = crate::db::open(&dir.path().join("a.sqlite3")).expect("db");
+        let sqlite = Location::Sqlite(dir.path().join("a.sqlite3"));
+        let mut all = vec![(dir, sqlite)];
+        match std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty()) {
+            Some(base) => {
+                let name = format!("bao_queue_{}_{}", std::process::id(), rand::random::<u32>());
+                let mut admin = ::postgres::Client::connect(&base, ::postgres::NoTls)
+                    .expect("BAO_TEST_POSTGRES connects");
+                admin.batch_execute(&format!("CREATE DATABASE {name}")).expect("create database");
+                let mut config: ::postgres::Config = base.parse().expect("a URL");
+                config.dbname(&name);
+                let host = match &config.get_hosts()[0] {
+                    ::postgres::config::Host::Tcp(h) => h.clone(),
+                    ::postgres::config::Host::Unix(p) => p.display().to_string(),
+                };
+                let port = config.get_ports().first().copied().unwrap_or(5432);
+                let user = config.get_user().unwrap_or("postgres");
+                let url = format!("postgres://{user}@{host}:{port}/{name}");
+                all.push((tempfile::tempdir().expect("tempdir"), Location::Postgres(url)));
+            }
+            None => {
+                assert!(
+                    std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+                    "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is not set: the lease SQL is also tested on PostgreSQL"
+                );
+                eprintln!(
+                    "the lease SQL on PostgreSQL skipped: BAO_TEST_POSTGRES is not set (deploy/postgres/throwaway.sh start DIR)"
+                );
+            }
+        }
+        all
+    }
+
+    /// The arena's tables with a user, a bot and two versions.
+    fn arena_db(location: &Location) -> Conn {
+        let conn = crate::db::open_location(location).expect("db");
         conn.execute_batch(
             "INSERT INTO users (id, name, created_at) VALUES (1, 'u', 0);
              INSERT INTO bots (id, name, owner_id, created_at) VALUES (1, 'b', 1, 0);
@@ -169,7 +208,16 @@ mod tests {
              VALUES (1, 1, 1, 'python', 'a.py', 1, 'active', 0, 0), (2, 1, 2, 'python', 'a.py', 1, 'active', 0, 0);",
         )
         .expect("rows");
-        (dir, conn)
+        conn
+    }
+
+    /// Runs `test` on every database of [`places`].
+    fn on_each(test: impl Fn(&Location, &mut Conn)) {
+        for (_dir, location) in places() {
+            eprintln!("on the {}", location.describe());
+            let mut conn = arena_db(&location);
+            test(&location, &mut conn);
+        }
     }
 
     fn queue_game(conn: &mut Conn) -> GameId {
@@ -193,81 +241,120 @@ mod tests {
 
     #[test]
     fn a_claim_takes_one_free_game_and_a_lease_excludes_others_until_it_expires() {
-        let (_dir, mut conn) = arena_db();
-        let g1 = queue_game(&mut conn);
-        let g2 = queue_game(&mut conn);
-        let a = claim(&conn, "a", 1000, 500).expect("claim").expect("a game");
+        on_each(|_, conn| a_claim_takes_one_free_game(conn));
+    }
+
+    fn a_claim_takes_one_free_game(conn: &mut Conn) {
+        let g1 = queue_game(conn);
+        let g2 = queue_game(conn);
+        let a = claim(conn, "a", 1000, 500).expect("claim").expect("a game");
         assert_eq!((a.game, a.attempt), (g1, 1), "the oldest first");
-        let b = claim(&conn, "b", 1000, 500).expect("claim").expect("a game");
+        let b = claim(conn, "b", 1000, 500).expect("claim").expect("a game");
         assert_eq!(b.game, g2, "a leased game is not claimed again");
-        assert_eq!(claim(&conn, "c", 1400, 500).expect("claim"), None, "both held");
+        assert_eq!(claim(conn, "c", 1400, 500).expect("claim"), None, "both held");
         // a renews, b does not: at 1600 b's lease has expired and c takes its game.
-        assert!(renew(&conn, &a, 1400, 500).expect("renew"));
-        let c = claim(&conn, "c", 1600, 500).expect("claim").expect("the expired one");
+        assert!(renew(conn, &a, 1400, 500).expect("renew"));
+        let c = claim(conn, "c", 1600, 500).expect("claim").expect("the expired one");
         assert_eq!((c.game, c.attempt), (g2, 2));
-        assert!(!renew(&conn, &b, 1600, 500).expect("renew"), "b lost its lease");
-        assert!(renew(&conn, &a, 1600, 500).expect("renew"), "a still holds its game");
+        assert!(!renew(conn, &b, 1600, 500).expect("renew"), "b lost its lease");
+        assert!(renew(conn, &a, 1600, 500).expect("renew"), "a still holds its game");
     }
 
     #[test]
     fn only_the_holder_of_a_live_lease_records_the_game_and_it_counts_once() {
-        let (_dir, mut conn) = arena_db();
-        let g = queue_game(&mut conn);
-        let first = claim(&conn, "a", 0, 100).expect("claim").expect("game");
+        on_each(|_, conn| only_the_holder_records(conn));
+    }
+
+    fn only_the_holder_records(conn: &mut Conn) {
+        let g = queue_game(conn);
+        let first = claim(conn, "a", 0, 100).expect("claim").expect("game");
         // a is silent past its lease; b plays the game again.
-        let second = claim(&conn, "b", 200, 100).expect("claim").expect("game again");
+        let second = claim(conn, "b", 200, 100).expect("claim").expect("game again");
         assert_eq!(second.attempt, 2);
-        assert!(!finish(&mut conn, &first, &played(), 210).expect("finish"), "a's result is discarded");
-        assert_eq!(state(&conn, g), GameState::Running);
+        assert!(!finish(conn, &first, &played(), 210).expect("finish"), "a's result is discarded");
+        assert_eq!(state(conn, g), GameState::Running);
         let logs: i64 = conn.query_row("SELECT count(*) FROM game_logs", [], |r| r.get(0)).expect("logs");
         assert_eq!(logs, 0, "nothing of a's attempt is kept");
-        assert!(finish(&mut conn, &second, &played(), 250).expect("finish"));
-        assert_eq!(state(&conn, g), GameState::Finished);
+        assert!(finish(conn, &second, &played(), 250).expect("finish"));
+        assert_eq!(state(conn, g), GameState::Finished);
         let by: Option<String> =
             conn.query_row("SELECT played_by FROM games WHERE id = ?1", [g], |r| r.get(0)).expect("by");
         assert_eq!(by.as_deref(), Some("b"));
-        assert_eq!(super::super::logs::stored(&conn, g).expect("log"), Some(played().log));
+        assert_eq!(super::super::logs::stored(conn, g).expect("log"), Some(played().log));
         // Once recorded, nobody records it again, nor claims it.
-        assert!(!finish(&mut conn, &second, &played(), 260).expect("again"));
-        assert_eq!(claim(&conn, "c", 10_000, 100).expect("claim"), None);
+        assert!(!finish(conn, &second, &played(), 260).expect("again"));
+        assert_eq!(claim(conn, "c", 10_000, 100).expect("claim"), None);
         let tasks: i64 = conn.query_row("SELECT count(*) FROM game_tasks", [], |r| r.get(0)).expect("tasks");
         assert_eq!(tasks, 0);
     }
 
     #[test]
     fn an_expired_lease_records_nothing_even_unclaimed_and_a_handed_back_game_is_free() {
-        let (_dir, mut conn) = arena_db();
-        let g = queue_game(&mut conn);
-        let a = claim(&conn, "a", 0, 100).expect("claim").expect("game");
-        assert!(!finish(&mut conn, &a, &played(), 101).expect("finish"), "expired, though nobody claimed it");
-        assert!(!abort(&mut conn, &a, "x", 101).expect("abort"));
-        assert_eq!(state(&conn, g), GameState::Running);
-        let b = claim(&conn, "b", 101, 100).expect("claim").expect("game");
-        assert!(release(&conn, &b).expect("release"));
-        let c = claim(&conn, "c", 102, 100).expect("claim").expect("handed back: free at once");
+        on_each(|_, conn| an_expired_lease_records_nothing(conn));
+    }
+
+    fn an_expired_lease_records_nothing(conn: &mut Conn) {
+        let g = queue_game(conn);
+        let a = claim(conn, "a", 0, 100).expect("claim").expect("game");
+        assert!(!finish(conn, &a, &played(), 101).expect("finish"), "expired, though nobody claimed it");
+        assert!(!abort(conn, &a, "x", 101).expect("abort"));
+        assert_eq!(state(conn, g), GameState::Running);
+        let b = claim(conn, "b", 101, 100).expect("claim").expect("game");
+        assert!(release(conn, &b).expect("release"));
+        let c = claim(conn, "c", 102, 100).expect("claim").expect("handed back: free at once");
         assert_eq!(c.attempt, 3);
-        assert!(abort(&mut conn, &c, "the workers could not play it", 103).expect("abort"));
-        assert_eq!(state(&conn, g), GameState::Aborted);
+        assert!(abort(conn, &c, "the workers could not play it", 103).expect("abort"));
+        assert_eq!(state(conn, g), GameState::Aborted);
     }
 
     #[test]
     fn recovery_keeps_the_games_workers_hold_and_aborts_the_rest() {
-        let (_dir, mut conn) = arena_db();
-        let held = queue_game(&mut conn);
-        let waiting = queue_game(&mut conn);
-        let expired = queue_game(&mut conn);
-        let lease = claim(&conn, "a", 1000, 10_000).expect("claim").expect("held");
+        on_each(|_, conn| recovery_keeps_held_games(conn));
+    }
+
+    fn recovery_keeps_held_games(conn: &mut Conn) {
+        let held = queue_game(conn);
+        let waiting = queue_game(conn);
+        let expired = queue_game(conn);
+        let lease = claim(conn, "a", 1000, 10_000).expect("claim").expect("held");
         assert_eq!(lease.game, held);
         conn.execute(
             "UPDATE game_tasks SET leased_by = 'b', lease_expires_at = 5 WHERE game_id = ?1",
             [expired],
         )
         .expect("expired lease");
-        assert_eq!(recover(&conn, 2000).expect("recover"), 2);
-        assert_eq!(state(&conn, held), GameState::Running);
-        assert_eq!(state(&conn, waiting), GameState::Aborted);
-        assert_eq!(state(&conn, expired), GameState::Aborted);
-        assert_eq!(counts(&conn, 2000).expect("counts"), (0, 1));
-        assert!(finish(&mut conn, &lease, &played(), 3000).expect("finish"), "the worker still records it");
+        assert_eq!(recover(conn, 2000).expect("recover"), 2);
+        assert_eq!(state(conn, held), GameState::Running);
+        assert_eq!(state(conn, waiting), GameState::Aborted);
+        assert_eq!(state(conn, expired), GameState::Aborted);
+        assert_eq!(counts(conn, 2000).expect("counts"), (0, 1));
+        assert!(finish(conn, &lease, &played(), 3000).expect("finish"), "the worker still records it");
+    }
+
+    /// Workers claiming at once, each on a connection of its own outside the write lock (as
+    /// the worker claims): every game is claimed by exactly one of them.
+    #[test]
+    fn workers_claiming_at_once_take_each_game_once() {
+        on_each(|location, conn| {
+            let games: Vec<GameId> = (0..40).map(|_| queue_game(conn)).collect();
+            let claimed: Vec<Vec<GameId>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..4)
+                    .map(|w| {
+                        s.spawn(move || {
+                            let c = location.connect(false).expect("a connection of its own");
+                            let mut mine = Vec::new();
+                            while let Some(l) = claim(&c, &format!("w{w}"), 1000, 60_000).expect("claim") {
+                                mine.push(l.game);
+                            }
+                            mine
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("a claimer")).collect()
+            });
+            let mut all: Vec<GameId> = claimed.concat();
+            all.sort_unstable();
+            assert_eq!(all, games, "each game claimed once: {claimed:?}");
+        });
     }
 }
