@@ -72,6 +72,10 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         ));
     }
     let location = Location::Postgres(url.to_owned());
+    // Absolute: the bots' folders under it are named to the sandbox.
+    let cache = std::path::absolute(&opts.cache)
+        .map_err(|e| ServerError::io(format!("cannot resolve {}", opts.cache.display()), e))?;
+    let opts = WorkerOptions { cache, ..opts };
     for dir in [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs")] {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
@@ -352,7 +356,9 @@ async fn play(w: &Worker, lease: &Lease, stop: CancellationToken) -> Result<Outc
                     format!("{}: {}", r.reason, scrub(w, &r.detail))
                 },
                 plies: r.plies,
-                log,
+                // The worker's folders are nobody's business (the server's are left out of
+                // what others see likewise): the bots' paths read `artifacts/HASH/...`.
+                log: scrub(w, &String::from_utf8_lossy(&log)).into_bytes(),
             })),
             Err(e) => Err(ServerError::io(format!("cannot read the log {}", log_path.display()), e)),
         },

@@ -245,6 +245,9 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         let log = get(&format!("{}/api/games/{id}/log", server.url), Some(&token), None);
         assert_eq!(log.status, 200, "game {id}: {}", log.body);
         bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
+        for cache in &caches {
+            assert!(!log.body.contains(&cache.display().to_string()), "game {id}'s log shows a worker's folder");
+        }
     }
 
     // Kill worker a mid-game: its lease expires and b plays the game again.
