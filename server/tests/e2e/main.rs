@@ -10,6 +10,7 @@
 mod attack;
 mod browser;
 mod candidate;
+mod chaos;
 mod connections;
 mod cpu_hog;
 mod honest;
@@ -68,6 +69,10 @@ const TESTS: &[Test] = &[
     (
         "workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once",
         workers::workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once,
+    ),
+    (
+        "workers_survive_kills_a_server_crash_and_a_database_outage",
+        chaos::workers_survive_kills_a_server_crash_and_a_database_outage,
     ),
 ];
 

@@ -114,7 +114,7 @@ impl Drop for Worker {
 }
 
 /// Runs `serve user add` on the arena at `data` with its database at `database`; the token.
-fn add_user(data: &Path, database: &str, name: &str) -> String {
+pub fn add_user(data: &Path, database: &str, name: &str) -> String {
     let out = server_command()
         .args(["serve", "--data"])
         .arg(data)
@@ -128,7 +128,7 @@ fn add_user(data: &Path, database: &str, name: &str) -> String {
 
 /// The arena.toml edits of `support::Arena` (the sandbox this machine offers), fast games,
 /// and the workers as the executor.
-fn configure(data: &Path) {
+pub fn configure(data: &Path) {
     let toml = data.join("arena.toml");
     let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
     let mut edits: Vec<(String, String)> = vec![
