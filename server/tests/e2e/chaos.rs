@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use bao_stats::rating::RatingModel;
 use rand::{Rng, SeedableRng};
 
-use crate::support::{Server, bot_script, give_to_server_user, postgres_database, server_command, settle, submit};
+use crate::support::{
+    Server, bot_script, give_to_server_user, postgres_database, server_command, settle, submit,
+};
 use crate::workers::{add_user, configure};
 
 /// How long workers are killed at random.
@@ -203,8 +205,11 @@ impl Fleet {
                 self.start_worker(slot, rng);
             }
         }
-        if let Some(status) = self.server.exited() {
-            self.server_exits.push(status.code());
+        // Not running: killed by the test (no status), or exited by itself.
+        let gone =
+            if self.server.child.is_none() { Some(None) } else { self.server.exited().map(|s| s.code()) };
+        if let Some(code) = gone {
+            self.server_exits.push(code);
             // A server that cannot reach the database exits at once: not faster than once a second.
             std::thread::sleep(Duration::from_secs(1));
             self.server = Supervised::spawn(self.server_command(), &self.logs.join("server.log"));
@@ -229,6 +234,17 @@ impl Fleet {
             self.start_worker(slot, rng);
         }
     }
+}
+
+/// The last lines of the processes' logs in `dir`.
+fn tails(dir: &Path) -> String {
+    let mut out = String::new();
+    for name in ["server.log", "worker-0.log", "worker-1.log", "worker-2.log"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        out.push_str(&format!("--- {name}\n{}\n", lines[lines.len().saturating_sub(25)..].join("\n")));
+    }
+    out
 }
 
 /// The worker's name from its first line (`worker NAME plays ...`).
@@ -277,15 +293,15 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         );
         return;
     }
-    let seed: u64 = std::env::var("BAO_CHAOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random);
+    let seed: u64 =
+        std::env::var("BAO_CHAOS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random);
     eprintln!("chaos seed {seed} (BAO_CHAOS_SEED={seed} replays the same kill schedule)");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let cluster = Cluster::start().unwrap_or_else(|e| panic!("the chaos test's own PostgreSQL cluster: {e}"));
 
-    let dir = tempfile::tempdir().expect("tempdir");
+    let mut dir = tempfile::tempdir().expect("tempdir");
+    // BAO_CHAOS_KEEP=1 keeps the folder with the processes' logs.
+    dir.disable_cleanup(std::env::var_os("BAO_CHAOS_KEEP").is_some());
     give_to_server_user(dir.path());
     let data = dir.path().join("arena");
     let url = postgres_database(&cluster.url, &data);
@@ -299,8 +315,8 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
 
     // The bots, through the first server: executables (this binary) and a Python bot.
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
-    let python =
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-bots/python/random_bot.py")).expect("bot");
+    let python = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-bots/python/random_bot.py"))
+        .expect("bot");
     let subs = [
         submit(&server, &token, "random", "executable", "random.sh", &bot_script("random"), ""),
         submit(&server, &token, "greedy", "executable", "greedy.sh", &bot_script("greedy"), ""),
@@ -346,12 +362,13 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         if server_killed.is_none() && t >= SERVER_KILL_AT {
             fleet.server.kill9();
             server_killed = Some(bao_server::db::now_ms());
-            eprintln!("chaos: the server killed at {t:?}");
+            eprintln!("chaos: the server killed at {t:?}; {} games finished", finished_games(&url).len());
         }
         if outage_started.is_none() && t >= OUTAGE_AT {
-            cluster.stop();
             outage_started = Some(Instant::now());
-            eprintln!("chaos: the database stopped at {t:?}");
+            let n = finished_games(&url).len();
+            cluster.stop();
+            eprintln!("chaos: the database stopped at {t:?}; {n} games finished");
         }
         if let Some(s) = outage_started
             && outage_ended.is_none()
@@ -378,16 +395,18 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         }
         assert!(
             calm.elapsed() < Duration::from_secs(90),
-            "only {after} games finished in the 90 s after the outage; logs in {}",
-            logs.display()
+            "only {after} games finished in the 90 s after the outage; the logs' ends:\n{}",
+            tails(&logs)
         );
         std::thread::sleep(Duration::from_millis(200));
     }
     // A clean stop: the workers hand their games back, then the server runs its last rating
     // round over every recorded game.
+    let mut terminated = HashSet::new();
     for (slot, w) in fleet.workers.iter_mut().enumerate() {
         if let Some(name) = w.first_line().and_then(|l| worker_name(&l)) {
-            fleet.names[slot].insert(name);
+            fleet.names[slot].insert(name.clone());
+            terminated.insert(name);
         }
         let status = w.terminate(30);
         assert_eq!(status.code(), Some(130), "worker {slot} stopped by SIGTERM: {status}");
@@ -405,11 +424,17 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         fleet.worker_exits
     );
 
-    check_the_rows(&url, &fleet.names, server_killed, outage_ended);
+    check_the_rows(&url, &fleet.names, &terminated, server_killed, outage_ended);
 }
 
 /// The checks, on the database's rows alone.
-fn check_the_rows(url: &str, names: &[HashSet<String>], server_killed: i64, outage_ended: i64) {
+fn check_the_rows(
+    url: &str,
+    names: &[HashSet<String>],
+    terminated: &HashSet<String>,
+    server_killed: i64,
+    outage_ended: i64,
+) {
     let mut db = connect(url).expect("the database");
     let games = db
         .query(
@@ -458,19 +483,28 @@ fn check_the_rows(url: &str, names: &[HashSet<String>], server_killed: i64, outa
                 assert!(!has_task, "finished game {id} still has a task");
                 let by: Option<String> = g.get(4);
                 let by = by.unwrap_or_else(|| panic!("finished game {id} names no worker"));
-                assert!(all_names.contains(&by), "game {id} recorded by {by}, a worker this test never started");
+                assert!(
+                    all_names.contains(&by),
+                    "game {id} recorded by {by}, a worker this test never started"
+                );
                 *by_worker.entry(by).or_default() += 1;
                 let pair: String = g.get(8);
                 let south: i64 = g.get(6);
-                assert!(finished_pairs.insert((pair.clone(), south)), "pair {pair} south {south} finished twice");
+                assert!(
+                    finished_pairs.insert((pair.clone(), south)),
+                    "pair {pair} south {south} finished twice"
+                );
                 let at: i64 = g.get(5);
                 after_restart += i32::from(at > server_killed);
                 after_outage += i32::from(at > outage_ended);
                 // The stored log verifies and says what the row says.
-                let data: Vec<u8> =
-                    db.query_one("SELECT data FROM game_logs WHERE game_id = $1", &[&id]).expect("log").get(0);
-                let text = String::from_utf8(bao_server::worker::logs::decompress(&data, 64 << 20).expect("gzip"))
-                    .expect("utf8");
+                let data: Vec<u8> = db
+                    .query_one("SELECT data FROM game_logs WHERE game_id = $1", &[&id])
+                    .expect("log")
+                    .get(0);
+                let text =
+                    String::from_utf8(bao_server::worker::logs::decompress(&data, 64 << 20).expect("gzip"))
+                        .expect("utf8");
                 let verified =
                     bao_game::verify::verify_log(&text).unwrap_or_else(|e| panic!("game {id}'s log: {e}"));
                 let plies: i64 = g.get(3);
@@ -498,13 +532,20 @@ fn check_the_rows(url: &str, names: &[HashSet<String>], server_killed: i64, outa
             }
             "running" => {
                 // Queued when everything stopped: its task held by nobody (the workers handed
-                // theirs back at SIGTERM).
+                // theirs back at SIGTERM) or by a worker killed in the last seconds (its lease
+                // expires): the next leader's recovery or a worker takes it.
                 queued += 1;
                 assert!(has_task, "running game {id} has no task: nobody will ever play it");
-                assert!(
-                    task_holder.is_none() || task_expiry.is_some_and(|e| e < now),
-                    "game {id} still leased by {task_holder:?} after every worker stopped"
-                );
+                if let Some(holder) = &task_holder {
+                    assert!(
+                        all_names.contains(holder),
+                        "game {id} leased by {holder}, a worker this test never started"
+                    );
+                    assert!(
+                        !terminated.contains(holder) || task_expiry.is_some_and(|e| e < now),
+                        "game {id} still leased by {holder}, which stopped by SIGTERM: it did not hand it back"
+                    );
+                }
             }
             other => panic!("game {id} in state {other}"),
         }

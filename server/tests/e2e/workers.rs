@@ -246,7 +246,10 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         assert_eq!(log.status, 200, "game {id}: {}", log.body);
         bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
         for cache in &caches {
-            assert!(!log.body.contains(&cache.display().to_string()), "game {id}'s log shows a worker's folder");
+            assert!(
+                !log.body.contains(&cache.display().to_string()),
+                "game {id}'s log shows a worker's folder"
+            );
         }
     }
 
