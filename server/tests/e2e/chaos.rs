@@ -411,8 +411,34 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         let status = w.terminate(30);
         assert_eq!(status.code(), Some(130), "worker {slot} stopped by SIGTERM: {status}");
     }
+    let outcomes = check_the_rows(&url, &fleet.names, &terminated, server_killed, outage_ended);
+    // The leader's own rating rounds (incremental: each reads the games recorded since the
+    // last, which chaos records out of order) agree with the recomputation once one has run
+    // after the last recorded game: a mismatch that lasts a minute is a failure.
+    let last: i64 = {
+        let mut db = connect(&url).expect("the database");
+        db.query_one("SELECT coalesce(max(finished_at), 0) FROM games", &[]).expect("games").get(0)
+    };
+    let mut db = connect(&url).expect("the database");
+    let deadline = Instant::now() + Duration::from_secs(70);
+    loop {
+        let at: Option<i64> =
+            db.query_one("SELECT max(computed_at) FROM ratings", &[]).expect("ratings").get(0);
+        let mismatch = ratings_mismatch(&mut db, &outcomes);
+        if at.is_some_and(|at| at > last) && mismatch.is_none() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the running leader's ratings (computed at {at:?}, the last game recorded at {last}): {mismatch:?}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
     let status = fleet.server.terminate(60);
     assert_eq!(status.code(), Some(130), "the server stopped by SIGTERM: {status}");
+    if let Some(m) = ratings_mismatch(&mut db, &outcomes) {
+        panic!("the server's last rating round at its stop: {m}");
+    }
     eprintln!(
         "chaos: {} worker kills ({} mid-game), server starts {}, server exits {:?}, worker exits {:?}",
         fleet.worker_kills, fleet.kills_mid_game, fleet.server_starts, fleet.server_exits, fleet.worker_exits
@@ -423,8 +449,6 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         "workers exited by themselves (they should wait for the database): {:?}",
         fleet.worker_exits
     );
-
-    check_the_rows(&url, &fleet.names, &terminated, server_killed, outage_ended);
 }
 
 /// The checks, on the database's rows alone.
@@ -434,7 +458,7 @@ fn check_the_rows(
     terminated: &HashSet<String>,
     server_killed: i64,
     outage_ended: i64,
-) {
+) -> Vec<(i64, i64, String)> {
     let mut db = connect(url).expect("the database");
     let games = db
         .query(
@@ -560,7 +584,12 @@ fn check_the_rows(
         assert!(played >= 1, "worker {slot} ({slot_names:?}) played no game");
     }
 
-    // The ratings stored at the server's clean stop, against a recomputation from the rows.
+    outcomes
+}
+
+/// How the `ratings` table differs from a fit of `outcomes` (south, north, result) over the
+/// active versions; `None` if it does not.
+fn ratings_mismatch(db: &mut postgres::Client, outcomes: &[(i64, i64, String)]) -> Option<String> {
     let players: Vec<i64> = db
         .query("SELECT id FROM versions WHERE state = 'active' ORDER BY id", &[])
         .expect("versions")
@@ -569,7 +598,7 @@ fn check_the_rows(
         .collect();
     let mut table = bao_stats::rating::PairResults::new();
     let mut wld: BTreeMap<i64, (u32, u32, u32)> = BTreeMap::new();
-    for (south, north, result) in &outcomes {
+    for (south, north, result) in outcomes {
         let score = match result.as_str() {
             "south" => 1.0,
             "north" => 0.0,
@@ -594,22 +623,32 @@ fn check_the_rows(
         .iter()
         .map(|r| (r.get(0), (r.get(1), r.get(2), r.get(3), r.get(4), r.get(5))))
         .collect();
-    assert_eq!(stored.len(), players.len(), "a rating per active version: {stored:?}");
-    for r in &fitted {
-        let (elo, games, wins, losses, draws) =
-            *stored.get(&r.player).unwrap_or_else(|| panic!("no stored rating of version {}", r.player));
-        let (w, l, d) = wld.get(&r.player).copied().unwrap_or_default();
-        assert_eq!(
-            (games, wins, losses, draws),
-            (i64::from(w + l + d), i64::from(w), i64::from(l), i64::from(d)),
-            "version {}: the stored games, wins, losses and draws against the finished games",
-            r.player
-        );
-        assert!(
-            (elo - r.elo).abs() < 0.01,
-            "version {}: stored Elo {elo}, recomputed {} from the finished games",
-            r.player,
-            r.elo
-        );
+    if stored.len() != players.len() {
+        return Some(format!(
+            "{} ratings stored for {} active versions: {stored:?}",
+            stored.len(),
+            players.len()
+        ));
     }
+    for r in &fitted {
+        let Some(&(elo, games, wins, losses, draws)) = stored.get(&r.player) else {
+            return Some(format!("no stored rating of version {}", r.player));
+        };
+        let (w, l, d) = wld.get(&r.player).copied().unwrap_or_default();
+        let counted = (i64::from(w + l + d), i64::from(w), i64::from(l), i64::from(d));
+        if (games, wins, losses, draws) != counted {
+            return Some(format!(
+                "version {}: stored games, wins, losses, draws {:?}; the finished games give {counted:?}",
+                r.player,
+                (games, wins, losses, draws)
+            ));
+        }
+        if (elo - r.elo).abs() >= 0.01 {
+            return Some(format!(
+                "version {}: stored Elo {elo}, recomputed {} from the finished games",
+                r.player, r.elo
+            ));
+        }
+    }
+    None
 }
