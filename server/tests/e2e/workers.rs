@@ -245,8 +245,13 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         let log = get(&format!("{}/api/games/{id}/log", server.url), Some(&token), None);
         assert_eq!(log.status, 200, "game {id}: {}", log.body);
         bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
+        // The bots' command lines are in the log, their folders named from the cache down.
+        assert!(log.body.contains("artifacts/"), "game {id}'s log names no bot folder: {}", log.body);
         for cache in &caches {
-            assert!(!log.body.contains(&cache.display().to_string()), "game {id}'s log shows a worker's folder");
+            assert!(
+                !log.body.contains(&cache.display().to_string()),
+                "game {id}'s log shows a worker's folder"
+            );
         }
     }
 
