@@ -212,7 +212,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         std::fs::create_dir(c).expect("cache");
         give_to_server_user(c);
     }
-    let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let mut server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
     let mut a = Worker::start(&url, &caches[0], &dir.path().join("worker-a.log"));
     let b = Worker::start(&url, &caches[1], &dir.path().join("worker-b.log"));
     assert_ne!(a.id, b.id);
@@ -295,6 +295,30 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     // The surviving worker is in /metrics.
     let metrics = get(&format!("{}/metrics", server.url), Some(&token), None);
     assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id)), "{}", metrics.body);
+
+    // The server killed while worker b plays: the next server's recovery leaves b its game
+    // (a live lease), and b's result is counted.
+    let held = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+    // The other game of its pair waits in the queue, held by nobody (b plays one at a time).
+    let other: i64 = conn
+        .query_row(
+            "SELECT id FROM games WHERE pair_key = (SELECT pair_key FROM games WHERE id = ?1) AND id != ?1",
+            [held],
+            |r| r.get(0),
+        )
+        .expect("the pair's other game");
+    server.kill9();
+    server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let state_of = |id: i64| -> String {
+        db(&url).query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).expect("a game")
+    };
+    // Recovery ran: it aborted the game nobody held ...
+    wait_for(30, "the new server's recovery", || (state_of(other) == "aborted").then_some(()));
+    // ... and left b's.
+    assert_ne!(state_of(held), "aborted", "recovery left game {held} to its worker");
+    let by =
+        wait_for(60, "the held game recorded", || played_by(&url).into_iter().find(|(id, _)| *id == held));
+    assert_eq!(by.1, b.id);
 
     // SIGTERM: the worker hands the game it has begun back at once (claimable by anyone),
     // exits with 130, and its row is gone.
