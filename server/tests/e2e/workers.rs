@@ -338,5 +338,25 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     let rows: i64 =
         conn.query_row("SELECT count(*) FROM workers WHERE id = ?1", [&b.id], |r| r.get(0)).expect("workers");
     assert_eq!(rows, 0, "a stopped worker leaves no row");
+
+    // `serve export` writes the workers' logs from the database.
+    let out = dir.path().join("export");
+    let export = server_command()
+        .args(["serve", "--data"])
+        .arg(&data)
+        .arg("export")
+        .arg(&out)
+        .env("BAO_DATABASE", &url)
+        .output()
+        .expect("serve export runs");
+    assert!(export.status.success(), "serve export: {}", String::from_utf8_lossy(&export.stderr));
+    let exported: Vec<i64> = finished(&server).iter().map(|g| g["id"].as_i64().expect("id")).collect();
+    assert!(exported.contains(&victim) && exported.contains(&held), "{exported:?}");
+    for id in exported {
+        let text = std::fs::read_to_string(out.join("games").join(format!("{id}.jsonl")))
+            .unwrap_or_else(|e| panic!("game {id} not exported: {e}"));
+        bao_game::verify::verify_log(&text)
+            .unwrap_or_else(|e| panic!("exported game {id} does not verify: {e}"));
+    }
     drop(server);
 }
