@@ -42,8 +42,13 @@ const SETTINGS: &str = "arena.toml (the leader's, from the database)";
 /// processes, no sandbox, a missing artifact...) is recorded aborted instead of claimed again.
 pub const MAX_ATTEMPTS: i64 = 5;
 
-/// How often a worker reports itself, and looks for games when it has none.
+/// How often a worker reports itself, and retries what failed.
 const TICK: Duration = Duration::from_secs(2);
+
+/// How often a worker with a free slot looks for a game (one indexed `UPDATE` that finds
+/// nothing, a fraction of a millisecond of the database's time): the most a queued game
+/// waits for an idle worker.
+const IDLE_POLL: Duration = Duration::from_millis(100);
 
 /// One worker process.
 struct Worker {
@@ -140,7 +145,7 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         tokio::select! {
             () = shutdown.cancelled() => break,
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-            () = tokio::time::sleep(Duration::from_millis(500)) => {}
+            () = tokio::time::sleep(IDLE_POLL) => {}
         }
     }
     tracing::info!(

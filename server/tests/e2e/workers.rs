@@ -212,7 +212,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         std::fs::create_dir(c).expect("cache");
         give_to_server_user(c);
     }
-    let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let mut server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
     let mut a = Worker::start(&url, &caches[0], &dir.path().join("worker-a.log"));
     let b = Worker::start(&url, &caches[1], &dir.path().join("worker-b.log"));
     assert_ne!(a.id, b.id);
@@ -245,6 +245,8 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         let log = get(&format!("{}/api/games/{id}/log", server.url), Some(&token), None);
         assert_eq!(log.status, 200, "game {id}: {}", log.body);
         bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
+        // The bots' command lines are in the log, their folders named from the cache down.
+        assert!(log.body.contains("artifacts/"), "game {id}'s log names no bot folder: {}", log.body);
         for cache in &caches {
             assert!(
                 !log.body.contains(&cache.display().to_string()),
@@ -294,6 +296,30 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     let metrics = get(&format!("{}/metrics", server.url), Some(&token), None);
     assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id)), "{}", metrics.body);
 
+    // The server killed while worker b plays: the next server's recovery leaves b its game
+    // (a live lease), and b's result is counted.
+    let held = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+    // The other game of its pair waits in the queue, held by nobody (b plays one at a time).
+    let other: i64 = conn
+        .query_row(
+            "SELECT id FROM games WHERE pair_key = (SELECT pair_key FROM games WHERE id = ?1) AND id != ?1",
+            [held],
+            |r| r.get(0),
+        )
+        .expect("the pair's other game");
+    server.kill9();
+    server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let state_of = |id: i64| -> String {
+        db(&url).query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).expect("a game")
+    };
+    // Recovery ran: it aborted the game nobody held ...
+    wait_for(30, "the new server's recovery", || (state_of(other) == "aborted").then_some(()));
+    // ... and left b's.
+    assert_ne!(state_of(held), "aborted", "recovery left game {held} to its worker");
+    let by =
+        wait_for(60, "the held game recorded", || played_by(&url).into_iter().find(|(id, _)| *id == held));
+    assert_eq!(by.1, b.id);
+
     // SIGTERM: the worker hands the game it has begun back at once (claimable by anyone),
     // exits with 130, and its row is gone.
     let mut b = b;
@@ -312,5 +338,25 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     let rows: i64 =
         conn.query_row("SELECT count(*) FROM workers WHERE id = ?1", [&b.id], |r| r.get(0)).expect("workers");
     assert_eq!(rows, 0, "a stopped worker leaves no row");
+
+    // `serve export` writes the workers' logs from the database.
+    let out = dir.path().join("export");
+    let export = server_command()
+        .args(["serve", "--data"])
+        .arg(&data)
+        .arg("export")
+        .arg(&out)
+        .env("BAO_DATABASE", &url)
+        .output()
+        .expect("serve export runs");
+    assert!(export.status.success(), "serve export: {}", String::from_utf8_lossy(&export.stderr));
+    let exported: Vec<i64> = finished(&server).iter().map(|g| g["id"].as_i64().expect("id")).collect();
+    assert!(exported.contains(&victim) && exported.contains(&held), "{exported:?}");
+    for id in exported {
+        let text = std::fs::read_to_string(out.join("games").join(format!("{id}.jsonl")))
+            .unwrap_or_else(|e| panic!("game {id} not exported: {e}"));
+        bao_game::verify::verify_log(&text)
+            .unwrap_or_else(|e| panic!("exported game {id} does not verify: {e}"));
+    }
     drop(server);
 }
