@@ -2,15 +2,16 @@
 //! three `worker` processes on a PostgreSQL cluster of the test's own, bots in two languages
 //! (executables and Python). For a bounded time every worker is killed with SIGKILL and
 //! restarted at random moments (a seeded RNG: the seed is printed, `BAO_CHAOS_SEED` replays
-//! it), the server is killed with SIGKILL once and restarted, and the database is stopped for
-//! 10 s and started again; a loop of the test restarts whatever exits (the supervisor: a
-//! leader whose lock connection dies exits with code 3). Then, from the database's rows and
-//! nothing the processes print: every game the schedule made is finished exactly once or
-//! aborted (or still queued, unheld, when everything stopped); no game has two results nor two
-//! logs; every finished game's stored log verifies and agrees with its row; the ratings the
-//! server stored at its clean stop equal a recomputation from the finished games; each of the
-//! three workers played games; games were played after the server's restart and after the
-//! outage.
+//! it), the server is killed with SIGKILL once and restarted, the database is stopped for 10 s
+//! and started again, and a worker is paused (SIGSTOP) past its lease and resumed; a loop of
+//! the test restarts whatever exits (the supervisor: a leader whose lock connection dies exits
+//! with code 3). Then, from the database's rows and nothing the processes print: every game the
+//! schedule made is finished exactly once or aborted (or still queued when everything
+//! stopped); no game has two results nor two logs; every finished game's stored log verifies
+//! and agrees with its row; the ratings of the running leader's rounds and of its last round
+//! at a clean stop equal a recomputation from the finished games; each of the three workers
+//! played games; games were played after the server's restart and after the outage.
+//! `BAO_CHAOS_KEEP=1` keeps the folder with the processes' logs.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -34,6 +35,10 @@ const SERVER_KILL_AT: Duration = Duration::from_secs(15);
 /// When, into the chaos, the database stops, and for how long.
 const OUTAGE_AT: Duration = Duration::from_secs(30);
 const OUTAGE: Duration = Duration::from_secs(10);
+/// When, into the chaos, a worker is paused (SIGSTOP) for longer than its lease, then resumed
+/// (SIGCONT): a holder of an expired lease that is alive, whose result must not count.
+const PAUSE_AT: Duration = Duration::from_secs(47);
+const PAUSE: Duration = Duration::from_secs(6);
 /// A worker lives this long (uniformly drawn, in ms) between its start and its SIGKILL.
 const WORKER_LIFE_MS: std::ops::Range<u64> = 2_000..9_000;
 
@@ -357,6 +362,7 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
 
     let start = Instant::now();
     let (mut server_killed, mut outage_started, mut outage_ended) = (None, None, None);
+    let (mut paused, mut pause_done) = (None::<(usize, nix::unistd::Pid, Instant)>, false);
     while start.elapsed() < CHAOS {
         let t = start.elapsed();
         if server_killed.is_none() && t >= SERVER_KILL_AT {
@@ -377,6 +383,23 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
             cluster.restart();
             outage_ended = Some(bao_server::db::now_ms());
             eprintln!("chaos: the database started again at {:?}", start.elapsed());
+        }
+        if !pause_done && paused.is_none() && t >= PAUSE_AT {
+            let slot = rng.random_range(0..3);
+            let pid = fleet.workers[slot].pid();
+            nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGSTOP).expect("SIGSTOP");
+            // Not killed while paused.
+            fleet.kill_at[slot] = Instant::now() + PAUSE + Duration::from_secs(2);
+            paused = Some((slot, pid, Instant::now()));
+            eprintln!("chaos: worker {slot} paused at {t:?}");
+        }
+        if let Some((slot, pid, since)) = paused
+            && since.elapsed() >= PAUSE
+        {
+            nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGCONT).expect("SIGCONT");
+            paused = None;
+            pause_done = true;
+            eprintln!("chaos: worker {slot} resumed at {:?}", start.elapsed());
         }
         fleet.kill_due_workers(&mut rng);
         fleet.supervise(&mut rng);
@@ -424,7 +447,10 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
     loop {
         let at: Option<i64> =
             db.query_one("SELECT max(computed_at) FROM ratings", &[]).expect("ratings").get(0);
-        let mismatch = ratings_mismatch(&mut db, &outcomes);
+        // The leader's fit starts from its last round's strengths, this one from scratch: both
+        // stop at the fit's tolerance, and for a dominant bot (a flat likelihood) their Elo
+        // differs by about a hundredth of a point (0.011 seen); the counts must be equal.
+        let mismatch = ratings_mismatch(&mut db, &outcomes, 0.5);
         if at.is_some_and(|at| at > last) && mismatch.is_none() {
             break;
         }
@@ -436,7 +462,7 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
     }
     let status = fleet.server.terminate(60);
     assert_eq!(status.code(), Some(130), "the server stopped by SIGTERM: {status}");
-    if let Some(m) = ratings_mismatch(&mut db, &outcomes) {
+    if let Some(m) = ratings_mismatch(&mut db, &outcomes, 0.01) {
         panic!("the server's last rating round at its stop: {m}");
     }
     eprintln!(
@@ -588,8 +614,13 @@ fn check_the_rows(
 }
 
 /// How the `ratings` table differs from a fit of `outcomes` (south, north, result) over the
-/// active versions; `None` if it does not.
-fn ratings_mismatch(db: &mut postgres::Client, outcomes: &[(i64, i64, String)]) -> Option<String> {
+/// active versions (games, wins, losses and draws exactly, the Elo within `elo_tolerance`);
+/// `None` if it does not.
+fn ratings_mismatch(
+    db: &mut postgres::Client,
+    outcomes: &[(i64, i64, String)],
+    elo_tolerance: f64,
+) -> Option<String> {
     let players: Vec<i64> = db
         .query("SELECT id FROM versions WHERE state = 'active' ORDER BY id", &[])
         .expect("versions")
@@ -643,7 +674,7 @@ fn ratings_mismatch(db: &mut postgres::Client, outcomes: &[(i64, i64, String)]) 
                 (games, wins, losses, draws)
             ));
         }
-        if (elo - r.elo).abs() >= 0.01 {
+        if (elo - r.elo).abs() >= elo_tolerance {
             return Some(format!(
                 "version {}: stored Elo {elo}, recomputed {} from the finished games",
                 r.player, r.elo
