@@ -1,7 +1,11 @@
 //! `/live` through the real router: more running games than one page holds come a page at a
 //! time, newest first, with links to the next and previous pages that lead there; bad page
-//! numbers get a 400, pages past the last the last; ended games are not listed.
+//! numbers get a 400, pages past the last the last; ended games are not listed. In headless
+//! Chromium (`live_index.mjs`), the page's script keeps its page as games start and end, and
+//! the pager it draws leads to the next and previous pages.
 
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -110,4 +114,108 @@ fn one_page_of_running_games_has_no_pager_and_none_says_so() {
     let (_, page) = s.get("/live");
     assert!(listed(&page).is_empty());
     assert!(page.contains("<p id=\"live-empty\" class=\"muted\">No game is running."), "{page}");
+}
+
+/// Chromium and playwright-core for the browser test: `None` when they are there, otherwise
+/// what is missing (a failure under `BAO_REQUIRE_ALL=1`).
+fn browser_missing() -> Option<String> {
+    let browser = std::env::var("BAO_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let modules =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests/node_modules/playwright-core");
+    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !std::path::Path::new(&browser).exists() {
+        Some(format!("{browser} (apt-get install chromium)"))
+    } else if !node || !std::path::Path::new(modules).is_dir() {
+        Some("node and playwright-core (npm ci --prefix viewer/browser-tests)".to_owned())
+    } else {
+        None
+    }
+}
+
+/// The driver's process, killed if the test fails before it ends.
+struct Driver(std::process::Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The next line of JSON the driver prints.
+fn driver_line(out: &mut impl BufRead) -> serde_json::Value {
+    let mut line = String::new();
+    out.read_line(&mut line).expect("read the driver");
+    serde_json::from_str(line.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+}
+
+fn ids(value: &serde_json::Value) -> Vec<i64> {
+    value["games"].as_array().expect("games").iter().filter_map(serde_json::Value::as_i64).collect()
+}
+
+#[test]
+fn in_a_browser_the_page_redraws_itself_as_games_start_and_end_and_its_pager_links_work() {
+    if let Some(missing) = browser_missing() {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but this test needs {missing}"
+        );
+        eprintln!("skipped: the /live browser test needs {missing}");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let arena = bao_server::arena::Arena::open(&dir.path().join("arena")).expect("arena");
+    let start = |id: i64| GameStart {
+        south: format!("s{id} v1"),
+        north: format!("n{id} v2"),
+        purpose: Purpose::Ladder,
+    };
+    for id in 1..=120 {
+        arena.live.start(id, &start(id));
+    }
+    let hub = arena.live.clone();
+    let app = bao_server::http::router(Arc::new(arena));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            axum::serve(listener, app).await
+        })
+    });
+
+    let mut driver = Driver(
+        Command::new("node")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/live_index.mjs"))
+            .arg(format!("http://{addr}"))
+            .env("BAO_PLAYWRIGHT_DIR", concat!(env!("CARGO_MANIFEST_DIR"), "/../viewer/browser-tests"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs"),
+    );
+    let mut out = BufReader::new(driver.0.stdout.take().expect("stdout"));
+    let loaded = driver_line(&mut out);
+    assert_eq!(ids(&loaded["loaded"]), (21..=70).rev().collect::<Vec<_>>(), "{loaded}");
+    assert_eq!(loaded["loaded"]["pager"], "Page 2 of 3 (120 games)", "{loaded}");
+
+    // A game starts (the newest: page 1's oldest moves onto page 2) and one of page 2 ends.
+    hub.start(121, &start(121));
+    hub.finish(30, "the game was stopped");
+    let mut stdin = driver.0.stdin.take().expect("stdin");
+    writeln!(stdin, "go").expect("tell the driver");
+    let report = driver_line(&mut out);
+    let status = driver.0.wait().expect("the driver ends");
+    assert!(status.success(), "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+    let page_2: Vec<i64> = (31..=71).rev().chain((21..=29).rev()).collect();
+    assert_eq!(ids(&report["redrawn"]), page_2, "{report}");
+    assert_eq!(report["redrawn"]["pager"], "Page 2 of 3 (120 games)", "{report}");
+    // Its pager's links, as the script drew them.
+    assert_eq!(report["older"]["url"], "/live?page=3", "{report}");
+    assert_eq!(ids(&report["older"]), (1..=20).rev().collect::<Vec<_>>(), "{report}");
+    assert_eq!(report["newer"]["url"], "/live?page=2", "{report}");
+    assert_eq!(ids(&report["newer"]), page_2, "{report}");
 }
