@@ -46,6 +46,28 @@ pub struct Arena {
     pub play: crate::play::hub::PlayHub,
 }
 
+/// Where an arena is: its directory, and its database when that is not the directory's
+/// SQLite file (`--database postgres://…`).
+#[derive(Debug, Clone)]
+pub struct ArenaPlace {
+    /// The arena directory.
+    pub dir: PathBuf,
+    /// A `postgres://` URL, or `None` for the SQLite file in the directory.
+    pub database: Option<String>,
+}
+
+impl From<&Path> for ArenaPlace {
+    fn from(dir: &Path) -> ArenaPlace {
+        ArenaPlace { dir: dir.to_owned(), database: None }
+    }
+}
+
+impl From<&PathBuf> for ArenaPlace {
+    fn from(dir: &PathBuf) -> ArenaPlace {
+        ArenaPlace { dir: dir.clone(), database: None }
+    }
+}
+
 /// The shared handle on the arena.
 pub type SharedArena = Arc<Arena>;
 
@@ -53,6 +75,13 @@ impl Arena {
     /// Opens the arena in `dir`: creates the directory, `arena.toml`, the
     /// database and its subdirectories on first use.
     pub fn open(dir: &Path) -> Result<Arena, ServerError> {
+        Arena::open_place(&ArenaPlace::from(dir))
+    }
+
+    /// Opens the arena at `place`: its directory as [`Arena::open`] does, and its database
+    /// (migrated to the latest schema).
+    pub fn open_place(place: &ArenaPlace) -> Result<Arena, ServerError> {
+        let dir = &place.dir;
         std::fs::create_dir_all(dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
         // Private to the server's user: nobody else (and no sandbox, which runs as
@@ -68,7 +97,10 @@ impl Arena {
         let dir = &std::fs::canonicalize(dir)
             .map_err(|e| ServerError::io(format!("cannot resolve {}", dir.display()), e))?;
         let config = ArenaConfig::load_or_create(dir)?;
-        let db = Db::open(&dir.join(DB_FILE))?;
+        let db = Db::open_location(&crate::db::Location::from_option(
+            place.database.as_deref(),
+            &dir.join(DB_FILE),
+        )?)?;
         Ok(Arena {
             dir: dir.to_path_buf(),
             config,

@@ -4,9 +4,9 @@
 //! the candidate is promoted (automatically if the owner asked), or rejected
 //! with the reason.
 
+use crate::db::{Behavior, Conn, params};
 use bao_rules::Side;
 use bao_stats::{EloModel, GameOutcome, PentanomialCounts, SprtDecision, SprtParameters};
-use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::arena::Arena;
 use crate::config::CandidateConfig;
@@ -15,10 +15,7 @@ use crate::error::ServerError;
 use crate::versions;
 
 /// The candidate's pentanomial counts against its baseline: pairs whose two games finished.
-pub fn pair_counts(
-    conn: &rusqlite::Connection,
-    candidate: VersionId,
-) -> Result<PentanomialCounts, ServerError> {
+pub fn pair_counts(conn: &crate::db::Conn, candidate: VersionId) -> Result<PentanomialCounts, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT pair_key, south_id, result FROM games
          WHERE purpose = ?2 AND state = ?3 AND (south_id = ?1 OR north_id = ?1) ORDER BY id",
@@ -54,7 +51,7 @@ pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision,
     arena
         .db
         .write(move |conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
             let decision = decide(&tx, candidate, &c)?;
             tx.commit()?;
             Ok(decision)
@@ -65,11 +62,7 @@ pub async fn update(arena: &Arena, candidate: VersionId) -> Result<SprtDecision,
 /// The SPRT update of one candidate inside the caller's transaction (see
 /// [`update`]); also run at start for every candidate under evaluation, which
 /// completes a verdict a stop interrupted.
-pub fn decide(
-    conn: &Connection,
-    candidate: VersionId,
-    c: &CandidateConfig,
-) -> Result<SprtDecision, ServerError> {
+pub fn decide(conn: &Conn, candidate: VersionId, c: &CandidateConfig) -> Result<SprtDecision, ServerError> {
     let params = sprt_parameters(c)?;
     let Some(v) = versions::version(conn, candidate)? else { return Ok(SprtDecision::Continue) };
     if v.state != VersionState::Evaluating {
@@ -151,8 +144,8 @@ pub fn decide(
 }
 
 /// Promotes a candidate whose SPRT accepted H1 (its owner asked), in one transaction.
-pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<(), ServerError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+pub fn promote(conn: &mut crate::db::Conn, candidate: VersionId) -> Result<(), ServerError> {
+    let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let result: Option<SprtVerdict> =
         tx.query_row("SELECT sprt_result FROM versions WHERE id = ?1", [candidate], |r| r.get(0))?;
     if result != Some(SprtVerdict::H1) {
@@ -173,7 +166,7 @@ pub fn promote(conn: &mut rusqlite::Connection, candidate: VersionId) -> Result<
 }
 
 /// Records a candidate's SPRT verdict (inside the caller's transaction).
-fn set_verdict(conn: &Connection, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
+fn set_verdict(conn: &Conn, candidate: VersionId, verdict: SprtVerdict) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET sprt_result = ?2 WHERE id = ?1", params![candidate, verdict])?;
     Ok(())
 }

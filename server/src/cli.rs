@@ -14,6 +14,10 @@ pub struct ServeArgs {
     /// The arena directory (database, bots, games, arena.toml).
     #[arg(long, default_value = "arena", global = true)]
     pub data: PathBuf,
+    /// The database: a `postgres://USER:PASSWORD@HOST/NAME` URL, shared by every server of a
+    /// competition (docs/scale-out.md). Without it, the SQLite file in the arena directory.
+    #[arg(long, env = "BAO_DATABASE", global = true, hide_env_values = true, value_name = "URL")]
+    pub database: Option<String>,
     /// Listen on this address instead of arena.toml's (default 127.0.0.1:8080).
     #[arg(long)]
     pub listen: Option<SocketAddr>,
@@ -104,7 +108,7 @@ pub enum Done {
 /// # Errors
 /// The server's, the database's or the operator's (a taken name, a bad `arena.toml`).
 pub fn run_serve(args: &ServeArgs) -> Result<Done, ServerError> {
-    let data = &args.data;
+    let data = &crate::ArenaPlace { dir: args.data.clone(), database: args.database.clone() };
     match &args.command {
         None => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -112,21 +116,24 @@ pub fn run_serve(args: &ServeArgs) -> Result<Done, ServerError> {
                 .build()
                 .map_err(|e| ServerError::io("cannot start the server's runtime", e))?;
             runtime.block_on(crate::serve(crate::ServeOptions {
-                data_dir: data.clone(),
+                data_dir: data.dir.clone(),
+                database: data.database.clone(),
                 listen: args.listen,
             }))?;
             Ok(Done::Stopped)
         }
         Some(ServeCommand::User(UserCommand::Add { name, admin })) => {
-            crate::user_add(data, name, *admin).map(Done::Printed)
+            crate::user_add(data.clone(), name, *admin).map(Done::Printed)
         }
-        Some(ServeCommand::User(UserCommand::Revoke { name })) => crate::user_revoke(data, name).map(|r| {
-            Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))
-        }),
+        Some(ServeCommand::User(UserCommand::Revoke { name })) => {
+            crate::user_revoke(data.clone(), name).map(|r| {
+                Done::Printed(format!("revoked {} tokens and {} sessions of {name}", r.tokens, r.sessions))
+            })
+        }
         Some(ServeCommand::User(UserCommand::Token { name })) => {
-            crate::user_token(data, name).map(Done::Printed)
+            crate::user_token(data.clone(), name).map(Done::Printed)
         }
-        Some(ServeCommand::Export { dir }) => crate::export(data, dir).map(|s| {
+        Some(ServeCommand::Export { dir }) => crate::export(data.clone(), dir).map(|s| {
             Done::Printed(format!(
                 "exported {} games and {} standings to {}",
                 s.games,

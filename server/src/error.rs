@@ -19,7 +19,7 @@ pub enum ServerError {
     },
     /// The database failed.
     #[error("database error: {0}")]
-    Database(#[from] rusqlite::Error),
+    Database(#[from] crate::db::DbError),
     /// The database schema could not be migrated.
     #[error("database migration failed: {0}")]
     Migration(#[from] rusqlite_migration::Error),
@@ -52,6 +52,12 @@ pub enum ServerError {
     /// A background task failed to run.
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+impl From<rusqlite::Error> for ServerError {
+    fn from(e: rusqlite::Error) -> ServerError {
+        ServerError::Database(e.into())
+    }
 }
 
 impl ServerError {

@@ -18,14 +18,14 @@ pub struct ExportSummary {
 /// Writes `out/games/ID.jsonl` for every finished game, `out/games.json` (their
 /// records) and `out/standings.json`, from the arena in `data_dir`. A server may
 /// be running: SQLite's WAL gives the export a consistent snapshot.
-pub fn export(data_dir: &Path, out: &Path) -> Result<ExportSummary, ServerError> {
-    let arena = Arena::open(data_dir)?;
+pub fn export(place: impl Into<crate::ArenaPlace>, out: &Path) -> Result<ExportSummary, ServerError> {
+    let arena = Arena::open_place(&place.into())?;
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir)
         .map_err(|e| ServerError::io(format!("cannot create {}", games_dir.display()), e))?;
     let (all, standings) = arena.db.write_blocking(|c| {
         // Deferred: a read snapshot that never holds the running server's write lock.
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Deferred)?;
+        let tx = c.transaction_with_behavior(crate::db::Behavior::Deferred)?;
         let mut all = Vec::new();
         let mut before = None;
         loop {

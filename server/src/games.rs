@@ -2,8 +2,8 @@
 //! `finished` (exactly once, in one statement) after its log is on disk;
 //! a game found `running` at start-up was cut by a stop and becomes `aborted`.
 
+use crate::db::{Conn, OptionalExtension, Row, params};
 use bao_rules::Side;
-use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
@@ -113,17 +113,17 @@ pub struct NewGame {
 
 /// Records a game as running (one transaction); returns its id. Its log goes to `log_path(id)`.
 pub fn insert_running(
-    conn: &mut Connection,
+    conn: &mut Conn,
     g: &NewGame,
     log_path: impl Fn(GameId) -> String,
 ) -> Result<GameId, ServerError> {
     let tx = conn.transaction()?;
-    tx.execute(
+    let id: GameId = tx.query_row(
         "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '')",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '') RETURNING id",
         params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, GameState::Running, now_ms()],
+        |r| r.get(0),
     )?;
-    let id = GameId::new(tx.last_insert_rowid());
     tx.execute("UPDATE games SET log_path = ?2 WHERE id = ?1", params![id, log_path(id)])?;
     tx.commit()?;
     Ok(id)
@@ -131,7 +131,7 @@ pub fn insert_running(
 
 /// Records the end of a running game, once: false if it was not running.
 pub fn finish(
-    conn: &Connection,
+    conn: &Conn,
     id: GameId,
     result: GameResult,
     reason: &str,
@@ -147,7 +147,7 @@ pub fn finish(
 }
 
 /// Records a running game as aborted (not counted).
-pub fn abort(conn: &Connection, id: GameId, reason: &str) -> Result<(), ServerError> {
+pub fn abort(conn: &Conn, id: GameId, reason: &str) -> Result<(), ServerError> {
     let change = GameChange::ABORT;
     conn.execute(
         "UPDATE games SET state = ?4, reason = ?2, finished_at = ?3 WHERE id = ?1 AND state = ?5",
@@ -157,12 +157,12 @@ pub fn abort(conn: &Connection, id: GameId, reason: &str) -> Result<(), ServerEr
 }
 
 /// One game.
-pub fn game(conn: &Connection, id: GameId) -> Result<Option<Game>, ServerError> {
+pub fn game(conn: &Conn, id: GameId) -> Result<Option<Game>, ServerError> {
     Ok(conn.query_row(&format!("{GAME_SELECT} WHERE g.id = ?1"), [id], game_from_row).optional()?)
 }
 
 /// The log path of a game.
-pub fn log_path(conn: &Connection, id: GameId) -> Result<Option<String>, ServerError> {
+pub fn log_path(conn: &Conn, id: GameId) -> Result<Option<String>, ServerError> {
     Ok(conn.query_row("SELECT log_path FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
 }
 
@@ -184,9 +184,9 @@ pub struct GameFilter {
 /// The `WHERE` clause of a filter and its arguments. The SQL holds only the
 /// filters given, so that SQLite can use the indexes (a bot's games through
 /// its versions' ids).
-fn filter_sql(f: &GameFilter) -> (String, Vec<rusqlite::types::Value>) {
+fn filter_sql(f: &GameFilter) -> (String, Vec<crate::db::Value>) {
     let mut clauses: Vec<&str> = Vec::new();
-    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    let mut args: Vec<crate::db::Value> = Vec::new();
     if let Some(bot) = f.bot_id {
         clauses.push(
             "(g.south_id IN (SELECT id FROM versions WHERE bot_id = ?) OR g.north_id IN (SELECT id FROM versions WHERE bot_id = ?))",
@@ -207,20 +207,20 @@ fn filter_sql(f: &GameFilter) -> (String, Vec<rusqlite::types::Value>) {
 }
 
 /// Games, newest first: at most `limit` (and never more than 1000), after skipping `offset`.
-pub fn list(conn: &Connection, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
+pub fn list(conn: &Conn, f: &GameFilter) -> Result<Vec<Game>, ServerError> {
     let (filter, args) = filter_sql(f);
     let sql =
         format!("{GAME_SELECT} {filter} ORDER BY g.id DESC LIMIT {} OFFSET {}", f.limit.min(1000), f.offset);
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(rusqlite::params_from_iter(args), game_from_row)?;
+    let rows = stmt.query_map(args, game_from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// How many games the filter matches (its `limit` and `offset` aside).
-pub fn count(conn: &Connection, f: &GameFilter) -> Result<u64, ServerError> {
+pub fn count(conn: &Conn, f: &GameFilter) -> Result<u64, ServerError> {
     let (filter, args) = filter_sql(f);
     let sql = format!("SELECT count(*) FROM games g {filter}");
-    let n: i64 = conn.prepare_cached(&sql)?.query_row(rusqlite::params_from_iter(args), |r| r.get(0))?;
+    let n: i64 = conn.prepare_cached(&sql)?.query_row(args, |r| r.get(0))?;
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
@@ -240,7 +240,7 @@ pub type OutcomesAfter = (Vec<(GameId, Outcome)>, Option<GameId>);
 
 /// Finished ladder and placement games with an id above `after`, and the
 /// smallest id of a game still running (all in one snapshot).
-pub fn outcomes_after(conn: &mut Connection, after: GameId) -> Result<OutcomesAfter, ServerError> {
+pub fn outcomes_after(conn: &mut Conn, after: GameId) -> Result<OutcomesAfter, ServerError> {
     let tx = conn.transaction()?;
     let rows = {
         let mut stmt = tx.prepare_cached(

@@ -1,7 +1,7 @@
 //! A bot's score against each other bot, over all its finished games (one
 //! aggregate query: as many rows as opponents, however many games).
 
-use rusqlite::{Connection, params};
+use crate::db::{Conn, params};
 use serde::Serialize;
 
 use crate::domain::{BotId, BotName, GameResult, GameState};
@@ -25,16 +25,17 @@ pub struct HeadToHead {
 }
 
 /// The head-to-head rows of a bot, by opponent name (games between its own versions left out).
-pub fn of_bot(conn: &Connection, bot_id: BotId) -> Result<Vec<HeadToHead>, ServerError> {
+pub fn of_bot(conn: &Conn, bot_id: BotId) -> Result<Vec<HeadToHead>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "WITH mine AS (SELECT id FROM versions WHERE bot_id = ?1),
          sides AS (
            SELECT g.north_id AS opp, CASE g.result WHEN ?3 THEN 1 WHEN ?4 THEN 0 ELSE 2 END AS r
-           FROM games g WHERE g.state = ?2 AND g.south_id IN mine AND g.north_id NOT IN mine
+           FROM games g WHERE g.state = ?2 AND g.south_id IN (SELECT id FROM mine) AND g.north_id NOT IN (SELECT id FROM mine)
            UNION ALL
            SELECT g.south_id, CASE g.result WHEN ?4 THEN 1 WHEN ?3 THEN 0 ELSE 2 END
-           FROM games g WHERE g.state = ?2 AND g.north_id IN mine AND g.south_id NOT IN mine)
-         SELECT b.name, count(*), sum(s.r = 1), sum(s.r = 0), sum(s.r = 2)
+           FROM games g WHERE g.state = ?2 AND g.north_id IN (SELECT id FROM mine) AND g.south_id NOT IN (SELECT id FROM mine))
+         SELECT b.name, count(*), sum(CASE WHEN s.r = 1 THEN 1 ELSE 0 END), sum(CASE WHEN s.r = 0 THEN 1 ELSE 0 END),
+                sum(CASE WHEN s.r = 2 THEN 1 ELSE 0 END)
          FROM sides s JOIN versions v ON v.id = s.opp JOIN bots b ON b.id = v.bot_id
          GROUP BY b.id ORDER BY b.name",
     )?;

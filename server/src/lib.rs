@@ -28,6 +28,7 @@ pub mod games;
 pub mod head_to_head;
 pub mod http;
 pub mod languages;
+pub mod leader;
 pub mod leaderboard_snapshot;
 pub mod live;
 pub mod live_pages;
@@ -60,24 +61,24 @@ pub use error::ServerError;
 pub use export::{ExportSummary, export};
 pub use serve::{ServeOptions, serve};
 
-use std::path::Path;
+pub use arena::ArenaPlace;
 
 /// Revokes every API token and web session of the user `name` in the arena in `data_dir`.
-pub fn user_revoke(data_dir: &Path, name: &str) -> Result<users::Revoked, ServerError> {
-    let arena = arena::Arena::open(data_dir)?;
+pub fn user_revoke(place: impl Into<ArenaPlace>, name: &str) -> Result<users::Revoked, ServerError> {
+    let arena = arena::Arena::open_place(&place.into())?;
     arena.db.write_blocking(|c| users::revoke_user(c, name))
 }
 
 /// Gives the user `name` of the arena in `data_dir` a new API token, shown only this once.
-pub fn user_token(data_dir: &Path, name: &str) -> Result<String, ServerError> {
-    let arena = arena::Arena::open(data_dir)?;
+pub fn user_token(place: impl Into<ArenaPlace>, name: &str) -> Result<String, ServerError> {
+    let arena = arena::Arena::open_place(&place.into())?;
     arena.db.write_blocking(|c| users::new_token(c, name))
 }
 
 /// Adds a user to the arena in `data_dir` (creating the arena if needed) and
 /// returns its API token, which is shown only this once.
-pub fn user_add(data_dir: &Path, name: &str, admin: bool) -> Result<String, ServerError> {
-    let arena = arena::Arena::open(data_dir)?;
+pub fn user_add(place: impl Into<ArenaPlace>, name: &str, admin: bool) -> Result<String, ServerError> {
+    let arena = arena::Arena::open_place(&place.into())?;
     let (_, token) = arena.db.write_blocking(|c| users::create_user(c, name, admin))?;
     Ok(token)
 }

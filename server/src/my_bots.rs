@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde::Serialize;
 
 use crate::domain::{BotName, UserId, VersionId, VersionState};
@@ -77,7 +77,7 @@ pub struct MyBot {
 }
 
 /// The bots of a user, by name, with their versions and places.
-pub fn of_user(conn: &Connection, user_id: UserId) -> Result<Vec<MyBot>, ServerError> {
+pub fn of_user(conn: &Conn, user_id: UserId) -> Result<Vec<MyBot>, ServerError> {
     let reported: HashSet<VersionId> = {
         let mut stmt = conn.prepare_cached(
             "SELECT v.id FROM versions v JOIN bots b ON b.id = v.bot_id

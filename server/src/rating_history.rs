@@ -5,7 +5,7 @@
 //! version that plays for months stays under [`MAX_POINTS`] rows and still
 //! spans its whole life. The bot page plots the newest points.
 
-use rusqlite::{Connection, params};
+use crate::db::{Conn, params};
 
 use crate::domain::{BotId, VersionId};
 use crate::error::ServerError;
@@ -17,13 +17,7 @@ pub const RECENT: i64 = 600;
 pub const MAX_POINTS: i64 = 1000;
 
 /// Adds a point to a version's history and thins it if it has grown past [`MAX_POINTS`].
-pub fn add(
-    conn: &Connection,
-    version_id: VersionId,
-    at: i64,
-    elo: f64,
-    games: i64,
-) -> Result<(), ServerError> {
+pub fn add(conn: &Conn, version_id: VersionId, at: i64, elo: f64, games: i64) -> Result<(), ServerError> {
     conn.execute(
         "INSERT INTO rating_history (version_id, at, elo, games) VALUES (?1, ?2, ?3, ?4)",
         params![version_id, at, elo, games],
@@ -39,23 +33,23 @@ pub fn add(
 }
 
 /// Drops every second point older than the newest [`RECENT`] of a version.
-fn thin(conn: &Connection, version_id: VersionId) -> Result<usize, ServerError> {
+fn thin(conn: &Conn, version_id: VersionId) -> Result<usize, ServerError> {
     Ok(conn.execute(
         "DELETE FROM rating_history WHERE rowid IN (
            SELECT rowid FROM (
              SELECT rowid, row_number() OVER (ORDER BY at DESC, rowid DESC) AS n
-             FROM rating_history WHERE version_id = ?1)
+             FROM rating_history WHERE version_id = ?1) AS numbered
            WHERE n > ?2 AND n % 2 = 0)",
         params![version_id, RECENT],
     )?)
 }
 
 /// The newest `limit` points of every version of a bot, oldest first: (time, Elo).
-pub fn newest_of_bot(conn: &Connection, bot_id: BotId, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
+pub fn newest_of_bot(conn: &Conn, bot_id: BotId, limit: i64) -> Result<Vec<(i64, f64)>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT at, elo FROM (
            SELECT h.at, h.elo, h.rowid AS r FROM rating_history h JOIN versions v ON v.id = h.version_id
-           WHERE v.bot_id = ?1 ORDER BY h.at DESC, h.rowid DESC LIMIT ?2)
+           WHERE v.bot_id = ?1 ORDER BY h.at DESC, h.rowid DESC LIMIT ?2) AS newest
          ORDER BY at, r",
     )?;
     let rows = stmt.query_map(params![bot_id, limit], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::db::params;
 use bao_stats::rating::{BradleyTerry, RatingModel, Strengths, rank_confidence};
-use rusqlite::params;
 
 use crate::arena::Arena;
 use crate::db::now_ms;

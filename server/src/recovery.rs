@@ -18,7 +18,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use rusqlite::{Connection, TransactionBehavior, params};
+use crate::db::{Behavior, Conn, params};
 
 use crate::config::CandidateConfig;
 use crate::db::now_ms;
@@ -42,13 +42,9 @@ pub struct Recovered {
 }
 
 /// Recovers the database (one transaction), then the files.
-pub fn recover(
-    conn: &mut Connection,
-    dir: &Path,
-    candidate: &CandidateConfig,
-) -> Result<Recovered, ServerError> {
+pub fn recover(conn: &mut Conn, dir: &Path, candidate: &CandidateConfig) -> Result<Recovered, ServerError> {
     let mut done = Recovered::default();
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let now = now_ms();
     let abort = GameChange::ABORT;
     done.games_aborted = tx.execute(
@@ -146,7 +142,7 @@ fn remove(path: &Path) -> Result<(), ServerError> {
 mod tests {
     use super::*;
 
-    fn arena_db() -> (tempfile::TempDir, Connection) {
+    fn arena_db() -> (tempfile::TempDir, Conn) {
         let dir = tempfile::tempdir().expect("tempdir");
         let conn = crate::db::open(&dir.path().join("a.sqlite3")).expect("db");
         conn.execute_batch(
@@ -157,16 +153,16 @@ mod tests {
         (dir, conn)
     }
 
-    fn add(conn: &Connection, id: i64, number: i64, state: VersionState) {
+    fn add(conn: &Conn, id: i64, number: i64, state: VersionState) {
         conn.execute(
             "INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, submitted_at, state_at)
              VALUES (?1, 1, ?2, 'python', 'a.py', 1, ?3, 0, 0)",
-            rusqlite::params![id, number, state],
+            crate::db::params![id, number, state],
         )
         .expect("version");
     }
 
-    fn state(conn: &Connection, id: i64) -> VersionState {
+    fn state(conn: &Conn, id: i64) -> VersionState {
         conn.query_row("SELECT state FROM versions WHERE id = ?1", [id], |r| r.get(0)).expect("state")
     }
 

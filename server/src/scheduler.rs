@@ -133,13 +133,13 @@ pub struct LadderStats {
 
 impl LadderStats {
     /// Reads the statistics of every game so far.
-    pub fn load(conn: &rusqlite::Connection) -> Result<LadderStats, ServerError> {
+    pub fn load(conn: &crate::db::Conn) -> Result<LadderStats, ServerError> {
         let mut stats = LadderStats::default();
         let mut stmt = conn.prepare(
-            "SELECT south_id, north_id, count(*), max(started_at), sum(state = ?1) FROM games
+            "SELECT south_id, north_id, count(*), max(started_at), sum(CASE WHEN state = ?1 THEN 1 ELSE 0 END) FROM games
              WHERE purpose != ?2 GROUP BY south_id, north_id",
         )?;
-        let rows = stmt.query_map(rusqlite::params![GameState::Finished, Purpose::Candidate], |r| {
+        let rows = stmt.query_map(crate::db::params![GameState::Finished, Purpose::Candidate], |r| {
             Ok((
                 r.get::<_, VersionId>(0)?,
                 r.get::<_, VersionId>(1)?,
@@ -176,7 +176,7 @@ pub type SharedStats = Arc<std::sync::Mutex<LadderStats>>;
 
 /// The active versions as the matchmaker sees them.
 fn entrants(
-    conn: &rusqlite::Connection,
+    conn: &crate::db::Conn,
     stats: &LadderStats,
     placement_games: u32,
 ) -> Result<Vec<Entrant<VersionId>>, ServerError> {

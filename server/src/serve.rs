@@ -20,19 +20,34 @@ use crate::http::listener::{self, ConnectionLimits};
 pub struct ServeOptions {
     /// The arena directory (created on first start).
     pub data_dir: PathBuf,
+    /// The database's `postgres://` URL, or `None` for the arena's SQLite file.
+    pub database: Option<String>,
     /// Listen here instead of the configuration's `listen`.
     pub listen: Option<SocketAddr>,
 }
 
 /// Runs the server until SIGTERM, SIGINT (Ctrl-C) or SIGHUP; `Ok` after such a stop.
 pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
-    let arena = Arena::open(&opts.data_dir)?;
-    let (aborted, requeued) = arena.recover()?;
-    if aborted + requeued > 0 {
-        tracing::warn!(aborted, requeued, "recovered from a stop: running games aborted, builds requeued");
+    // Off the async threads: the database's own client may block (PostgreSQL's runs a
+    // runtime of its own).
+    let place = crate::ArenaPlace { dir: opts.data_dir.clone(), database: opts.database.clone() };
+    let arena: SharedArena = Arc::new(
+        tokio::task::spawn_blocking(move || Arena::open_place(&place))
+            .await
+            .map_err(|e| ServerError::Internal(format!("opening the arena failed: {e}")))??,
+    );
+    // The leader recovers from the last stop before this server listens (at once on SQLite,
+    // and on PostgreSQL when no other server leads); a follower when it takes the lead.
+    let first = crate::leader::try_acquire(arena.db.location()).await?;
+    if first.is_some() {
+        recover(&arena).await?;
+    } else {
+        tracing::info!(
+            database = %arena.db.location().describe(),
+            "another server leads the builds, games and ratings: serving pages and the API, ready to take over"
+        );
     }
     crate::sandbox::probe::require(&arena.config, &arena.dir.join("arena.toml")).await?;
-    let arena: SharedArena = Arc::new(arena);
     let limits = connection_limits(&arena.config);
     let addr = opts.listen.unwrap_or(arena.config.listen);
     let listener =
@@ -48,15 +63,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
         profile: crate::sandbox::Profile::bot(&arena.config),
     };
     let engine = Arc::new(Engine::start(arena.live.clone(), arena.shutdown.clone(), check_limits)?);
-    let gate: Arc<dyn ConformanceGate> = engine.clone();
-    let mut workers = Vec::new();
-    for _ in 0..arena.config.limits.build_concurrency {
-        workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), gate.clone())));
-    }
-    drop(gate);
-    workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine.clone())));
-    workers.push(tokio::spawn(crate::ratings::run(arena.clone())));
-    workers.push(tokio::spawn(crate::leaderboard_snapshot::run(arena.clone())));
+    let workers = vec![tokio::spawn(crate::leaderboard_snapshot::run(arena.clone()))];
+    let leading = tokio::spawn(lead(arena.clone(), engine.clone(), first));
 
     let app = crate::http::router(arena.clone());
     let shutdown = arena.shutdown.clone();
@@ -89,6 +97,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     for w in workers {
         let _ = w.await;
     }
+    let lost_the_lead = matches!(leading.await, Ok(true));
     match Arc::try_unwrap(engine) {
         Ok(engine) => tokio::task::spawn_blocking(move || engine.stop())
             .await
@@ -99,8 +108,66 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     if let Err(e) = crate::ratings::recompute(&arena, &mut crate::ratings::RatingState::default()).await {
         tracing::error!(error = %e, "final rating recomputation failed");
     }
+    if lost_the_lead {
+        return Err(ServerError::Internal(
+            "this server lost the lead (its database connection failed): stopped so that another server leads".into(),
+        ));
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Puts the arena back in a consistent state after a stop (on a blocking thread).
+async fn recover(arena: &SharedArena) -> Result<(), ServerError> {
+    let a = arena.clone();
+    let (aborted, requeued) = tokio::task::spawn_blocking(move || a.recover())
+        .await
+        .map_err(|e| ServerError::Internal(format!("recovery failed: {e}")))??;
+    if aborted + requeued > 0 {
+        tracing::warn!(aborted, requeued, "recovered from a stop: running games aborted, builds requeued");
+    }
+    Ok(())
+}
+
+/// Leads the background work — builds, matchmaking and games, rating rounds — once this
+/// server holds the lead (`first`, or when it takes it), until shutdown. Returns true if the
+/// lead was lost (the whole server then stops: see [`crate::leader`]).
+async fn lead(arena: SharedArena, engine: Arc<Engine>, first: Option<crate::leader::Leadership>) -> bool {
+    let leadership = match first {
+        Some(l) => l,
+        None => {
+            let Some(l) = crate::leader::acquire(arena.db.location(), &arena.shutdown).await else {
+                return false;
+            };
+            tracing::warn!("this server now leads the builds, games and ratings");
+            if let Err(e) = recover(&arena).await {
+                tracing::error!(error = %e, "recovery on taking the lead failed; stopping");
+                arena.shutdown.cancel();
+                return true;
+            }
+            l
+        }
+    };
+    let gate: Arc<dyn ConformanceGate> = engine.clone();
+    let mut workers = Vec::new();
+    for _ in 0..arena.config.limits.build_concurrency {
+        workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), gate.clone())));
+    }
+    drop(gate);
+    workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine)));
+    workers.push(tokio::spawn(crate::ratings::run(arena.clone())));
+    let lost = tokio::select! {
+        () = leadership.lost() => {
+            tracing::error!("lost the lead (the database connection that held it failed): stopping");
+            arena.shutdown.cancel();
+            true
+        }
+        () = arena.shutdown.cancelled() => false,
+    };
+    for w in workers {
+        let _ = w.await;
+    }
+    lost
 }
 
 /// Descriptors kept for the games, builds, database and logs, out of the connections' reach.

@@ -1,6 +1,6 @@
 //! The leaderboard: the stored ratings of the active versions, ranked.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde::Serialize;
 
 use crate::error::ServerError;
@@ -38,7 +38,7 @@ pub struct Standing {
 }
 
 /// The leaderboard, best first (active versions that have no rating yet come last).
-pub fn leaderboard(conn: &Connection) -> Result<Vec<Standing>, ServerError> {
+pub fn leaderboard(conn: &Conn) -> Result<Vec<Standing>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.name, u.name, v.id, v.number, r.elo, r.elo_low, r.elo_high, r.games, r.wins, r.losses,
                 r.draws, r.rank_sure

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use crate::db::{Behavior, Conn, OptionalExtension, params};
 use serde::Deserialize;
 
 use crate::arena::Arena;
@@ -108,7 +108,7 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
         .write(move |conn| {
             // IMMEDIATE: the write lock is taken before the limits are counted, so that
             // parallel submissions are counted one after the other.
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
             if !is_admin {
                 limits.check(&tx, user_id)?;
             }
@@ -121,11 +121,11 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                 }
                 Some((id, _)) => id,
                 None => {
-                    tx.execute(
-                        "INSERT INTO bots (name, owner_id, created_at) VALUES (?1, ?2, ?3)",
+                    tx.query_row(
+                        "INSERT INTO bots (name, owner_id, created_at) VALUES (?1, ?2, ?3) RETURNING id",
                         params![bot_name, user_id, now_ms()],
-                    )?;
-                    BotId::new(tx.last_insert_rowid())
+                        |r| r.get::<_, BotId>(0),
+                    )?
                 }
             };
             let baseline: Option<VersionId> = tx
@@ -145,10 +145,10 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                     r.get(0)
                 })?;
             let now = now_ms();
-            tx.execute(
+            let id = tx.query_row(
                 "INSERT INTO versions (bot_id, number, language, source_name, source_bytes, state, candidate,
                  auto_promote, baseline_id, submitted_at, state_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?10, ?6, ?7, ?8, ?9, ?9)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?10, ?6, ?7, ?8, ?9, ?9) RETURNING id",
                 params![
                     bot_id,
                     number,
@@ -161,8 +161,8 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                     now,
                     VersionState::Queued
                 ],
+                |r| r.get::<_, VersionId>(0),
             )?;
-            let id = VersionId::new(tx.last_insert_rowid());
             crate::failpoint::hit("submit.after_insert");
             // The files move into place before the row commits: a version row always has
             // its files. A stop between the two leaves a directory without a row, which
@@ -205,7 +205,7 @@ impl SubmitLimits {
 
     /// Refuses a submission past the hourly limit or past the versions a user may
     /// have waiting for the builder.
-    fn check(self, conn: &Connection, user_id: UserId) -> Result<(), ServerError> {
+    fn check(self, conn: &Conn, user_id: UserId) -> Result<(), ServerError> {
         let recent: i64 = conn.query_row(
             "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
              WHERE b.owner_id = ?1 AND v.submitted_at > ?2",

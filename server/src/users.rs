@@ -1,6 +1,6 @@
 //! Users, their API tokens and their web sessions (all secrets stored hashed).
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
@@ -24,7 +24,7 @@ pub struct User {
 
 /// Creates a user and its first API token; returns the user and the token
 /// (shown once: only its hash is stored).
-pub fn create_user(conn: &mut Connection, name: &str, admin: bool) -> Result<(User, String), ServerError> {
+pub fn create_user(conn: &mut Conn, name: &str, admin: bool) -> Result<(User, String), ServerError> {
     let name = UserName::try_from(name).map_err(|e| ServerError::Invalid(e.to_string()))?;
     let tx = conn.transaction()?;
     let exists: Option<UserId> =
@@ -32,11 +32,11 @@ pub fn create_user(conn: &mut Connection, name: &str, admin: bool) -> Result<(Us
     if exists.is_some() {
         return Err(ServerError::Conflict(format!("user {name:?} already exists")));
     }
-    tx.execute(
-        "INSERT INTO users (name, is_admin, created_at) VALUES (?1, ?2, ?3)",
+    let id: UserId = tx.query_row(
+        "INSERT INTO users (name, is_admin, created_at) VALUES (?1, ?2, ?3) RETURNING id",
         params![name, admin, now_ms()],
+        |r| r.get(0),
     )?;
-    let id = UserId::new(tx.last_insert_rowid());
     let secret = token::new_secret();
     tx.execute(
         "INSERT INTO tokens (user_id, hash, created_at) VALUES (?1, ?2, ?3)",
@@ -47,7 +47,7 @@ pub fn create_user(conn: &mut Connection, name: &str, admin: bool) -> Result<(Us
 }
 
 /// The user an API token belongs to.
-pub fn user_by_token(conn: &Connection, secret: &str) -> Result<Option<User>, ServerError> {
+pub fn user_by_token(conn: &Conn, secret: &str) -> Result<Option<User>, ServerError> {
     Ok(conn
         .query_row(
             "SELECT u.id, u.name, u.is_admin FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?1",
@@ -68,7 +68,7 @@ pub struct Revoked {
 
 /// Revokes every API token and web session of the user `name` (who can then do
 /// nothing until given a new token with [`new_token`]).
-pub fn revoke_user(conn: &mut Connection, name: &str) -> Result<Revoked, ServerError> {
+pub fn revoke_user(conn: &mut Conn, name: &str) -> Result<Revoked, ServerError> {
     let tx = conn.transaction()?;
     let id = user_id(&tx, name)?;
     let tokens = tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
@@ -79,7 +79,7 @@ pub fn revoke_user(conn: &mut Connection, name: &str) -> Result<Revoked, ServerE
 
 /// Gives the user `name` a new API token (its other tokens stay valid); returns the
 /// token, shown once.
-pub fn new_token(conn: &Connection, name: &str) -> Result<String, ServerError> {
+pub fn new_token(conn: &Conn, name: &str) -> Result<String, ServerError> {
     let id = user_id(conn, name)?;
     let secret = token::new_secret();
     conn.execute(
@@ -89,7 +89,7 @@ pub fn new_token(conn: &Connection, name: &str) -> Result<String, ServerError> {
     Ok(secret)
 }
 
-fn user_id(conn: &Connection, name: &str) -> Result<UserId, ServerError> {
+fn user_id(conn: &Conn, name: &str) -> Result<UserId, ServerError> {
     conn.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get(0))
         .optional()?
         .ok_or_else(|| ServerError::NotFound(format!("no user is named {name:?}")))
@@ -105,7 +105,7 @@ pub struct Session {
 }
 
 /// Starts a session for a user; returns the cookie value (a secret).
-pub fn create_session(conn: &Connection, user_id: UserId) -> Result<String, ServerError> {
+pub fn create_session(conn: &Conn, user_id: UserId) -> Result<String, ServerError> {
     let secret = token::new_secret();
     let now = now_ms();
     conn.execute("DELETE FROM sessions WHERE expires_at < ?1", [now])?;
@@ -117,7 +117,7 @@ pub fn create_session(conn: &Connection, user_id: UserId) -> Result<String, Serv
 }
 
 /// The live session a cookie value names.
-pub fn session_by_cookie(conn: &Connection, secret: &str) -> Result<Option<Session>, ServerError> {
+pub fn session_by_cookie(conn: &Conn, secret: &str) -> Result<Option<Session>, ServerError> {
     Ok(conn
         .query_row(
             "SELECT u.id, u.name, u.is_admin, s.csrf FROM sessions s JOIN users u ON u.id = s.user_id
@@ -134,7 +134,7 @@ pub fn session_by_cookie(conn: &Connection, secret: &str) -> Result<Option<Sessi
 }
 
 /// Ends the session a cookie value names.
-pub fn delete_session(conn: &Connection, secret: &str) -> Result<(), ServerError> {
+pub fn delete_session(conn: &Conn, secret: &str) -> Result<(), ServerError> {
     conn.execute("DELETE FROM sessions WHERE hash = ?1", [token::hash(secret)])?;
     Ok(())
 }
@@ -143,7 +143,7 @@ pub fn delete_session(conn: &Connection, secret: &str) -> Result<(), ServerError
 mod tests {
     use super::*;
 
-    fn db() -> (tempfile::TempDir, Connection) {
+    fn db() -> (tempfile::TempDir, Conn) {
         let dir = tempfile::tempdir().expect("tempdir");
         let conn = crate::db::open(&dir.path().join("db")).expect("open");
         (dir, conn)

@@ -1,7 +1,7 @@
 //! Bots and their versions in the database: records, lookups and the
 //! state changes of the lifecycle (each a [`VersionChange`] the lifecycle allows).
 
-use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+use crate::db::{Behavior, Conn, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
@@ -99,9 +99,9 @@ fn version_from_row(r: &Row<'_>) -> rusqlite::Result<Version> {
 }
 
 fn select_versions(
-    conn: &Connection,
+    conn: &Conn,
     filter: &str,
-    args: impl rusqlite::Params,
+    args: impl crate::db::Params,
 ) -> Result<Vec<Version>, ServerError> {
     let sql = format!(
         "SELECT {VERSION_COLUMNS} FROM versions v JOIN bots b ON b.id = v.bot_id JOIN users u ON u.id = b.owner_id
@@ -113,12 +113,12 @@ fn select_versions(
 }
 
 /// One version by id.
-pub fn version(conn: &Connection, id: VersionId) -> Result<Option<Version>, ServerError> {
+pub fn version(conn: &Conn, id: VersionId) -> Result<Option<Version>, ServerError> {
     Ok(select_versions(conn, "WHERE v.id = ?1", [id])?.pop())
 }
 
 /// One version with its logs.
-pub fn version_detail(conn: &Connection, id: VersionId) -> Result<Option<VersionDetail>, ServerError> {
+pub fn version_detail(conn: &Conn, id: VersionId) -> Result<Option<VersionDetail>, ServerError> {
     let Some(version) = version(conn, id)? else { return Ok(None) };
     let (build_log, check_report) =
         conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [id], |r| {
@@ -128,17 +128,17 @@ pub fn version_detail(conn: &Connection, id: VersionId) -> Result<Option<Version
 }
 
 /// The versions of a bot, newest first.
-pub fn versions_of_bot(conn: &Connection, bot_id: BotId) -> Result<Vec<Version>, ServerError> {
+pub fn versions_of_bot(conn: &Conn, bot_id: BotId) -> Result<Vec<Version>, ServerError> {
     select_versions(conn, "WHERE v.bot_id = ?1 ORDER BY v.number DESC", [bot_id])
 }
 
 /// The versions in a state, oldest first.
-pub fn versions_in_state(conn: &Connection, state: VersionState) -> Result<Vec<Version>, ServerError> {
+pub fn versions_in_state(conn: &Conn, state: VersionState) -> Result<Vec<Version>, ServerError> {
     select_versions(conn, "WHERE v.state = ?1 ORDER BY v.id", [state])
 }
 
 /// A bot by name (case-insensitive).
-pub fn bot_by_name(conn: &Connection, name: &str) -> Result<Option<Bot>, ServerError> {
+pub fn bot_by_name(conn: &Conn, name: &str) -> Result<Option<Bot>, ServerError> {
     Ok(conn
         .query_row(
             "SELECT b.id, b.name, b.owner_id, u.name FROM bots b JOIN users u ON u.id = b.owner_id WHERE b.name = ?1",
@@ -149,7 +149,7 @@ pub fn bot_by_name(conn: &Connection, name: &str) -> Result<Option<Bot>, ServerE
 }
 
 /// Every bot, by name.
-pub fn all_bots(conn: &Connection) -> Result<Vec<Bot>, ServerError> {
+pub fn all_bots(conn: &Conn) -> Result<Vec<Bot>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.id, b.name, b.owner_id, u.name FROM bots b JOIN users u ON u.id = b.owner_id ORDER BY b.name",
     )?;
@@ -163,7 +163,7 @@ pub fn all_bots(conn: &Connection) -> Result<Vec<Bot>, ServerError> {
 /// a change the lifecycle allows can be made), recording `reason`. Returns false
 /// when the version was not in state `from` any more.
 pub fn set_state(
-    conn: &Connection,
+    conn: &Conn,
     id: VersionId,
     change: VersionChange,
     reason: &str,
@@ -180,7 +180,7 @@ pub fn set_state(
 /// caller's transaction: nothing is changed (and false returned) when the
 /// version is no longer in state `change.from()`.
 pub fn activate_in(
-    conn: &Connection,
+    conn: &Conn,
     id: VersionId,
     change: VersionChange,
     reason: &str,
@@ -212,12 +212,12 @@ pub fn activate_in(
 /// Makes a version active and retires the bot's previously active one, in one
 /// transaction that commits only when the version was still in state `change.from()`.
 pub fn activate(
-    conn: &mut Connection,
+    conn: &mut Conn,
     id: VersionId,
     change: VersionChange,
     reason: &str,
 ) -> Result<bool, ServerError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let ok = activate_in(&tx, id, change, reason)?;
     if ok {
         tx.commit()?;
@@ -226,13 +226,13 @@ pub fn activate(
 }
 
 /// Stores the build output of a version.
-pub fn set_build_log(conn: &Connection, id: VersionId, log: &str) -> Result<(), ServerError> {
+pub fn set_build_log(conn: &Conn, id: VersionId, log: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET build_log = ?2 WHERE id = ?1", params![id, log])?;
     Ok(())
 }
 
 /// Stores the conformance report of a version.
-pub fn set_check_report(conn: &Connection, id: VersionId, report: &str) -> Result<(), ServerError> {
+pub fn set_check_report(conn: &Conn, id: VersionId, report: &str) -> Result<(), ServerError> {
     conn.execute("UPDATE versions SET check_report = ?2 WHERE id = ?1", params![id, report])?;
     Ok(())
 }
@@ -251,7 +251,7 @@ const NEXT_QUEUED: &str = "WHERE v.state = ?1
 
 /// Takes the next queued version for building (moves it to `building`), in the
 /// fair order of users described at `NEXT_QUEUED`.
-pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
+pub fn claim_queued(conn: &Conn) -> Result<Option<Version>, ServerError> {
     loop {
         let Some(v) = select_versions(conn, NEXT_QUEUED, [VersionState::Queued])?.pop() else {
             return Ok(None);
@@ -264,7 +264,7 @@ pub fn claim_queued(conn: &Connection) -> Result<Option<Version>, ServerError> {
 }
 
 /// The versions a user has waiting to be built or checked (queued, building, checking).
-pub fn pending_of_user(conn: &Connection, user_id: UserId) -> Result<i64, ServerError> {
+pub fn pending_of_user(conn: &Conn, user_id: UserId) -> Result<i64, ServerError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id
          WHERE b.owner_id = ?1 AND v.state IN (?2, ?3, ?4)",

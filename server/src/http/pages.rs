@@ -100,7 +100,7 @@ fn page_number(
 
 /// One page of the games a filter matches, newest first, and where it is in the list.
 fn games_page(
-    c: &rusqlite::Connection,
+    c: &crate::db::Conn,
     filter: GameFilter,
     requested: u32,
 ) -> Result<(Vec<Game>, Paging), ServerError> {

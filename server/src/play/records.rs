@@ -1,7 +1,7 @@
 //! People's games in the database (`human_games`, apart from the ladder's `games`: never
 //! rated), and the per-bot setting that lets people play a bot.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::db::now_ms;
@@ -28,13 +28,13 @@ pub struct NewHumanGame {
 }
 
 /// Records a game as running; returns its row id.
-pub fn insert_running(conn: &Connection, g: &NewHumanGame) -> Result<i64, ServerError> {
-    conn.execute(
+pub fn insert_running(conn: &Conn, g: &NewHumanGame) -> Result<i64, ServerError> {
+    Ok(conn.query_row(
         "INSERT INTO human_games (token, variant, opponent, version_id, person_side, clock, state, started_at, log_path)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8) RETURNING id",
         params![g.token, g.variant, g.opponent, g.version_id, g.person_side, g.clock, now_ms(), g.log_path],
-    )?;
-    Ok(conn.last_insert_rowid())
+        |r| r.get(0),
+    )?)
 }
 
 /// How a game with people ended.
@@ -49,13 +49,7 @@ pub enum Ending {
 }
 
 /// Records the end of a running game, once.
-pub fn finish(
-    conn: &Connection,
-    token: &str,
-    ending: Ending,
-    reason: &str,
-    plies: u32,
-) -> Result<(), ServerError> {
+pub fn finish(conn: &Conn, token: &str, ending: Ending, reason: &str, plies: u32) -> Result<(), ServerError> {
     let (state, result) = match ending {
         Ending::Finished(result) => ("finished", Some(result)),
         Ending::Abandoned => ("abandoned", None),
@@ -70,7 +64,7 @@ pub fn finish(
 }
 
 /// Games found running at start-up were cut by a stop: aborted (not counted). Returns how many.
-pub fn abort_running(conn: &Connection) -> Result<usize, ServerError> {
+pub fn abort_running(conn: &Conn) -> Result<usize, ServerError> {
     Ok(conn.execute(
         "UPDATE human_games SET state = 'aborted', reason = 'the server stopped during the game', finished_at = ?1
          WHERE state = 'running'",
@@ -105,7 +99,7 @@ pub struct HumanGame {
 }
 
 /// The game `token`.
-pub fn game(conn: &Connection, token: &str) -> Result<Option<HumanGame>, ServerError> {
+pub fn game(conn: &Conn, token: &str) -> Result<Option<HumanGame>, ServerError> {
     Ok(conn
         .query_row(
             "SELECT token, variant, opponent, person_side, clock, state, result, reason, plies, log_path
@@ -141,13 +135,13 @@ pub struct ScoreAgainstPeople {
 }
 
 /// The score of every version of `bot` against people (for the bot's page).
-pub fn score_against_people(conn: &Connection, bot: BotId) -> Result<ScoreAgainstPeople, ServerError> {
+pub fn score_against_people(conn: &Conn, bot: BotId) -> Result<ScoreAgainstPeople, ServerError> {
     // The person sat at person_side; the bot at the other.
     Ok(conn.query_row(
         "SELECT
-           coalesce(sum((result = 'south' AND person_side = 'N') OR (result = 'north' AND person_side = 'S')), 0),
-           coalesce(sum((result = 'south' AND person_side = 'S') OR (result = 'north' AND person_side = 'N')), 0),
-           coalesce(sum(result = 'draw'), 0)
+           coalesce(sum(CASE WHEN (result = 'south' AND person_side = 'N') OR (result = 'north' AND person_side = 'S') THEN 1 ELSE 0 END), 0),
+           coalesce(sum(CASE WHEN (result = 'south' AND person_side = 'S') OR (result = 'north' AND person_side = 'N') THEN 1 ELSE 0 END), 0),
+           coalesce(sum(CASE WHEN result = 'draw' THEN 1 ELSE 0 END), 0)
          FROM human_games WHERE state = 'finished'
            AND version_id IN (SELECT id FROM versions WHERE bot_id = ?1)",
         [bot],
@@ -156,7 +150,7 @@ pub fn score_against_people(conn: &Connection, bot: BotId) -> Result<ScoreAgains
 }
 
 /// Lets people play the bot (or not).
-pub fn set_playable(conn: &Connection, bot: BotId, playable: bool) -> Result<(), ServerError> {
+pub fn set_playable(conn: &Conn, bot: BotId, playable: bool) -> Result<(), ServerError> {
     conn.execute("UPDATE bots SET playable = ?2 WHERE id = ?1", params![bot, playable])?;
     Ok(())
 }
@@ -173,7 +167,7 @@ pub struct PlayableBot {
 }
 
 /// The bots people may play: those whose owner allows it, with an active version.
-pub fn playable_bots(conn: &Connection) -> Result<Vec<PlayableBot>, ServerError> {
+pub fn playable_bots(conn: &Conn) -> Result<Vec<PlayableBot>, ServerError> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.name, v.id, r.elo FROM bots b JOIN versions v ON v.bot_id = b.id AND v.state = 'active'
          LEFT JOIN ratings r ON r.version_id = v.id WHERE b.playable = 1 ORDER BY b.name",
@@ -184,12 +178,12 @@ pub fn playable_bots(conn: &Connection) -> Result<Vec<PlayableBot>, ServerError>
 }
 
 /// The active version of the bot `name` if people may play it.
-pub fn playable_bot(conn: &Connection, name: &str) -> Result<Option<PlayableBot>, ServerError> {
+pub fn playable_bot(conn: &Conn, name: &str) -> Result<Option<PlayableBot>, ServerError> {
     Ok(playable_bots(conn)?.into_iter().find(|b| b.name.eq_ignore_ascii_case(name)))
 }
 
 /// Whether people may play the bot.
-pub fn is_playable(conn: &Connection, bot: BotId) -> Result<bool, ServerError> {
+pub fn is_playable(conn: &Conn, bot: BotId) -> Result<bool, ServerError> {
     Ok(conn.query_row("SELECT playable FROM bots WHERE id = ?1", [bot], |r| r.get(0))?)
 }
 

@@ -17,6 +17,7 @@ mod hostile;
 mod identity;
 mod kill9;
 mod ladder;
+mod leader;
 mod play;
 mod sessions;
 mod site;
@@ -49,6 +50,10 @@ const TESTS: &[Test] = &[
     (
         "descriptor_flood_during_games_and_private_logs",
         connections::descriptor_flood_during_games_and_private_logs,
+    ),
+    (
+        "a_follower_takes_the_lead_when_the_leader_dies",
+        leader::a_follower_takes_the_lead_when_the_leader_dies,
     ),
     ("operators_and_clients_get_clear_answers", connections::operators_and_clients_get_clear_answers),
     ("parallel_submissions_count_the_limit_once", state::parallel_submissions_count_the_limit_once),

@@ -8,10 +8,8 @@ use std::time::{Duration, Instant};
 use crate::support::{Arena, FAST, Server, bot_script, get, settle, submit, version_state, wait_for};
 
 /// A query on the arena's database (the server may be running: WAL lets us read).
-fn db(data: &Path) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(data.join("arena.sqlite3")).expect("the arena database opens");
-    conn.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
-    conn
+fn db(data: &Path) -> bao_server::db::Conn {
+    crate::support::arena_db(data)
 }
 
 fn states(data: &Path, bot: &str) -> Vec<(i64, String, Option<String>)> {
@@ -288,7 +286,8 @@ pub fn five_bots_spread_their_games() {
     let conn = db(&data);
     let mut stmt = conn
         .prepare(
-            "SELECT min(south_id, north_id), max(south_id, north_id), count(*) FROM games
+            "SELECT CASE WHEN south_id < north_id THEN south_id ELSE north_id END,
+                    CASE WHEN south_id < north_id THEN north_id ELSE south_id END, count(*) FROM games
              WHERE state = 'finished' AND purpose != 'candidate' GROUP BY 1, 2",
         )
         .expect("query");
@@ -304,6 +303,6 @@ pub fn five_bots_spread_their_games() {
     assert!((max as f64) <= FACTOR * min as f64, "{max} games against {min}: {pairs:?}");
 }
 
-fn finished_total(conn: &rusqlite::Connection) -> i64 {
+fn finished_total(conn: &bao_server::db::Conn) -> i64 {
     conn.query_row("SELECT count(*) FROM games WHERE state = 'finished'", [], |r| r.get(0)).unwrap_or(0)
 }

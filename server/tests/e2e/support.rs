@@ -212,6 +212,74 @@ pub fn server_exe() -> PathBuf {
     std::env::current_exe().expect("current exe")
 }
 
+/// The PostgreSQL cluster the suite runs against (`BAO_TEST_POSTGRES`, the URL of a database
+/// whose user may create databases, as `deploy/postgres/throwaway.sh start` prints), if any.
+pub fn test_postgres() -> Option<String> {
+    std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty())
+}
+
+/// Whether the whole suite runs on PostgreSQL (`BAO_E2E_DATABASE=postgres`, with the cluster
+/// of `BAO_TEST_POSTGRES`) rather than on each arena's SQLite file.
+pub fn suite_on_postgres() -> bool {
+    std::env::var("BAO_E2E_DATABASE").is_ok_and(|d| d == "postgres")
+}
+
+/// The database of the arena in `data` when the suite runs on PostgreSQL (see
+/// [`suite_on_postgres`]); `None` on SQLite.
+pub fn test_database(data: &Path) -> Option<String> {
+    if !suite_on_postgres() {
+        return None;
+    }
+    let Some(base) = test_postgres() else {
+        panic!(
+            "BAO_E2E_DATABASE=postgres needs BAO_TEST_POSTGRES (deploy/postgres/throwaway.sh start DIR prints it)"
+        )
+    };
+    Some(postgres_database(&base, data))
+}
+
+/// A database of the cluster at `base` for the arena in `data` (named from its path),
+/// created on first use; its URL.
+pub fn postgres_database(base: &str, data: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::path::absolute(data).unwrap_or_else(|_| data.to_owned()).hash(&mut h);
+    let name = format!("bao_e2e_{:016x}", h.finish());
+    let mut admin = postgres::Client::connect(base, postgres::NoTls).expect("BAO_TEST_POSTGRES connects");
+    let exists = admin
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+        .expect("pg_database")
+        .is_some();
+    // Two commands of one arena may race to create it; the loser finds it made.
+    if !exists && let Err(e) = admin.batch_execute(&format!("CREATE DATABASE {name}")) {
+        assert!(e.code() == Some(&postgres::error::SqlState::DUPLICATE_DATABASE), "CREATE DATABASE: {e}");
+    }
+    let mut config: postgres::Config = base.parse().expect("BAO_TEST_POSTGRES is a URL");
+    config.dbname(&name);
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|h| match h {
+            postgres::config::Host::Tcp(h) => h.clone(),
+            postgres::config::Host::Unix(p) => p.display().to_string(),
+        })
+        .collect();
+    let user = config.get_user().unwrap_or("postgres");
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!("postgres://{user}@{}:{port}/{name}", hosts.join(","))
+}
+
+/// A connection to the database of the arena in `data` (the server may be running): its
+/// SQLite file, or its PostgreSQL database when the suite runs on PostgreSQL.
+pub fn arena_db(data: &Path) -> bao_server::db::Conn {
+    let location = bao_server::db::Location::from_option(
+        test_database(data).as_deref(),
+        &data.join(bao_server::arena::DB_FILE),
+    )
+    .expect("the arena's database");
+    bao_server::db::open_location(&location).expect("the arena database opens")
+}
+
 /// Runs the server's command line (`serve ...`, `submit ...`, as `bao-referee serve|submit`
 /// take them, from `bao_server::cli`) in this process, as the referee's `main` does: the log on
 /// stderr (`RUST_LOG`, default `info`), the output line on stdout, the README's exit codes.
@@ -225,6 +293,12 @@ pub fn run_server_command(args: &[String]) -> std::process::ExitCode {
     let cli = match <ServerCli as clap::Parser>::try_parse_from(
         std::iter::once("e2e").chain(args.iter().map(String::as_str)),
     ) {
+        Ok(ServerCli::Serve(mut serve)) => {
+            if serve.database.is_none() {
+                serve.database = test_database(&serve.data);
+            }
+            ServerCli::Serve(serve)
+        }
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

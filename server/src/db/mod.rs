@@ -1,41 +1,122 @@
-//! The arena database: SQLite in WAL mode, schema migrations from
-//! `server/migrations/`, and a handle that runs queries off the async threads:
-//! one writer, and a pool of readers that do not wait for each other.
+//! The arena database: SQLite in WAL mode in the arena directory (the default), or a
+//! PostgreSQL server shared by several server processes (`--database postgres://…`).
+//! Schema migrations come from `server/migrations/` (and `server/migrations/postgres/`, the
+//! same schema in PostgreSQL's words). The handle runs queries off the async threads: one
+//! writer, and a pool of readers that do not wait for each other.
 
+mod conn;
+mod postgres;
+#[cfg(test)]
+mod postgres_tests;
+
+use std::cell::RefCell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
+
+pub use conn::{Behavior, ColumnIndex, Conn, DbError, DbResult, OptionalExtension, Params, Row, Stmt, Tx};
+pub use rusqlite::params;
+pub use rusqlite::types::Value;
 
 use crate::error::ServerError;
 
 /// The schema migrations, in order (files in `server/migrations/`).
 const MIGRATIONS: &[&str] = &[
-    include_str!("../migrations/0001_initial.sql"),
-    include_str!("../migrations/0002_candidate_verdict.sql"),
-    include_str!("../migrations/0003_play.sql"),
+    include_str!("../../migrations/0001_initial.sql"),
+    include_str!("../../migrations/0002_candidate_verdict.sql"),
+    include_str!("../../migrations/0003_play.sql"),
 ];
 
-/// Opens (creating if needed) the database at `path`, sets WAL mode and
-/// migrates the schema to the latest version.
-pub fn open(path: &Path) -> Result<Connection, ServerError> {
-    // Created private (mode 600) before SQLite opens it; its journal files take its mode.
-    if !path.exists() {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-            .map_err(|e| ServerError::io(format!("cannot create {}", path.display()), e))?;
+/// Where the database is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file (the arena's `arena.sqlite3`).
+    Sqlite(PathBuf),
+    /// A PostgreSQL server: its `postgres://` URL.
+    Postgres(String),
+}
+
+impl Location {
+    /// The database named by `--database` (a `postgres://` or `postgresql://` URL), or
+    /// without one the SQLite file `default`.
+    pub fn from_option(database: Option<&str>, default: &Path) -> Result<Location, ServerError> {
+        match database.map(str::trim) {
+            None | Some("") => Ok(Location::Sqlite(default.to_owned())),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(Location::Postgres(url.to_owned()))
+            }
+            Some(_) => Err(ServerError::Invalid(
+                "--database takes a postgres:// URL (without it, the arena keeps its SQLite file)".into(),
+            )),
+        }
     }
-    make_private(path, 0o600)?;
-    let mut conn = Connection::open(path)?;
-    configure(&mut conn)?;
-    let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
-    migrations.to_latest(&mut conn)?;
-    Ok(conn)
+
+    /// The database in words, without a password.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            Location::Sqlite(p) => format!("SQLite file {}", p.display()),
+            Location::Postgres(url) => postgres::describe(url),
+        }
+    }
+
+    /// A new connection: the writer's (`writer`: its autocommit writes take the write lock)
+    /// or a reader's.
+    pub(crate) fn connect(&self, writer: bool) -> Result<Conn, ServerError> {
+        match self {
+            Location::Sqlite(path) => {
+                let mut conn = rusqlite::Connection::open(path)?;
+                configure(&mut conn)?;
+                Ok(Conn::Sqlite(conn))
+            }
+            Location::Postgres(url) => postgres::PgConn::connect(url, writer)
+                .map(|c| Conn::Postgres(Box::new(RefCell::new(c))))
+                .map_err(|e| {
+                    ServerError::Internal(format!("cannot connect to the {}: {e}", self.describe()))
+                }),
+        }
+    }
+}
+
+/// Opens (creating if needed) the SQLite database at `path`, sets WAL mode and
+/// migrates the schema to the latest version.
+pub fn open(path: &Path) -> Result<Conn, ServerError> {
+    open_location(&Location::Sqlite(path.to_owned()))
+}
+
+/// Opens the database at `location` for writing and migrates its schema to the latest
+/// version. A SQLite file is created private (mode 600) if missing.
+pub fn open_location(location: &Location) -> Result<Conn, ServerError> {
+    match location {
+        Location::Sqlite(path) => {
+            // Created private (mode 600) before SQLite opens it; its journal files take its mode.
+            if !path.exists() {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(path)
+                    .map_err(|e| ServerError::io(format!("cannot create {}", path.display()), e))?;
+            }
+            make_private(path, 0o600)?;
+            let mut conn = rusqlite::Connection::open(path)?;
+            configure(&mut conn)?;
+            let migrations = Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect());
+            migrations.to_latest(&mut conn)?;
+            Ok(Conn::Sqlite(conn))
+        }
+        Location::Postgres(_) => {
+            let conn = location.connect(true)?;
+            if let Conn::Postgres(pg) = &conn {
+                pg.borrow_mut().migrate().map_err(|e| {
+                    ServerError::Internal(format!("cannot migrate the {}: {e}", location.describe()))
+                })?;
+            }
+            Ok(conn)
+        }
+    }
 }
 
 /// Sets the mode of `path` (the arena folder: 700, the database: 600) if it is
@@ -51,16 +132,14 @@ pub fn make_private(path: &Path, mode: u32) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// A busy timeout, WAL journal, full synchronisation of commits, foreign keys, and
-/// immediate transactions.
+/// A busy timeout, WAL journal, full synchronisation of commits and foreign keys.
 ///
-/// Transactions take the write lock when they begin: a deferred transaction that
-/// reads and then writes fails at once with "database is locked" (the busy
-/// handler is not called) when another process — `serve user revoke` beside the
+/// Write transactions take the write lock when they begin ([`Behavior::Immediate`]): a
+/// deferred transaction that reads and then writes fails at once with "database is locked"
+/// (the busy handler is not called) when another process — `serve user revoke` beside the
 /// running server — wrote in between.
-fn configure(conn: &mut Connection) -> Result<(), ServerError> {
+fn configure(conn: &mut rusqlite::Connection) -> Result<(), ServerError> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(ServerError::Internal(format!("the database refused WAL mode (journal_mode = {mode})")));
@@ -74,70 +153,76 @@ fn configure(conn: &mut Connection) -> Result<(), ServerError> {
 pub const READERS: u32 = 8;
 
 /// A shared handle on the database: one connection for writes (SQLite has one
-/// writer) and a pool of [`READERS`] connections for reads, each used on
-/// tokio's blocking threads.
+/// writer; on PostgreSQL its write transactions hold a lock shared by every server
+/// process) and a pool of [`READERS`] connections for reads, each used on tokio's
+/// blocking threads.
 #[derive(Clone)]
 pub struct Db {
-    writer: Arc<Mutex<Connection>>,
+    location: Arc<Location>,
+    writer: Arc<Mutex<Conn>>,
     readers: r2d2::Pool<ReadConnections>,
 }
 
-/// Opens the pool's read connections, each configured like the writer
-/// ([`configure`]) but with deferred transactions: a reader's transaction is a
-/// snapshot that takes no write lock.
+/// Opens the pool's read connections.
 #[derive(Debug)]
 struct ReadConnections {
-    path: PathBuf,
+    location: Location,
 }
 
 impl r2d2::ManageConnection for ReadConnections {
-    type Connection = Connection;
+    type Connection = Conn;
     type Error = ServerError;
 
-    fn connect(&self) -> Result<Connection, ServerError> {
-        let mut conn = Connection::open(&self.path)?;
-        configure(&mut conn)?;
-        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Deferred);
-        Ok(conn)
+    fn connect(&self) -> Result<Conn, ServerError> {
+        self.location.connect(false)
     }
 
-    fn is_valid(&self, conn: &mut Connection) -> Result<(), ServerError> {
+    fn is_valid(&self, conn: &mut Conn) -> Result<(), ServerError> {
         conn.execute_batch("")?;
         Ok(())
     }
 
-    fn has_broken(&self, _conn: &mut Connection) -> bool {
-        false
+    fn has_broken(&self, conn: &mut Conn) -> bool {
+        conn.is_broken()
     }
 }
 
 impl Db {
-    /// Opens the database at `path` (see [`open`]) with a pool of connections for reads.
+    /// Opens the SQLite database at `path` (see [`open`]) with a pool of connections for reads.
     pub fn open(path: &Path) -> Result<Db, ServerError> {
-        let writer = open(path)?;
+        Db::open_location(&Location::Sqlite(path.to_owned()))
+    }
+
+    /// Opens the database at `location` (see [`open_location`]) with a pool of
+    /// connections for reads.
+    pub fn open_location(location: &Location) -> Result<Db, ServerError> {
+        let writer = open_location(location)?;
         let readers = r2d2::Pool::builder()
             .max_size(READERS)
             // One at once (a command line needs no more); the others when reads overlap.
             .min_idle(Some(1))
             .connection_timeout(std::time::Duration::from_secs(30))
-            .build(ReadConnections { path: path.to_owned() })
-            .map_err(|e| ServerError::Internal(format!("cannot open {} for reading: {e}", path.display())))?;
-        Ok(Db { writer: Arc::new(Mutex::new(writer)), readers })
+            .build(ReadConnections { location: location.clone() })
+            .map_err(|e| {
+                ServerError::Internal(format!("cannot open the {} for reading: {e}", location.describe()))
+            })?;
+        Ok(Db { location: Arc::new(location.clone()), writer: Arc::new(Mutex::new(writer)), readers })
+    }
+
+    /// Where the database is.
+    #[must_use]
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// Runs `f` on the write connection, on a blocking thread.
     pub async fn write<T, F>(&self, f: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+        F: FnOnce(&mut Conn) -> Result<T, ServerError> + Send + 'static,
     {
-        let writer = self.writer.clone();
-        blocking(move || {
-            let mut conn =
-                writer.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
-            f(&mut conn)
-        })
-        .await
+        let db = self.clone();
+        blocking(move || db.write_blocking(f)).await
     }
 
     /// Runs `f` on a read connection of the pool, on a blocking thread (waiting
@@ -145,7 +230,7 @@ impl Db {
     pub async fn read<T, F>(&self, f: F) -> Result<T, ServerError>
     where
         T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, ServerError> + Send + 'static,
+        F: FnOnce(&mut Conn) -> Result<T, ServerError> + Send + 'static,
     {
         let readers = self.readers.clone();
         blocking(move || {
@@ -158,13 +243,17 @@ impl Db {
     }
 
     /// Runs `f` on the write connection in the calling thread (for commands
-    /// that run without the server, and for tests).
+    /// that run without the server, and for tests). A PostgreSQL connection found
+    /// closed is opened again first.
     pub fn write_blocking<T>(
         &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, ServerError>,
+        f: impl FnOnce(&mut Conn) -> Result<T, ServerError>,
     ) -> Result<T, ServerError> {
         let mut conn =
             self.writer.lock().map_err(|_| ServerError::Internal("database lock poisoned".into()))?;
+        if conn.is_broken() {
+            *conn = self.location.connect(true)?;
+        }
         f(&mut conn)
     }
 }
