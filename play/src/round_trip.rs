@@ -49,7 +49,7 @@ impl RoundTrip {
     pub fn pong(&mut self, payload: &[u8], at: Instant) -> Option<Duration> {
         let id = u64::from_be_bytes(payload.try_into().ok()?);
         let index = self.in_flight.iter().position(|&(sent_id, _)| sent_id == id)?;
-        let (_, sent) = self.in_flight.drain(..=index).last()?;
+        let (_, sent) = self.in_flight.drain(..=index).next_back()?;
         let sample = at.saturating_duration_since(sent);
         // Smoothed as TCP smooths its round trip (RFC 6298): a quarter of each new sample.
         self.smoothed = Some(match self.smoothed {
