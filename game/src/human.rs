@@ -6,6 +6,11 @@
 //! same clock and the same legality check ([`crate::judge`]). Whatever carries the lines to
 //! the person (a web page, see the `bao-play` crate) only relays them: it never decides a
 //! move's legality.
+//!
+//! One difference, lag compensation: a person's move comes with the round trip measured to
+//! their page ([`HumanInput::Line`]'s `lag`), and the judge credits it to the move, up to the
+//! seat's [`HumanSeat::max_lag_credit`] (the header's `max_lag_credit_us`, the ply's
+//! `lag_credit_us`; docs/play.md). A bot's seat has no such input: bots never get lag credit.
 
 use std::time::{Duration, Instant};
 
