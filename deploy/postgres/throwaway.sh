@@ -7,7 +7,9 @@
 # The cluster listens on 127.0.0.1:PORT (default 55432) and on a socket in DIR, trusts local
 # connections (a test cluster: never for real data), and belongs to the user `postgres` when
 # run as root (PostgreSQL refuses to run as root). The URL printed is the superuser's, for
-# `BAO_TEST_POSTGRES`: the tests create a database of their own in it per test.
+# `BAO_TEST_POSTGRES`: the tests create a database of their own in it per test. Commits are
+# not flushed to disk (fsync off: a test cluster) unless BAO_PG_FSYNC=on (for benchmarks that
+# compare with SQLite, which the server runs with full synchronisation).
 set -euo pipefail
 cmd=${1:?start DIR [PORT] | stop DIR}
 dir=${2:?the cluster directory}
@@ -30,7 +32,7 @@ start)
         as_owner "$bin/initdb" -D "$dir/data" -U "$owner" --auth=trust --encoding=UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
     fi
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c max_connections=400" \
+        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=${BAO_PG_FSYNC:-off} -c max_connections=400" \
         start >/dev/null
     echo "postgres://$owner@127.0.0.1:$port/postgres"
     ;;

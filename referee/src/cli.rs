@@ -36,6 +36,8 @@ pub enum Command {
     Serve(crate::serve_cmd::ServeArgs),
     /// Submits a bot to a competition server.
     Submit(crate::serve_cmd::SubmitArgs),
+    /// Plays a competition server's ladder games from its PostgreSQL database, on any machine.
+    Worker(crate::serve_cmd::WorkerArgs),
     /// Draws a game log as boards in the terminal, or writes it as an HTML replay.
     // A negative number is read as an option's value, so that `--games -2` is refused
     // naming --games (not "unexpected argument '-2'").
@@ -79,7 +81,8 @@ pub fn main() -> ExitCode {
     };
     // The server logs at `info` by default (docs/server.md); the other commands at `warn`.
     #[cfg(feature = "server")]
-    let serving = matches!(&cli.command, Command::Serve(args) if args.command.is_none());
+    let serving = matches!(&cli.command, Command::Serve(args) if args.command.is_none())
+        || matches!(&cli.command, Command::Worker(_));
     #[cfg(not(feature = "server"))]
     let serving = false;
     init_tracing(cli.verbose.saturating_add(u8::from(serving)));
@@ -90,6 +93,7 @@ pub fn main() -> ExitCode {
         Command::Record(args) => crate::record_cmd::run(&args),
         Command::Serve(args) => crate::serve_cmd::run_serve(&args),
         Command::Submit(args) => crate::serve_cmd::run_submit(&args),
+        Command::Worker(args) => crate::serve_cmd::run_worker(&args),
         Command::Show(args) => crate::show_cmd::run(&args),
         Command::Tournament(args) => crate::tournament::run(args),
         Command::Merge(args) => crate::merge_cmd::run(&args),

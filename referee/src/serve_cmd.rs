@@ -5,13 +5,20 @@
 //! See docs/server.md.
 
 #[cfg(feature = "server")]
-pub use bao_server::cli::{ServeArgs, SubmitArgs};
+pub use bao_server::cli::{ServeArgs, SubmitArgs, WorkerArgs};
 
 /// Runs `bao-referee serve`; returns the exit code.
 #[cfg(feature = "server")]
 #[must_use]
 pub fn run_serve(args: &ServeArgs) -> u8 {
     finish(bao_server::cli::run_serve(args))
+}
+
+/// Runs `bao-referee worker`; returns the exit code.
+#[cfg(feature = "server")]
+#[must_use]
+pub fn run_worker(args: &WorkerArgs) -> u8 {
+    finish(bao_server::cli::run_worker(args))
 }
 
 /// Runs `bao-referee submit`; returns the exit code.
@@ -35,6 +42,17 @@ fn finish(result: Result<bao_server::cli::Done, bao_server::ServerError>) -> u8 
 /// `serve` in a build without the `server` feature.
 #[cfg(not(feature = "server"))]
 pub type ServeArgs = crate::not_built::NotBuiltArgs;
+
+/// `worker` in a build without the `server` feature.
+#[cfg(not(feature = "server"))]
+pub type WorkerArgs = crate::not_built::NotBuiltArgs;
+
+/// `worker` in a build without the server: says how to build it; exit 2.
+#[cfg(not(feature = "server"))]
+#[must_use]
+pub fn run_worker(_: &WorkerArgs) -> u8 {
+    crate::not_built::run("worker", "server")
+}
 
 /// `submit` in a build without the `server` feature.
 #[cfg(not(feature = "server"))]

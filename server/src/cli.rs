@@ -1,5 +1,5 @@
-//! The server's command line: `bao-referee serve [user add|revoke|token | export]` and
-//! `bao-referee submit`. The arguments and what each command does live here, once; the
+//! The server's command line: `bao-referee serve [user add|revoke|token | export]`,
+//! `bao-referee worker` and `bao-referee submit`. The arguments and what each command does live here, once; the
 //! referee's CLI mounts them (behind its `server` feature) and the server's end-to-end tests
 //! run them from their own test binary. The crate has no binary of its own: one command line.
 
@@ -94,6 +94,24 @@ pub struct SubmitArgs {
     pub file: PathBuf,
 }
 
+/// The arguments of `worker` (docs/worker.md).
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// The servers' shared database: a `postgres://USER:PASSWORD@HOST/NAME` URL.
+    #[arg(long, env = "BAO_DATABASE", hide_env_values = true, value_name = "URL")]
+    pub database: String,
+    /// Games played at once (each runs two bot processes).
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Where the bots' built folders are kept (by hash) and the running games' logs.
+    #[arg(long, default_value = "bao-worker-cache", value_name = "DIR")]
+    pub cache: PathBuf,
+    /// How long a claimed game stays this worker's without renewal (renewed every third of
+    /// it); a killed worker's games are played again after at most this long.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub lease_secs: u64,
+}
+
 /// What a command did, for the caller to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Done {
@@ -142,6 +160,24 @@ pub fn run_serve(args: &ServeArgs) -> Result<Done, ServerError> {
             ))
         }),
     }
+}
+
+/// Runs `worker` until a signal stops it.
+///
+/// # Errors
+/// The operator's (a bad URL, option or arena setting) or the database's.
+pub fn run_worker(args: &WorkerArgs) -> Result<Done, ServerError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ServerError::io("cannot start the worker's runtime", e))?;
+    runtime.block_on(crate::worker::run(crate::worker::WorkerOptions {
+        database: args.database.clone(),
+        concurrency: args.concurrency,
+        cache: args.cache.clone(),
+        lease: std::time::Duration::from_secs(args.lease_secs),
+    }))?;
+    Ok(Done::Stopped)
 }
 
 /// Runs `submit`: one upload, the server's answer printed.

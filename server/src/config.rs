@@ -70,6 +70,9 @@ pub struct GamesConfig {
     /// CPUs can give every thinking bot a full CPU ([`GamesConfig::slots`]).
     #[serde(default)]
     pub concurrency: Option<usize>,
+    /// Who plays the games: this server's engine, or worker processes (docs/worker.md).
+    #[serde(default)]
+    pub executor: Executor,
     /// Freeze the bot not to move (`bao-referee match --no-ponder`): a bot gets CPU only
     /// while its own clock runs.
     #[serde(default)]
@@ -87,6 +90,20 @@ pub struct GamesConfig {
     pub bot_cpu_secs: u64,
 }
 
+/// Who plays the ladder's games.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Executor {
+    /// The leading server, in its engine.
+    #[default]
+    Server,
+    /// `bao-referee worker` processes that claim the games from the database.
+    Workers,
+}
+
+/// Pairs queued for the workers at once when `games.concurrency` is not set.
+pub const WORKER_PAIRS: usize = 8;
+
 impl GamesConfig {
     /// The game slots to run, and why (one line for the start): `concurrency` if set, else
     /// as many as the CPUs can give every bot that may be thinking one CPU of its own (one
@@ -94,6 +111,13 @@ impl GamesConfig {
     /// confined, unless `allow_unconfined_cpu`.
     #[must_use]
     pub fn slots(&self) -> (usize, String) {
+        if self.executor == Executor::Workers {
+            // The workers confine their bots' CPU (each refuses to play where it cannot).
+            return match self.concurrency {
+                Some(n) => (n, "games.concurrency in arena.toml, pairs queued for the workers".into()),
+                None => (WORKER_PAIRS, "pairs queued for the workers (games.executor = \"workers\")".into()),
+            };
+        }
         let machine = bao_supervise::cpu_confinement();
         let unconfined = match (&machine.limit, &machine.freeze) {
             (Err(why), _) => Some(why.clone()),

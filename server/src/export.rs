@@ -45,10 +45,11 @@ pub fn export(place: impl Into<crate::ArenaPlace>, out: &Path) -> Result<ExportS
         Ok((all, standings))
     })?;
     for g in &all {
-        let from = arena.game_log_path(g.id);
-        let to = games_dir.join(format!("{}.jsonl", g.id));
-        std::fs::copy(&from, &to)
-            .map_err(|e| ServerError::io(format!("cannot copy {} to {}", from.display(), to.display()), e))?;
+        // A worker's game has its log in the database; the server's own, in the arena's folder.
+        let id = g.id;
+        let log = arena.db.write_blocking(|c| crate::worker::logs::read_blocking(c, &arena.dir, id))?;
+        let to = games_dir.join(format!("{id}.jsonl"));
+        std::fs::write(&to, log).map_err(|e| ServerError::io(format!("cannot write {}", to.display()), e))?;
     }
     write_json(&out.join("games.json"), &all)?;
     write_json(&out.join("standings.json"), &standings)?;

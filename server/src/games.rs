@@ -129,6 +129,26 @@ pub fn insert_running(
     Ok(id)
 }
 
+/// Records a game as running and queues it for the workers (one transaction); returns its
+/// id. Its log will be in the database (`game_logs`), written by the worker that plays it.
+pub fn insert_queued(conn: &mut Conn, g: &NewGame, now: i64) -> Result<GameId, ServerError> {
+    let tx = conn.transaction()?;
+    let id: GameId = tx.query_row(
+        "INSERT INTO games (south_id, north_id, pair_key, opening_seed, purpose, state, started_at, log_path)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '') RETURNING id",
+        params![g.south_id, g.north_id, g.pair_key, g.opening_seed, g.purpose, GameState::Running, now],
+        |r| r.get(0),
+    )?;
+    crate::worker::queue::enqueue(&tx, id, now)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// A game's state, if it exists.
+pub fn state(conn: &Conn, id: GameId) -> Result<Option<GameState>, ServerError> {
+    Ok(conn.query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+}
+
 /// Records the end of a running game, once: false if it was not running.
 pub fn finish(
     conn: &Conn,

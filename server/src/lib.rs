@@ -55,6 +55,7 @@ pub mod token;
 pub mod upload;
 pub mod users;
 pub mod versions;
+pub mod worker;
 
 pub use client::{SubmitOptions, submit_client};
 pub use error::ServerError;

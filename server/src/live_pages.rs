@@ -104,7 +104,7 @@ pub async fn live_game(
         Ok(None) => return failed(&arena, &session, ApiError::not_found(format!("no game has id {id}"))),
         Err(e) => return failed(&arena, &session, e),
     };
-    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
+    let text = crate::worker::logs::read_text(&arena, GameId::new(id)).await.unwrap_or_default();
     let base = arena.config.games.base_ms;
     let variant = arena.config.variant();
     let running = g.state == GameState::Running;
@@ -246,7 +246,7 @@ async fn events_from_log(arena: &SharedArena, id: i64, after: u32) -> Vec<Arc<Li
         // Between the game's row and its first record: the browser retries shortly.
         return Vec::new();
     }
-    let text = tokio::fs::read_to_string(arena.game_log_path(GameId::new(id))).await.unwrap_or_default();
+    let text = crate::worker::logs::read_text(arena, GameId::new(id)).await.unwrap_or_default();
     let replay =
         tokio::task::spawn_blocking(move || bao_viewer::replay_from_log(&text).ok()).await.ok().flatten();
     let mut out: Vec<Arc<LiveEvent>> = Vec::new();

@@ -1,7 +1,8 @@
 //! Prometheus metrics of the server, rendered in the text format at `/metrics`.
 
 use prometheus::{
-    Encoder, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, GaugeVec, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 
 use crate::error::ServerError;
@@ -28,6 +29,14 @@ pub struct Metrics {
     pub game_seconds: Histogram,
     /// Rating recomputation durations.
     pub rating_seconds: Histogram,
+    /// Games each worker plays now (`games.executor = "workers"`; set at each scrape).
+    pub worker_games_running: IntGaugeVec,
+    /// Each worker's machine load (set at each scrape).
+    pub worker_load: GaugeVec,
+    /// Games waiting for a worker (set at each scrape).
+    pub games_queued: IntGauge,
+    /// Games a worker holds under a live lease (set at each scrape).
+    pub games_leased: IntGauge,
 }
 
 fn int_counter(registry: &Registry, name: &str, help: &str) -> Result<IntCounter, prometheus::Error> {
@@ -60,6 +69,21 @@ impl Metrics {
         let versions =
             IntGaugeVec::new(Opts::new("versions", "Bot versions per lifecycle state"), &["state"])?;
         registry.register(Box::new(versions.clone()))?;
+        let worker_labels = ["worker", "host", "version", "arch"];
+        let worker_games_running = IntGaugeVec::new(
+            Opts::new("worker_games_running", "Games each worker heard from in the last 30 s plays now"),
+            &worker_labels,
+        )?;
+        registry.register(Box::new(worker_games_running.clone()))?;
+        let worker_load = GaugeVec::new(
+            Opts::new("worker_load", "Each worker's machine load over a minute"),
+            &worker_labels,
+        )?;
+        registry.register(Box::new(worker_load.clone()))?;
+        let games_queued = IntGauge::new("games_queued", "Games waiting for a worker")?;
+        registry.register(Box::new(games_queued.clone()))?;
+        let games_leased = IntGauge::new("games_leased", "Games a worker holds under a live lease")?;
+        registry.register(Box::new(games_leased.clone()))?;
         let secs = vec![0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0];
         Ok(Metrics {
             games_finished: int_counter(&registry, "games_finished_total", "Games finished")?,
@@ -80,6 +104,10 @@ impl Metrics {
             )?,
             games_running,
             versions,
+            worker_games_running,
+            worker_load,
+            games_queued,
+            games_leased,
             registry,
         })
     }

@@ -3,7 +3,8 @@
 //! a version is one transaction, so the database holds no half change; what a
 //! stop leaves is work under way, which this completes or undoes:
 //!
-//! - a game `running` is recorded `aborted` (never counted, played again later);
+//! - a game `running` is recorded `aborted` (never counted, played again later), unless a
+//!   worker holds it under a live lease (`games.executor = "workers"`);
 //! - a version `building` or `checking` is queued again (built and checked anew);
 //! - a candidate `evaluating` has its SPRT evaluated again over its recorded
 //!   games, which completes a verdict the stop interrupted (and rejects it if
@@ -22,7 +23,7 @@ use crate::db::{Behavior, Conn, params};
 
 use crate::config::CandidateConfig;
 use crate::db::now_ms;
-use crate::domain::{BotId, GameChange, VersionChange, VersionState};
+use crate::domain::{BotId, VersionChange, VersionState};
 use crate::error::ServerError;
 use crate::versions;
 
@@ -46,12 +47,8 @@ pub fn recover(conn: &mut Conn, dir: &Path, candidate: &CandidateConfig) -> Resu
     let mut done = Recovered::default();
     let tx = conn.transaction_with_behavior(Behavior::Immediate)?;
     let now = now_ms();
-    let abort = GameChange::ABORT;
-    done.games_aborted = tx.execute(
-        "UPDATE games SET state = ?2, reason = 'the server stopped during the game',
-         finished_at = ?1 WHERE state = ?3",
-        params![now, abort.to(), abort.from()],
-    )?;
+    // Games that workers hold under a live lease go on (docs/worker.md).
+    done.games_aborted = crate::worker::queue::recover(&tx, now)?;
     for requeue in [VersionChange::REQUEUE_BUILD, VersionChange::REQUEUE_CHECK] {
         done.requeued += tx.execute(
             "UPDATE versions SET state = ?2, state_at = ?1, reason = 'queued again: the server stopped during its build or check'

@@ -13,6 +13,7 @@ use bao_game::{GameConfig, TimeControl};
 
 use crate::arena::Arena;
 use crate::build::gate::BuiltBot;
+use crate::config::{ArenaConfig, Executor};
 use crate::db::now_ms;
 use crate::domain::{GameResult, GameState, Purpose, VersionId, VersionState};
 use crate::engine::Engine;
@@ -45,6 +46,22 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             return;
         }
     };
+    if arena.config.games.executor == Executor::Workers
+        && matches!(arena.db.location(), crate::db::Location::Sqlite(_))
+    {
+        tracing::error!(
+            "games.executor = \"workers\" needs the servers' PostgreSQL database (serve --database postgres://…): \
+             no worker can reach this arena's SQLite file; the game loop does not run"
+        );
+        eprintln!("games.executor = \"workers\" needs a PostgreSQL database: the game loop does not run");
+        return;
+    }
+    if arena.config.games.executor == Executor::Workers
+        && let Err(e) = crate::worker::queued::publish_settings(&arena).await
+    {
+        tracing::error!(error = %e, "cannot publish arena.toml for the workers: the game loop does not run");
+        return;
+    }
     let (slots, why) = arena.config.games.slots();
     tracing::info!("game slots: {slots} ({why})");
     eprintln!("game slots: {slots} ({why})");
@@ -109,7 +126,7 @@ fn next_look(resume_at: tokio::time::Instant) -> tokio::time::Instant {
 }
 
 /// A game's reason as shown to anyone: the arena's folder left out of it.
-fn public_text(arena: &Arena, text: &str) -> String {
+pub(crate) fn public_text(arena: &Arena, text: &str) -> String {
     crate::http::log_privacy::scrub_text(text, &crate::http::log_privacy::arena_prefixes(&arena.dir))
 }
 
@@ -212,9 +229,9 @@ async fn next_pair(
 ) -> Result<Option<PairPlan>, ServerError> {
     let placement = arena.config.matchmaking.placement_games;
     let bound = arena.config.matchmaking.wait_bound_secs;
-    let busy_ids = busy.clone();
     let shared = stats.clone();
-    let (list, candidates) = arena
+    let workers = arena.config.games.executor == Executor::Workers;
+    let (list, candidates, queued) = arena
         .db
         .read(move |c| {
             let stats = shared.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
@@ -226,9 +243,23 @@ async fn next_pair(
             let candidates: Vec<(VersionId, VersionId)> = stmt
                 .query_map([VersionState::Evaluating, VersionState::Active], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            Ok((list, candidates))
+            // With workers, the versions of every game still queued or played are busy too:
+            // those of a former leader's pairs as well as this one's.
+            let queued: Vec<(VersionId, VersionId)> = if workers {
+                c.prepare_cached(
+                    "SELECT g.south_id, g.north_id FROM game_tasks t JOIN games g ON g.id = t.game_id",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?
+            } else {
+                Vec::new()
+            };
+            Ok((list, candidates, queued))
         })
         .await?;
+    let mut busy_ids = busy.clone();
+    busy_ids.extend(queued.into_iter().flat_map(|(s, n)| [s, n]));
+    let busy = &busy_ids;
     let mut jitter = || rand::random::<f64>();
     let ladder = {
         let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
@@ -262,48 +293,53 @@ async fn next_pair(
 
 /// The bot of a version, as the engine runs it.
 pub(crate) fn built(arena: &Arena, v: &Version) -> Result<BuiltBot, ServerError> {
-    let language = arena
-        .config
+    built_in(&arena.config, v, arena.version_dir(v.bot_id, v.number))
+}
+
+/// The bot of a version whose built folder is `dir` (the arena's, or a worker's copy).
+pub(crate) fn built_in(
+    config: &ArenaConfig,
+    v: &Version,
+    dir: std::path::PathBuf,
+) -> Result<BuiltBot, ServerError> {
+    let language = config
         .language(&v.language)
         .ok_or_else(|| ServerError::Invalid(format!("the language {:?} is no longer offered", v.language)))?;
     Ok(BuiltBot {
         name: format!("{} v{}", v.bot, v.number),
         argv: language.run_argv().map_err(ServerError::Invalid)?,
-        dir: arena.version_dir(v.bot_id, v.number),
+        dir,
     })
 }
 
-/// The configuration of one game between two versions.
-fn game_config(
-    arena: &Arena,
-    south: &Version,
-    north: &Version,
+/// The configuration of one game between two built bots, by the arena's settings: the one
+/// function the server's engine and the workers take their games from.
+pub(crate) fn game_config(
+    config: &ArenaConfig,
+    south: &BuiltBot,
+    north: &BuiltBot,
     seed: u64,
 ) -> Result<GameConfig, ServerError> {
-    let g = &arena.config.games;
+    let g = &config.games;
     // Every entrant's bot in the sandbox, with the limits of arena.toml.
-    let profile = crate::sandbox::Profile::bot(&arena.config);
-    let mut config = GameConfig::new(
-        profile.bot_spec(&built(arena, south)?),
-        profile.bot_spec(&built(arena, north)?),
-        arena.config.variant(),
-    );
-    config.start = crate::engine::opening::random_opening(arena.config.variant(), g.opening_plies, seed)
+    let profile = crate::sandbox::Profile::bot(config);
+    let mut game = GameConfig::new(profile.bot_spec(south), profile.bot_spec(north), config.variant());
+    game.start = crate::engine::opening::random_opening(config.variant(), g.opening_plies, seed)
         .map_err(|e| ServerError::Invalid(format!("games.opening_plies = {}: {e}", g.opening_plies)))?;
-    config.time = TimeControl {
+    game.time = TimeControl {
         base: Some(Duration::from_millis(g.base_ms)),
         increment: Duration::from_millis(g.increment_ms),
         move_time: None,
         startup: Duration::from_millis(g.startup_ms),
         margin: TimeControl::default().margin,
     };
-    config.max_plies = Some(g.max_plies);
-    config.seed = seed;
-    config.limits = profile.limits;
-    config.isolation = profile.options.isolation;
-    config.sandbox = profile.options.sandbox;
-    config.no_ponder = g.no_ponder;
-    Ok(config)
+    game.max_plies = Some(g.max_plies);
+    game.seed = seed;
+    game.limits = profile.limits;
+    game.isolation = profile.options.isolation;
+    game.sandbox = profile.options.sandbox;
+    game.no_ponder = g.no_ponder;
+    Ok(game)
 }
 
 /// Plays the two games of a pair, recording each.
@@ -320,6 +356,29 @@ pub async fn play_pair(
     };
     let seed = rand::random::<u32>();
     let pair_key = format!("{}-{}-{seed}", a.min(b), a.max(b));
+    if arena.config.games.executor == Executor::Workers {
+        // Both games queued at once: two workers may play them side by side.
+        if let Ok(mut s) = stats.lock() {
+            s.started(a, b, now_ms());
+        }
+        let (first, second) = tokio::join!(
+            play_one(arena, engine, &va, &vb, &pair_key, seed, plan.purpose),
+            play_one(arena, engine, &vb, &va, &pair_key, seed, plan.purpose),
+        );
+        for (finished, (south, north)) in [(first?, (a, b)), (second?, (b, a))] {
+            if finished
+                && plan.purpose.is_rated()
+                && let Ok(mut s) = stats.lock()
+            {
+                s.finished(south, north);
+            }
+        }
+        if let Some(cand) = plan.candidate {
+            crate::candidate::update(arena, cand).await?;
+            arena.leaderboard.changed();
+        }
+        return Ok(());
+    }
     for (south, north) in [(&va, &vb), (&vb, &va)] {
         if arena.shutdown.is_cancelled() {
             break;
@@ -351,7 +410,10 @@ async fn play_one(
     seed: u32,
     purpose: Purpose,
 ) -> Result<bool, ServerError> {
-    let config = game_config(arena, south, north, u64::from(seed))?;
+    if arena.config.games.executor == Executor::Workers {
+        return crate::worker::queued::play_one(arena, south, north, pair_key, seed, purpose).await;
+    }
+    let config = game_config(&arena.config, &built(arena, south)?, &built(arena, north)?, u64::from(seed))?;
     let new = NewGame {
         south_id: south.id,
         north_id: north.id,

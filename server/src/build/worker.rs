@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::arena::Arena;
 use crate::build::gate::{BuiltBot, ConformanceGate};
 use crate::build::sandbox::run_build;
+use crate::config::Executor;
 use crate::domain::VersionChange;
 use crate::error::ServerError;
 use crate::versions::{self, Version};
@@ -97,6 +98,17 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
         )
         .await?;
         return Ok(true);
+    }
+    if arena.config.games.executor == Executor::Workers {
+        // The workers play it from the database: its built folder goes there now.
+        match crate::worker::artifacts::ensure(arena, id, bot.dir.clone()).await {
+            Ok(()) => {}
+            Err(ServerError::Invalid(why)) => {
+                reject(arena, &v, VersionChange::CHECK_FAILED, why).await?;
+                return Ok(true);
+            }
+            Err(e) => return Err(e),
+        }
     }
     if v.candidate {
         arena

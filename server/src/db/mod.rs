@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_initial.sql"),
     include_str!("../../migrations/0002_candidate_verdict.sql"),
     include_str!("../../migrations/0003_play.sql"),
+    include_str!("../../migrations/0004_workers.sql"),
 ];
 
 /// Where the database is.

@@ -26,6 +26,8 @@ enum Job {
         config: Box<GameConfig>,
         log_path: PathBuf,
         game_id: i64,
+        /// Stops this game alone (the engine's own token stops them all).
+        stop: CancellationToken,
         reply: oneshot::Sender<Result<GameResult, String>>,
     },
     Check {
@@ -59,10 +61,20 @@ impl Engine {
                 local.block_on(&runtime, async move {
                     while let Some(job) = rx.recv().await {
                         match job {
-                            Job::Game { config, log_path, game_id, reply } => {
-                                let (live, cancel) = (live.clone(), cancel.clone());
+                            Job::Game { config, log_path, game_id, stop, reply } => {
+                                let (live, cancel) = (live.clone(), cancel.child_token());
                                 tokio::task::spawn_local(async move {
-                                    let r = game_job::play(&config, &log_path, game_id, &live, &cancel).await;
+                                    let play = game_job::play(&config, &log_path, game_id, &live, &cancel);
+                                    // `stop` aborts this game as the engine's token would.
+                                    let watch = async {
+                                        stop.cancelled().await;
+                                        cancel.cancel();
+                                        std::future::pending::<()>().await;
+                                    };
+                                    let r = tokio::select! {
+                                        r = play => r,
+                                        () = watch => unreachable!("the watch never ends"),
+                                    };
                                     let _ = reply.send(r);
                                 });
                             }
@@ -88,9 +100,21 @@ impl Engine {
         log_path: PathBuf,
         game_id: i64,
     ) -> Result<GameResult, ServerError> {
+        self.play_until(config, log_path, game_id, CancellationToken::new()).await
+    }
+
+    /// Plays one game like [`Engine::play`]; cancelling `stop` aborts it (a worker that lost
+    /// its lease, or hands the game back).
+    pub async fn play_until(
+        &self,
+        config: GameConfig,
+        log_path: PathBuf,
+        game_id: i64,
+        stop: CancellationToken,
+    ) -> Result<GameResult, ServerError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
-            .send(Job::Game { config: Box::new(config), log_path, game_id, reply })
+            .send(Job::Game { config: Box::new(config), log_path, game_id, stop, reply })
             .map_err(|_| ServerError::Internal("the engine has stopped".into()))?;
         answer
             .await

@@ -275,8 +275,7 @@ pub async fn game_log(
             format!("game {id} is still running: watch it on /live/{id}"),
         ));
     }
-    let path = arena.game_log_path(id);
-    let bytes = tokio::fs::read(&path)
+    let bytes = crate::worker::logs::read(&arena, id)
         .await
         .map_err(|e| ApiError::not_found(format!("the log of game {id} is not on the server ({e})")))?;
     // The whole log for the owner of either bot and for administrators; for anyone else no

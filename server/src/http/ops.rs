@@ -16,7 +16,7 @@ pub async fn healthz(State(arena): State<SharedArena>) -> Result<&'static str, A
     Ok("ok\n")
 }
 
-/// The Prometheus metrics (versions per state are counted at each scrape).
+/// The Prometheus metrics (versions per state and the workers are counted at each scrape).
 pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoResponse, ApiError> {
     let counts: Vec<(VersionState, i64)> = arena
         .db
@@ -30,6 +30,8 @@ pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoRespon
         let n = counts.iter().find(|(state, _)| state == s).map_or(0, |(_, n)| *n);
         arena.metrics.versions.with_label_values(&[s.as_str()]).set(n);
     }
+    let metrics = arena.metrics.clone();
+    arena.db.read(move |c| crate::worker::status::fill_metrics(c, &metrics, crate::db::now_ms())).await?;
     let text = arena.metrics.render()?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
 }

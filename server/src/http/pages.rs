@@ -275,7 +275,7 @@ async fn game(State(arena): State<SharedArena>, session: PageSession, Path(id): 
     };
     let me = session.0.as_ref().map(|s| &s.user);
     let sees = |owner: UserId| me.is_some_and(|u| u.is_admin || u.id == owner);
-    let text = tokio::fs::read_to_string(arena.game_log_path(id)).await.unwrap_or_default();
+    let text = crate::worker::logs::read_text(&arena, id).await.unwrap_or_default();
     let view = read_log(&text, sees(g.south.owner_id), sees(g.north.owner_id));
     let (user, csrf) = who(&session);
     arena.templates.page("game.html", context! { g, moves => view.moves, stderr => view.stderr, user, csrf })
@@ -300,7 +300,7 @@ async fn replay(
     }
     let me = session.0.as_ref().map(|s| &s.user);
     let full = me.is_some_and(|u| u.is_admin || u.id == g.south.owner_id || u.id == g.north.owner_id);
-    let text = match tokio::fs::read_to_string(arena.game_log_path(id)).await {
+    let text = match crate::worker::logs::read_text(&arena, id).await {
         Ok(t) if full => t,
         Ok(t) => super::log_privacy::public_log(&t, &arena.dir),
         Err(e) => {

@@ -23,6 +23,7 @@ mod sessions;
 mod site;
 mod state;
 mod support;
+mod workers;
 
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
@@ -64,6 +65,10 @@ const TESTS: &[Test] = &[
         "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
         cpu_hog::a_hog_costs_no_honest_bot_its_time_nor_its_gate,
     ),
+    (
+        "workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once",
+        workers::workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once,
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -71,6 +76,9 @@ fn main() -> ExitCode {
     // `bao-referee`: the server run as `e2e serve` starts its bots through it.
     bao_supervise::exec_stub::run_if_requested();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("worker") {
+        return workers::run_worker_command(&args);
+    }
     if matches!(args.first().map(String::as_str), Some("serve" | "submit")) {
         return support::run_server_command(&args);
     }

@@ -1,0 +1,62 @@
+-- Games played by `bao-referee worker` processes (arena.toml: games.executor = "workers"),
+-- the bots' built folders and the games' logs in the database, and the workers themselves.
+
+-- A game the scheduler wants played by a worker (its row in `games` is 'running'). A worker
+-- claims it by writing its name and a lease expiry; it renews the lease while it plays and
+-- deletes the row in the transaction that records the result, only while it still holds the
+-- lease (same worker, same attempt, not expired). An expired lease makes it claimable again.
+CREATE TABLE game_tasks (
+    game_id          INTEGER PRIMARY KEY REFERENCES games(id),
+    leased_by        TEXT,
+    lease_expires_at INTEGER,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    queued_at        INTEGER NOT NULL
+);
+CREATE INDEX game_tasks_lease ON game_tasks(lease_expires_at);
+
+-- The worker that recorded a game (NULL: the server played it).
+ALTER TABLE games ADD COLUMN played_by TEXT;
+
+-- A version's built folder: a gzip-compressed tar, named by the SHA-256 of those bytes and
+-- the CPU architecture it was built on.
+CREATE TABLE artifacts (
+    hash       TEXT NOT NULL,
+    arch       TEXT NOT NULL,
+    bytes      INTEGER NOT NULL,
+    data       BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (hash, arch)
+);
+CREATE TABLE version_artifacts (
+    version_id INTEGER NOT NULL REFERENCES versions(id),
+    arch       TEXT NOT NULL,
+    hash       TEXT NOT NULL,
+    PRIMARY KEY (version_id, arch)
+);
+
+-- The log of a game a worker played, gzip-compressed (the server's own games keep theirs in
+-- the arena's games/ folder).
+CREATE TABLE game_logs (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    data    BLOB NOT NULL
+);
+
+-- Each worker process, as it last reported itself (every few seconds).
+CREATE TABLE workers (
+    id          TEXT PRIMARY KEY,
+    host        TEXT NOT NULL,
+    version     TEXT NOT NULL,
+    arch        TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    running     INTEGER NOT NULL,
+    load        REAL NOT NULL,
+    started_at  INTEGER NOT NULL,
+    seen_at     INTEGER NOT NULL
+);
+
+-- The leader's arena.toml, which the workers play by (one row).
+CREATE TABLE worker_settings (
+    id         INTEGER PRIMARY KEY CHECK (id = 1),
+    arena_toml TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+);

@@ -1,0 +1,199 @@
+//! Built bots in the database: after a version passes its build (on the leader), its built
+//! folder is stored as a gzip-compressed tar, content-addressed (the SHA-256 of those bytes)
+//! and keyed by the CPU architecture it was built on; `version_artifacts` says which is
+//! whose. A worker fetches a version's artifact once, checks its hash, and keeps it unpacked
+//! in its cache folder under that hash (`--cache DIR`), where the sandbox runs it as the
+//! server runs the arena's copy.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::arena::Arena;
+use crate::db::{Conn, OptionalExtension, params};
+use crate::domain::VersionId;
+use crate::error::ServerError;
+
+/// The largest artifact stored (compressed): a bigger built folder cannot be played by workers.
+pub const MAX_ARTIFACT_BYTES: usize = 128 << 20;
+
+/// The CPU architecture of this machine, as artifacts are keyed (`x86_64`, `aarch64`...).
+#[must_use]
+pub fn arch() -> &'static str {
+    std::env::consts::ARCH
+}
+
+/// The SHA-256 of `bytes` in hex.
+#[must_use]
+pub fn hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The folder `dir` as a gzip-compressed tar (symbolic links kept as links, modes kept,
+/// owners and times left out), refused above [`MAX_ARTIFACT_BYTES`].
+pub fn pack(dir: &Path) -> Result<Vec<u8>, ServerError> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    tar.mode(tar::HeaderMode::Deterministic);
+    tar.follow_symlinks(false);
+    tar.append_dir_all(".", dir).map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
+    let bytes = tar
+        .into_inner()
+        .and_then(flate2::write::GzEncoder::finish)
+        .map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
+    if bytes.len() > MAX_ARTIFACT_BYTES {
+        return Err(ServerError::Invalid(format!(
+            "the built folder is {} MiB compressed, more than the {} MiB a worker can fetch",
+            bytes.len() >> 20,
+            MAX_ARTIFACT_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Stores `bytes` as the artifact of `version` on this architecture (one transaction);
+/// returns its hash.
+pub fn store(conn: &mut Conn, version: VersionId, bytes: &[u8], now: i64) -> Result<String, ServerError> {
+    let h = hash(bytes);
+    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    let tx = conn.transaction()?;
+    tx.execute(
+        "INSERT INTO artifacts (hash, arch, bytes, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (hash, arch) DO NOTHING",
+        params![h, arch(), size, bytes, now],
+    )?;
+    tx.execute(
+        "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (?1, ?2, ?3)
+         ON CONFLICT (version_id, arch) DO UPDATE SET hash = excluded.hash",
+        params![version, arch(), h],
+    )?;
+    tx.commit()?;
+    Ok(h)
+}
+
+/// The hash of `version`'s artifact for `arch`, if stored.
+pub fn hash_of(conn: &Conn, version: VersionId, arch: &str) -> Result<Option<String>, ServerError> {
+    Ok(conn
+        .query_row(
+            "SELECT hash FROM version_artifacts WHERE version_id = ?1 AND arch = ?2",
+            params![version, arch],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The artifact's bytes.
+pub fn bytes(conn: &Conn, hash: &str, arch: &str) -> Result<Option<Vec<u8>>, ServerError> {
+    Ok(conn
+        .query_row("SELECT data FROM artifacts WHERE hash = ?1 AND arch = ?2", params![hash, arch], |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+/// Stores the built folder of `version` (in the arena at `dir`) unless it is stored already.
+pub async fn ensure(arena: &Arena, version: VersionId, dir: PathBuf) -> Result<(), ServerError> {
+    if arena.db.read(move |c| hash_of(c, version, arch())).await?.is_some() {
+        return Ok(());
+    }
+    let bytes = tokio::task::spawn_blocking(move || pack(&dir))
+        .await
+        .map_err(|e| ServerError::Internal(format!("packing a built folder failed: {e}")))??;
+    let h = arena.db.write(move |c| store(c, version, &bytes, crate::db::now_ms())).await?;
+    tracing::info!(version = version.get(), hash = %h, "built folder stored for the workers");
+    Ok(())
+}
+
+/// The folder where `hash`'s artifact is unpacked in `cache`, unpacking `bytes` there first
+/// if it is not (after checking that they have that hash). Safe against another worker
+/// process sharing the cache: each unpacks aside and renames into place.
+pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathBuf, ServerError> {
+    let dir = cache.join(hash_hex);
+    if dir.is_dir() {
+        return Ok(dir);
+    }
+    let got = hash(bytes);
+    if got != hash_hex {
+        return Err(ServerError::Internal(format!(
+            "the artifact {hash_hex} read from the database has hash {got}"
+        )));
+    }
+    let aside = tempfile::Builder::new()
+        .prefix(".unpack-")
+        .tempdir_in(cache)
+        .map_err(|e| ServerError::io(format!("cannot unpack into {}", cache.display()), e))?;
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
+    archive.set_preserve_permissions(true);
+    archive.set_overwrite(false);
+    archive
+        .unpack(aside.path())
+        .map_err(|e| ServerError::io(format!("cannot unpack the artifact {hash_hex}"), e))?;
+    // Readable by the sandbox's own uid, as the arena's version folders are.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(aside.path(), std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| ServerError::io(format!("cannot set the mode of {}", aside.path().display()), e))?;
+    let aside = aside.keep();
+    match std::fs::rename(&aside, &dir) {
+        Ok(()) => Ok(dir),
+        // Another process put it there first: same hash, same files.
+        Err(_) if dir.is_dir() => {
+            let _ = std::fs::remove_dir_all(&aside);
+            Ok(dir)
+        }
+        Err(e) => Err(ServerError::io(format!("cannot move the artifact into {}", dir.display()), e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_stored_and_unpacked_comes_back_the_same_and_a_bad_hash_is_refused() {
+        let src = tempfile::tempdir().expect("src");
+        std::fs::create_dir(src.path().join("lib")).expect("dir");
+        std::fs::write(src.path().join("lib/data.txt"), "weights").expect("file");
+        std::fs::write(src.path().join("bot"), "#!/bin/sh\necho hi\n").expect("file");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(src.path().join("bot"), std::fs::Permissions::from_mode(0o755))
+            .expect("mode");
+        std::os::unix::fs::symlink("lib/data.txt", src.path().join("link")).expect("link");
+        let bytes = pack(src.path()).expect("pack");
+
+        let db_dir = tempfile::tempdir().expect("db");
+        let mut conn = crate::db::open(&db_dir.path().join("a.sqlite3")).expect("db");
+        conn.execute_batch(
+            "INSERT INTO users (id, name, created_at) VALUES (1, 'u', 0);
+             INSERT INTO bots (id, name, owner_id, created_at) VALUES (1, 'b', 1, 0);
+             INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, submitted_at, state_at)
+             VALUES (1, 1, 1, 'python', 'a.py', 1, 'active', 0, 0);",
+        )
+        .expect("rows");
+        let v = VersionId::new(1);
+        let h = store(&mut conn, v, &bytes, 0).expect("store");
+        assert_eq!(store(&mut conn, v, &bytes, 0).expect("again"), h, "stored once, by content");
+        assert_eq!(hash_of(&conn, v, arch()).expect("hash"), Some(h.clone()));
+        assert_eq!(hash_of(&conn, v, "some-other-arch").expect("hash"), None);
+        let stored = bytes_of(&conn, &h);
+
+        let cache = tempfile::tempdir().expect("cache");
+        let dir = unpack_cached(cache.path(), &h, &stored).expect("unpack");
+        assert_eq!(std::fs::read_to_string(dir.join("lib/data.txt")).expect("file"), "weights");
+        let mode = std::fs::metadata(dir.join("bot")).expect("bot").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "still executable: {mode:o}");
+        assert_eq!(std::fs::read_link(dir.join("link")).expect("link"), Path::new("lib/data.txt"));
+        assert_eq!(unpack_cached(cache.path(), &h, &stored).expect("cached"), dir);
+
+        let mut bad = stored.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 1;
+        let other = tempfile::tempdir().expect("cache");
+        let err = unpack_cached(other.path(), &h, &bad).expect_err("a corrupt artifact");
+        assert!(err.to_string().contains("has hash"), "{err}");
+        assert!(!other.path().join(&h).exists());
+    }
+
+    fn bytes_of(conn: &Conn, h: &str) -> Vec<u8> {
+        bytes(conn, h, arch()).expect("read").expect("stored")
+    }
+}

@@ -1,0 +1,13 @@
+//! Games on many machines (`games.executor = "workers"`, docs/worker.md): the queue of games
+//! with leases ([`queue`]), the leader's side that queues them ([`queued`]), the bots' built
+//! folders and the games' logs in the database ([`artifacts`], [`logs`]), the workers' reports
+//! ([`status`]) and the worker process itself ([`process`], `bao-referee worker`).
+
+pub mod artifacts;
+pub mod logs;
+pub mod process;
+pub mod queue;
+pub mod queued;
+pub mod status;
+
+pub use process::{WorkerOptions, run};

@@ -1,0 +1,360 @@
+//! The queue of games for workers, with leases. A game the scheduler wants played is a row of
+//! `game_tasks` beside its `running` row of `games`. A worker claims the oldest unleased (or
+//! expired) task by writing its name, a lease expiry and the next attempt number in one
+//! statement; it renews the lease while it plays; it records the result, the log and the
+//! task's end in one transaction that changes anything only while it still holds the lease
+//! (the same worker, the same attempt, not expired). An expired lease makes the game
+//! claimable again: it is played again elsewhere, and whichever attempt records first is the
+//! one counted — the others find their lease gone and discard their result.
+//!
+//! On PostgreSQL the claim locks the row it takes with `FOR UPDATE SKIP LOCKED`, on a
+//! connection whose statements do not take the server's global write lock: workers claiming
+//! at once skip each other's rows instead of waiting, and no claim waits behind the leader's
+//! writes. The recording transaction does take the write lock (it changes `games`, which the
+//! leader's transactions read and then write on, relying on one writer at a time).
+
+use crate::db::{Conn, OptionalExtension, params};
+use crate::domain::{GameChange, GameId, GameResult};
+use crate::error::ServerError;
+
+/// A worker's hold on one game: the game, the worker, and which attempt this is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The game.
+    pub game: GameId,
+    /// The worker holding it.
+    pub worker: String,
+    /// The attempt (1 for the first claim, 2 after one lease expired or was handed back...).
+    pub attempt: i64,
+}
+
+/// Queues a game for the workers (in the caller's transaction, with its `games` row).
+pub fn enqueue(conn: &Conn, game: GameId, now: i64) -> Result<(), ServerError> {
+    conn.execute("INSERT INTO game_tasks (game_id, queued_at) VALUES (?1, ?2)", params![game, now])?;
+    Ok(())
+}
+
+/// Claims the oldest game nobody holds (never leased, handed back, or with an expired lease)
+/// for `worker` until `now + lease_ms`; `None` when there is none.
+pub fn claim(conn: &Conn, worker: &str, now: i64, lease_ms: i64) -> Result<Option<Lease>, ServerError> {
+    // The one difference between the dialects: PostgreSQL locks the row it picks and skips
+    // rows other claims hold; SQLite runs one writing statement at a time anyway.
+    let lock = if conn.kind() == "PostgreSQL" { "FOR UPDATE SKIP LOCKED" } else { "" };
+    let sql = format!(
+        "UPDATE game_tasks SET leased_by = ?1, lease_expires_at = ?2, attempts = attempts + 1
+         WHERE game_id = (SELECT game_id FROM game_tasks
+                          WHERE lease_expires_at IS NULL OR lease_expires_at < ?3
+                          ORDER BY game_id LIMIT 1 {lock})
+         RETURNING game_id, attempts"
+    );
+    let got: Option<(GameId, i64)> = conn
+        .query_row(&sql, params![worker, now + lease_ms, now], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(got.map(|(game, attempt)| Lease { game, worker: worker.to_owned(), attempt }))
+}
+
+/// Extends a lease to `now + lease_ms`; false when it is no longer held (expired, claimed
+/// by another worker, or the game recorded): the worker then stops playing the game.
+pub fn renew(conn: &Conn, lease: &Lease, now: i64, lease_ms: i64) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        "UPDATE game_tasks SET lease_expires_at = ?4
+         WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= ?5",
+        params![lease.game, lease.worker, lease.attempt, now + lease_ms, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Hands a game back (a worker stopping, or one that could not play it): claimable again at
+/// once. False when the lease was no longer held.
+pub fn release(conn: &Conn, lease: &Lease) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        "UPDATE game_tasks SET leased_by = NULL, lease_expires_at = NULL
+         WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3",
+        params![lease.game, lease.worker, lease.attempt],
+    )?;
+    Ok(n == 1)
+}
+
+/// Ends the task in the caller's transaction if `lease` still holds it at `now`.
+fn take(conn: &Conn, lease: &Lease, now: i64) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        "DELETE FROM game_tasks WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= ?4",
+        params![lease.game, lease.worker, lease.attempt, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// What a worker's game came to.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// Who won.
+    pub result: GameResult,
+    /// How it ended, in words.
+    pub reason: String,
+    /// Plies played.
+    pub plies: u32,
+    /// The game's log (JSON lines), stored compressed.
+    pub log: Vec<u8>,
+}
+
+/// Records a finished game: its log, its result and the end of its task, in one transaction
+/// (holding the write lock) that changes nothing unless `lease` still holds the game at
+/// `now`. False: the lease was lost, the result is discarded (another attempt records it).
+pub fn finish(conn: &mut Conn, lease: &Lease, played: &Played, now: i64) -> Result<bool, ServerError> {
+    let tx = conn.transaction()?;
+    if !take(&tx, lease, now)? {
+        return Ok(false);
+    }
+    super::logs::store(&tx, lease.game, &played.log)?;
+    if !crate::games::finish(&tx, lease.game, played.result, &played.reason, played.plies)? {
+        return Ok(false);
+    }
+    tx.execute("UPDATE games SET played_by = ?2 WHERE id = ?1", params![lease.game, lease.worker])?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Records a game aborted (not counted) and ends its task, only while `lease` holds it: a
+/// game the workers failed to play too many times. False: the lease was lost.
+pub fn abort(conn: &mut Conn, lease: &Lease, reason: &str, now: i64) -> Result<bool, ServerError> {
+    let tx = conn.transaction()?;
+    if !take(&tx, lease, now)? {
+        return Ok(false);
+    }
+    crate::games::abort(&tx, lease.game, reason)?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// At a leader's start, in its recovery transaction: every `running` game that no worker holds
+/// under a live lease is recorded aborted and its task (if any) ends; the others stay with
+/// their workers. Returns the games aborted.
+pub fn recover(conn: &Conn, now: i64) -> Result<usize, ServerError> {
+    let abort = GameChange::ABORT;
+    let n = conn.execute(
+        "UPDATE games SET state = ?2, reason = 'the server stopped during the game', finished_at = ?1
+         WHERE state = ?3 AND id NOT IN (SELECT game_id FROM game_tasks WHERE lease_expires_at >= ?1)",
+        params![now, abort.to(), abort.from()],
+    )?;
+    conn.execute(
+        "DELETE FROM game_tasks WHERE game_id IN (SELECT id FROM games WHERE state != ?1)",
+        params![abort.from()],
+    )?;
+    Ok(n)
+}
+
+/// Games waiting for a worker and games a worker holds, for `/metrics`.
+pub fn counts(conn: &Conn, now: i64) -> Result<(i64, i64), ServerError> {
+    Ok(conn.query_row(
+        "SELECT coalesce(sum(CASE WHEN lease_expires_at >= ?1 THEN 0 ELSE 1 END), 0),
+                coalesce(sum(CASE WHEN lease_expires_at >= ?1 THEN 1 ELSE 0 END), 0) FROM game_tasks",
+        [now],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{GameState, Purpose};
+    use crate::games::NewGame;
+
+    use crate::db::Location;
+
+    /// Where the tests run: a SQLite file, and a new database of the PostgreSQL cluster of
+    /// `BAO_TEST_POSTGRES` when it is set (without it the PostgreSQL half says it is skipped,
+    /// and fails under `BAO_REQUIRE_ALL=1`).
+    fn places() -> Vec<(tempfile::TempDir, Location)> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sqlite = Location::Sqlite(dir.path().join("a.sqlite3"));
+        let mut all = vec![(dir, sqlite)];
+        match std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty()) {
+            Some(base) => {
+                let name = format!("bao_queue_{}_{}", std::process::id(), rand::random::<u32>());
+                let mut admin = ::postgres::Client::connect(&base, ::postgres::NoTls)
+                    .expect("BAO_TEST_POSTGRES connects");
+                admin.batch_execute(&format!("CREATE DATABASE {name}")).expect("create database");
+                let mut config: ::postgres::Config = base.parse().expect("a URL");
+                config.dbname(&name);
+                let host = match &config.get_hosts()[0] {
+                    ::postgres::config::Host::Tcp(h) => h.clone(),
+                    ::postgres::config::Host::Unix(p) => p.display().to_string(),
+                };
+                let port = config.get_ports().first().copied().unwrap_or(5432);
+                let user = config.get_user().unwrap_or("postgres");
+                let url = format!("postgres://{user}@{host}:{port}/{name}");
+                all.push((tempfile::tempdir().expect("tempdir"), Location::Postgres(url)));
+            }
+            None => {
+                assert!(
+                    std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+                    "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is not set: the lease SQL is also tested on PostgreSQL"
+                );
+                eprintln!(
+                    "the lease SQL on PostgreSQL skipped: BAO_TEST_POSTGRES is not set (deploy/postgres/throwaway.sh start DIR)"
+                );
+            }
+        }
+        all
+    }
+
+    /// The arena's tables with a user, a bot and two versions.
+    fn arena_db(location: &Location) -> Conn {
+        let conn = crate::db::open_location(location).expect("db");
+        conn.execute_batch(
+            "INSERT INTO users (id, name, created_at) VALUES (1, 'u', 0);
+             INSERT INTO bots (id, name, owner_id, created_at) VALUES (1, 'b', 1, 0);
+             INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, submitted_at, state_at)
+             VALUES (1, 1, 1, 'python', 'a.py', 1, 'active', 0, 0), (2, 1, 2, 'python', 'a.py', 1, 'active', 0, 0);",
+        )
+        .expect("rows");
+        conn
+    }
+
+    /// Runs `test` on every database of [`places`].
+    fn on_each(test: impl Fn(&Location, &mut Conn)) {
+        for (_dir, location) in places() {
+            eprintln!("on the {}", location.describe());
+            let mut conn = arena_db(&location);
+            test(&location, &mut conn);
+        }
+    }
+
+    fn queue_game(conn: &mut Conn) -> GameId {
+        let new = NewGame {
+            south_id: crate::domain::VersionId::new(1),
+            north_id: crate::domain::VersionId::new(2),
+            pair_key: "1-2-7".into(),
+            opening_seed: 7,
+            purpose: Purpose::Ladder,
+        };
+        crate::games::insert_queued(conn, &new, 0).expect("queued")
+    }
+
+    fn state(conn: &Conn, id: GameId) -> GameState {
+        conn.query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).expect("state")
+    }
+
+    fn played() -> Played {
+        Played { result: GameResult::South, reason: "stones".into(), plies: 12, log: b"{\"x\":1}\n".to_vec() }
+    }
+
+    #[test]
+    fn a_claim_takes_one_free_game_and_a_lease_excludes_others_until_it_expires() {
+        on_each(|_, conn| a_claim_takes_one_free_game(conn));
+    }
+
+    fn a_claim_takes_one_free_game(conn: &mut Conn) {
+        let g1 = queue_game(conn);
+        let g2 = queue_game(conn);
+        let a = claim(conn, "a", 1000, 500).expect("claim").expect("a game");
+        assert_eq!((a.game, a.attempt), (g1, 1), "the oldest first");
+        let b = claim(conn, "b", 1000, 500).expect("claim").expect("a game");
+        assert_eq!(b.game, g2, "a leased game is not claimed again");
+        assert_eq!(claim(conn, "c", 1400, 500).expect("claim"), None, "both held");
+        // a renews, b does not: at 1600 b's lease has expired and c takes its game.
+        assert!(renew(conn, &a, 1400, 500).expect("renew"));
+        let c = claim(conn, "c", 1600, 500).expect("claim").expect("the expired one");
+        assert_eq!((c.game, c.attempt), (g2, 2));
+        assert!(!renew(conn, &b, 1600, 500).expect("renew"), "b lost its lease");
+        assert!(renew(conn, &a, 1600, 500).expect("renew"), "a still holds its game");
+    }
+
+    #[test]
+    fn only_the_holder_of_a_live_lease_records_the_game_and_it_counts_once() {
+        on_each(|_, conn| only_the_holder_records(conn));
+    }
+
+    fn only_the_holder_records(conn: &mut Conn) {
+        let g = queue_game(conn);
+        let first = claim(conn, "a", 0, 100).expect("claim").expect("game");
+        // a is silent past its lease; b plays the game again.
+        let second = claim(conn, "b", 200, 100).expect("claim").expect("game again");
+        assert_eq!(second.attempt, 2);
+        assert!(!finish(conn, &first, &played(), 210).expect("finish"), "a's result is discarded");
+        assert_eq!(state(conn, g), GameState::Running);
+        let logs: i64 = conn.query_row("SELECT count(*) FROM game_logs", [], |r| r.get(0)).expect("logs");
+        assert_eq!(logs, 0, "nothing of a's attempt is kept");
+        assert!(finish(conn, &second, &played(), 250).expect("finish"));
+        assert_eq!(state(conn, g), GameState::Finished);
+        let by: Option<String> =
+            conn.query_row("SELECT played_by FROM games WHERE id = ?1", [g], |r| r.get(0)).expect("by");
+        assert_eq!(by.as_deref(), Some("b"));
+        assert_eq!(super::super::logs::stored(conn, g).expect("log"), Some(played().log));
+        // Once recorded, nobody records it again, nor claims it.
+        assert!(!finish(conn, &second, &played(), 260).expect("again"));
+        assert_eq!(claim(conn, "c", 10_000, 100).expect("claim"), None);
+        let tasks: i64 = conn.query_row("SELECT count(*) FROM game_tasks", [], |r| r.get(0)).expect("tasks");
+        assert_eq!(tasks, 0);
+    }
+
+    #[test]
+    fn an_expired_lease_records_nothing_even_unclaimed_and_a_handed_back_game_is_free() {
+        on_each(|_, conn| an_expired_lease_records_nothing(conn));
+    }
+
+    fn an_expired_lease_records_nothing(conn: &mut Conn) {
+        let g = queue_game(conn);
+        let a = claim(conn, "a", 0, 100).expect("claim").expect("game");
+        assert!(!finish(conn, &a, &played(), 101).expect("finish"), "expired, though nobody claimed it");
+        assert!(!abort(conn, &a, "x", 101).expect("abort"));
+        assert_eq!(state(conn, g), GameState::Running);
+        let b = claim(conn, "b", 101, 100).expect("claim").expect("game");
+        assert!(release(conn, &b).expect("release"));
+        let c = claim(conn, "c", 102, 100).expect("claim").expect("handed back: free at once");
+        assert_eq!(c.attempt, 3);
+        assert!(abort(conn, &c, "the workers could not play it", 103).expect("abort"));
+        assert_eq!(state(conn, g), GameState::Aborted);
+    }
+
+    #[test]
+    fn recovery_keeps_the_games_workers_hold_and_aborts_the_rest() {
+        on_each(|_, conn| recovery_keeps_held_games(conn));
+    }
+
+    fn recovery_keeps_held_games(conn: &mut Conn) {
+        let held = queue_game(conn);
+        let waiting = queue_game(conn);
+        let expired = queue_game(conn);
+        let lease = claim(conn, "a", 1000, 10_000).expect("claim").expect("held");
+        assert_eq!(lease.game, held);
+        conn.execute(
+            "UPDATE game_tasks SET leased_by = 'b', lease_expires_at = 5 WHERE game_id = ?1",
+            [expired],
+        )
+        .expect("expired lease");
+        assert_eq!(recover(conn, 2000).expect("recover"), 2);
+        assert_eq!(state(conn, held), GameState::Running);
+        assert_eq!(state(conn, waiting), GameState::Aborted);
+        assert_eq!(state(conn, expired), GameState::Aborted);
+        assert_eq!(counts(conn, 2000).expect("counts"), (0, 1));
+        assert!(finish(conn, &lease, &played(), 3000).expect("finish"), "the worker still records it");
+    }
+
+    /// Workers claiming at once, each on a connection of its own outside the write lock (as
+    /// the worker claims): every game is claimed by exactly one of them.
+    #[test]
+    fn workers_claiming_at_once_take_each_game_once() {
+        on_each(|location, conn| {
+            let games: Vec<GameId> = (0..40).map(|_| queue_game(conn)).collect();
+            let claimed: Vec<Vec<GameId>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..4)
+                    .map(|w| {
+                        s.spawn(move || {
+                            let c = location.connect(false).expect("a connection of its own");
+                            let mut mine = Vec::new();
+                            while let Some(l) = claim(&c, &format!("w{w}"), 1000, 60_000).expect("claim") {
+                                mine.push(l.game);
+                            }
+                            mine
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("a claimer")).collect()
+            });
+            let mut all: Vec<GameId> = claimed.concat();
+            all.sort_unstable();
+            assert_eq!(all, games, "each game claimed once: {claimed:?}");
+        });
+    }
+}

@@ -1,0 +1,362 @@
+//! `games.executor = "workers"` on PostgreSQL: a server queues the ladder's games and two
+//! `worker` processes (this test binary as `e2e worker ...`, the command line of
+//! `bao-referee worker`) claim and play them; every finished game's log (read back from the
+//! database through the API) verifies; a worker killed with SIGKILL mid-game loses its lease
+//! and the other worker plays the game again, which is recorded exactly once.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::{
+    FAST, Server, accepted_gaps, bin_dir, bot_script, get, give_to_server_user, postgres_database,
+    server_command, server_user, settle, submit, test_postgres, wait_for,
+};
+
+/// `e2e worker ...`: the worker's command line, as `bao-referee worker` takes it.
+pub fn run_worker_command(args: &[String]) -> std::process::ExitCode {
+    #[derive(clap::Parser)]
+    #[command(name = "e2e")]
+    enum WorkerCli {
+        Worker(bao_server::cli::WorkerArgs),
+    }
+    let cli = match <WorkerCli as clap::Parser>::try_parse_from(
+        std::iter::once("e2e").chain(args.iter().map(String::as_str)),
+    ) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return std::process::ExitCode::from(2);
+        }
+    };
+    {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        tracing_subscriber::registry()
+            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+            .with(tracing_subscriber::filter::LevelFilter::INFO)
+            .init();
+    }
+    let WorkerCli::Worker(args) = cli;
+    let result = bao_server::cli::run_worker(&args);
+    if let Err(e) = &result {
+        eprintln!("error: {e}");
+    }
+    std::process::ExitCode::from(bao_server::cli::exit_code(&result))
+}
+
+/// A running worker process.
+struct Worker {
+    child: Option<Child>,
+    /// Its name, from its first line.
+    id: String,
+}
+
+impl Worker {
+    fn start(database: &str, cache: &Path, log_path: &Path) -> Worker {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("worker log");
+        let mut child = server_command()
+            .args(["worker", "--database", database, "--concurrency", "1", "--lease-secs", "3", "--cache"])
+            .arg(cache)
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("the worker starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
+        let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
+            let _ = child.kill();
+            let log = std::fs::read_to_string(log_path).unwrap_or_default();
+            panic!("the worker did not say it plays (got {line:?}); its log:\n{log}");
+        };
+        Worker { id: id.to_owned(), child: Some(child) }
+    }
+
+    /// SIGTERM, and the exit status.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = c.try_wait().expect("wait") {
+                return status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = c.kill();
+                panic!("the worker did not stop within 30 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill -9");
+            c.wait().expect("reaped");
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// Runs `serve user add` on the arena at `data` with its database at `database`; the token.
+fn add_user(data: &Path, database: &str, name: &str) -> String {
+    let out = server_command()
+        .args(["serve", "--data"])
+        .arg(data)
+        .args(["user", "add", name, "--admin"])
+        .env("BAO_DATABASE", database)
+        .output()
+        .expect("serve user add runs");
+    assert!(out.status.success(), "serve user add failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf8").trim().to_owned()
+}
+
+/// The arena.toml edits of `support::Arena` (the sandbox this machine offers), fast games,
+/// and the workers as the executor.
+fn configure(data: &Path) {
+    let toml = data.join("arena.toml");
+    let mut text = std::fs::read_to_string(&toml).expect("arena.toml written on first use");
+    let mut edits: Vec<(String, String)> = vec![
+        ("read_only_paths = []".into(), format!("read_only_paths = {:?}", [bin_dir().display().to_string()])),
+        ("unsafe_sandbox = \"\"".into(), format!("unsafe_sandbox = {:?}", accepted_gaps())),
+        ("executor = \"server\"".into(), "executor = \"workers\"".into()),
+        ("increment_ms = 100".into(), "increment_ms = 300".into()),
+    ];
+    if server_user().is_some() || !nix::unistd::geteuid().is_root() {
+        edits.push(("allow_unconfined_cpu = false".into(), "allow_unconfined_cpu = true".into()));
+    }
+    edits.extend(FAST.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())));
+    for (from, to) in edits {
+        assert!(text.contains(&from), "arena.toml has no {from:?}");
+        text = text.replace(&from, &to);
+    }
+    std::fs::write(&toml, text).expect("write arena.toml");
+}
+
+/// The finished games, through the API.
+fn finished(server: &Server) -> Vec<Value> {
+    get(&format!("{}/api/games?state=finished&limit=1000", server.url), None, None)
+        .json()
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Rows of the arena's database.
+fn db(url: &str) -> bao_server::db::Conn {
+    let location = bao_server::db::Location::Postgres(url.to_owned());
+    bao_server::db::open_location(&location).expect("the arena's database opens")
+}
+
+/// (game, worker) of every game a worker recorded.
+fn played_by(url: &str) -> Vec<(i64, String)> {
+    let conn = db(url);
+    let mut stmt = conn
+        .prepare(
+            "SELECT id, played_by FROM games WHERE state = 'finished' AND played_by IS NOT NULL ORDER BY id",
+        )
+        .expect("query");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").collect::<Result<_, _>>().expect("rows")
+}
+
+/// A game the worker holds under a live lease now that was queued less than a second and a
+/// half ago (a worker claims a queued game within half a second): one it has barely begun.
+fn fresh_lease(url: &str, worker: &str) -> Option<i64> {
+    let conn = db(url);
+    let now = bao_server::db::now_ms();
+    conn.query_row(
+        "SELECT t.game_id FROM game_tasks t JOIN games g ON g.id = t.game_id
+         WHERE t.leased_by = ?1 AND t.lease_expires_at >= ?2 AND g.started_at >= ?3",
+        bao_server::db::params![worker, now, now - 1500],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
+    let Some(base) = test_postgres() else {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: the workers' test needs a PostgreSQL cluster \
+             (deploy/postgres/throwaway.sh start DIR prints its URL)"
+        );
+        eprintln!(
+            "SKIPPED workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once: BAO_TEST_POSTGRES is unset \
+             (workers need PostgreSQL; deploy/postgres/throwaway.sh start DIR prints a URL)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    give_to_server_user(dir.path());
+    let data = dir.path().join("arena");
+    let url = postgres_database(&base, &data);
+    let token = add_user(&data, &url, "admin");
+    configure(&data);
+    let caches: Vec<PathBuf> = ["cache-a", "cache-b"].iter().map(|c| dir.path().join(c)).collect();
+    for c in &caches {
+        std::fs::create_dir(c).expect("cache");
+        give_to_server_user(c);
+    }
+    let mut server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let mut a = Worker::start(&url, &caches[0], &dir.path().join("worker-a.log"));
+    let b = Worker::start(&url, &caches[1], &dir.path().join("worker-b.log"));
+    assert_ne!(a.id, b.id);
+
+    // Two bots; slow moves on one side so that a game lasts seconds (a kill lands mid-game).
+    let subs = [
+        submit(&server, &token, "slow", "executable", "slow.sh", &bot_script("slow"), ""),
+        submit(&server, &token, "random", "executable", "random.sh", &bot_script("random"), ""),
+    ];
+    for s in &subs {
+        assert_eq!(s.status, 201, "{}", s.body);
+        let id = s.json()["id"].as_i64().expect("id");
+        assert_eq!(settle(&server, id, 120), "active");
+    }
+
+    // The first pair: both games queued at once, one on each worker.
+    let first = wait_for(60, "two games recorded by workers", || {
+        let by = played_by(&url);
+        (by.len() >= 2).then_some(by)
+    });
+    let workers: std::collections::HashSet<&str> = first.iter().map(|(_, w)| w.as_str()).collect();
+    assert!(
+        workers.contains(a.id.as_str()) && workers.contains(b.id.as_str()),
+        "both workers played: {first:?}"
+    );
+    for g in finished(&server) {
+        let id = g["id"].as_i64().expect("id");
+        // The log comes from the database (the arena's games folder holds none).
+        assert!(!data.join("games").join(format!("{id}.jsonl")).exists(), "game {id}'s log is a file");
+        let log = get(&format!("{}/api/games/{id}/log", server.url), Some(&token), None);
+        assert_eq!(log.status, 200, "game {id}: {}", log.body);
+        bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
+        // The bots' command lines are in the log, their folders named from the cache down.
+        assert!(log.body.contains("artifacts/"), "game {id}'s log names no bot folder: {}", log.body);
+        for cache in &caches {
+            assert!(
+                !log.body.contains(&cache.display().to_string()),
+                "game {id}'s log shows a worker's folder"
+            );
+        }
+    }
+
+    // Kill worker a mid-game: its lease expires and b plays the game again.
+    let victim = wait_for(60, "worker a to begin a game", || fresh_lease(&url, &a.id));
+    std::thread::sleep(Duration::from_millis(300));
+    a.kill9();
+    let replayed = wait_for(60, "the killed worker's game recorded", || {
+        played_by(&url).into_iter().find(|(id, _)| *id == victim)
+    });
+    assert_eq!(replayed.1, b.id, "the surviving worker recorded game {victim}");
+    let conn = db(&url);
+    let (state, tasks): (String, i64) = conn
+        .query_row(
+            "SELECT g.state, (SELECT count(*) FROM game_tasks t WHERE t.game_id = g.id) FROM games g WHERE g.id = ?1",
+            [victim],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("the game");
+    assert_eq!((state.as_str(), tasks), ("finished", 0), "game {victim} recorded once, its task ended");
+    // No game twice: one finished game per (pair, south), one log per finished game.
+    let twice: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM (SELECT pair_key, south_id FROM games WHERE state = 'finished'
+             GROUP BY pair_key, south_id HAVING count(*) > 1) d",
+            [],
+            |r| r.get(0),
+        )
+        .expect("twice");
+    assert_eq!(twice, 0, "a game of a pair was recorded twice");
+    let (finished_n, logs): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM games WHERE state = 'finished'), (SELECT count(*) FROM game_logs)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("counts");
+    assert_eq!(finished_n, logs, "every finished game has exactly one stored log");
+    let log = get(&format!("{}/api/games/{victim}/log", server.url), Some(&token), None);
+    bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {victim} does not verify: {e}"));
+    // The surviving worker is in /metrics.
+    let metrics = get(&format!("{}/metrics", server.url), Some(&token), None);
+    assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id)), "{}", metrics.body);
+
+    // The server killed while worker b plays: the next server's recovery leaves b its game
+    // (a live lease), and b's result is counted.
+    let held = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+    // The other game of its pair waits in the queue, held by nobody (b plays one at a time).
+    let other: i64 = conn
+        .query_row(
+            "SELECT id FROM games WHERE pair_key = (SELECT pair_key FROM games WHERE id = ?1) AND id != ?1",
+            [held],
+            |r| r.get(0),
+        )
+        .expect("the pair's other game");
+    server.kill9();
+    server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    let state_of = |id: i64| -> String {
+        db(&url).query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).expect("a game")
+    };
+    // Recovery ran: it aborted the game nobody held ...
+    wait_for(30, "the new server's recovery", || (state_of(other) == "aborted").then_some(()));
+    // ... and left b's.
+    assert_ne!(state_of(held), "aborted", "recovery left game {held} to its worker");
+    let by =
+        wait_for(60, "the held game recorded", || played_by(&url).into_iter().find(|(id, _)| *id == held));
+    assert_eq!(by.1, b.id);
+
+    // SIGTERM: the worker hands the game it has begun back at once (claimable by anyone),
+    // exits with 130, and its row is gone.
+    let mut b = b;
+    let begun = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+    std::thread::sleep(Duration::from_millis(300));
+    let status = b.terminate();
+    assert_eq!(status.code(), Some(130), "{status}");
+    let (state, holder): (String, Option<String>) = conn
+        .query_row(
+            "SELECT g.state, t.leased_by FROM games g JOIN game_tasks t ON t.game_id = g.id WHERE g.id = ?1",
+            [begun],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("the handed-back game is still queued");
+    assert_eq!((state.as_str(), holder), ("running", None), "game {begun} handed back");
+    let rows: i64 =
+        conn.query_row("SELECT count(*) FROM workers WHERE id = ?1", [&b.id], |r| r.get(0)).expect("workers");
+    assert_eq!(rows, 0, "a stopped worker leaves no row");
+
+    // `serve export` writes the workers' logs from the database.
+    let out = dir.path().join("export");
+    let export = server_command()
+        .args(["serve", "--data"])
+        .arg(&data)
+        .arg("export")
+        .arg(&out)
+        .env("BAO_DATABASE", &url)
+        .output()
+        .expect("serve export runs");
+    assert!(export.status.success(), "serve export: {}", String::from_utf8_lossy(&export.stderr));
+    let exported: Vec<i64> = finished(&server).iter().map(|g| g["id"].as_i64().expect("id")).collect();
+    assert!(exported.contains(&victim) && exported.contains(&held), "{exported:?}");
+    for id in exported {
+        let text = std::fs::read_to_string(out.join("games").join(format!("{id}.jsonl")))
+            .unwrap_or_else(|e| panic!("game {id} not exported: {e}"));
+        bao_game::verify::verify_log(&text)
+            .unwrap_or_else(|e| panic!("exported game {id} does not verify: {e}"));
+    }
+    drop(server);
+}
