@@ -732,6 +732,14 @@ async fn play_one(
             if matches!(&*fault.cause, Cause::Process(bao_supervise::BotFault::Io(why)) if why == RESIGNED) {
                 RESIGNED.clone_into(&mut fault.detail);
             }
+            if matches!(&*fault.cause, Cause::NoAnswer { .. }) && !seat.lag_cap.is_zero() {
+                fault.detail = format!(
+                    "no move within {} ms (time left plus margin, plus the {} ms a move's lag credit may \
+                     reach)",
+                    allowed.as_millis(),
+                    seat.lag_cap.as_millis()
+                );
+            }
             fault
         })?;
     // One reading per ply: this move's "after" is the next one's "before".

@@ -258,3 +258,18 @@ async fn verify_rejects_a_credit_above_the_cap_a_credit_above_the_time_and_a_cre
     let e = verify_log(&lines(&forged)).expect_err("credit without a cap");
     assert!(e.message.contains("allows S 0 µs"), "{e}");
 }
+
+#[tokio::test]
+async fn a_silent_person_with_lag_compensation_waits_the_cap_longer_then_loses_on_time() {
+    let time =
+        TimeControl { base: None, move_time: Some(MS * 200), margin: MS * 20, ..TimeControl::default() };
+    let caps = [MS * 100, MS * 100];
+    let (result, log) =
+        play_capped(Person::Silent, Person::FirstLegal, time, caps, None, "human-lag-timeout.jsonl").await;
+    assert_eq!((result.winner, result.reason), (Some(Side::North), Reason::Timeout), "{}", result.detail);
+    assert!(result.detail.contains("no move within 320 ms"), "{}", result.detail);
+    let records = records(&log);
+    let waited = records.last().expect("a result")["offense"]["time_us"].as_u64().expect("the time");
+    assert!(waited >= 320_000, "{waited}");
+    verify_log(&log).unwrap_or_else(|e| panic!("{e}\n{log}"));
+}
