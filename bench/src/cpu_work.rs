@@ -227,6 +227,7 @@ fn ply_record(case: &RequestCase, next: &Position) -> LogRecord {
         // As the game loop writes it.
         position: wire::notation(next),
         lag_excused_us: None,
+        lag_credit_us: None,
         info: Vec::new(),
     })
 }

@@ -102,6 +102,7 @@ mod tests {
             limits: ResourceLimits::default(),
             started_at: String::new(),
             cpu: None,
+            max_lag_credit_us: None,
         })
     }
 
@@ -115,6 +116,7 @@ mod tests {
             clock_ms: [0, 0],
             position: String::new(),
             lag_excused_us: None,
+            lag_credit_us: None,
             info: Vec::new(),
         })
     }

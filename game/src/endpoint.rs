@@ -70,6 +70,15 @@ impl LineEndpoint for SeatEndpoint {
 }
 
 impl SeatEndpoint {
+    /// The lag measured to the player when its last line was sent: a person's page's round
+    /// trip; always zero for a bot (bots get no lag credit).
+    pub(crate) fn measured_lag(&self) -> std::time::Duration {
+        match self {
+            SeatEndpoint::Bot(_) => std::time::Duration::ZERO,
+            SeatEndpoint::Human(seat) => seat.last_lag(),
+        }
+    }
+
     /// The bot's process, if this seat runs one.
     pub(crate) fn process(&self) -> Option<&BotProcess> {
         match self {

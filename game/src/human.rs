@@ -6,8 +6,13 @@
 //! same clock and the same legality check ([`crate::judge`]). Whatever carries the lines to
 //! the person (a web page, see the `bao-play` crate) only relays them: it never decides a
 //! move's legality.
+//!
+//! One difference, lag compensation: a person's move comes with the round trip measured to
+//! their page ([`HumanInput::Line`]'s `lag`), and the judge credits it to the move, up to the
+//! seat's [`HumanSeat::max_lag_credit`] (the header's `max_lag_credit_us`, the ply's
+//! `lag_credit_us`; docs/play.md). A bot's seat has no such input: bots never get lag credit.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bao_supervise::BotFault;
 use tokio::sync::mpsc;
@@ -22,6 +27,10 @@ pub enum HumanInput {
         text: String,
         /// When it arrived.
         at: Instant,
+        /// The round trip last measured to the person's page over the connection the line
+        /// came through (zero: none measured). The judge credits it to the person's move, up to
+        /// the seat's [`HumanSeat::max_lag_credit`]: see [`crate::judge::charge_with_credit`].
+        lag: Duration,
     },
     /// The person resigns: the seat ends, and the game is lost as a bot's that left.
     Resign,
@@ -39,6 +48,12 @@ pub struct HumanSeat {
     pub to_person: mpsc::UnboundedSender<String>,
     /// Lines (and a resignation) from the person to the judge.
     pub from_person: mpsc::UnboundedReceiver<HumanInput>,
+    /// The most of the measured lag credited to one of the person's moves (lag compensation;
+    /// zero, as [`human_seat`] makes it: none). The log's header records it
+    /// (`max_lag_credit_us`); bots never get any.
+    pub max_lag_credit: Duration,
+    /// The lag that came with the last line read.
+    last_lag: Duration,
 }
 
 /// The other end of a human seat: what relays it to the person holds these.
@@ -55,7 +70,14 @@ pub struct HumanRelay {
 pub fn human_seat(name: &str) -> (HumanSeat, HumanRelay) {
     let (to_person, from_judge) = mpsc::unbounded_channel();
     let (to_judge, from_person) = mpsc::unbounded_channel();
-    (HumanSeat { name: name.to_owned(), to_person, from_person }, HumanRelay { from_judge, to_judge })
+    let seat = HumanSeat {
+        name: name.to_owned(),
+        to_person,
+        from_person,
+        max_lag_credit: Duration::ZERO,
+        last_lag: Duration::ZERO,
+    };
+    (seat, HumanRelay { from_judge, to_judge })
 }
 
 impl HumanSeat {
@@ -66,6 +88,11 @@ impl HumanSeat {
             .map_err(|_| BotFault::Io("the person's page has gone".to_owned()))
     }
 
+    /// The lag measured when the last line read was sent (see [`HumanInput::Line`]).
+    pub(crate) fn last_lag(&self) -> Duration {
+        self.last_lag
+    }
+
     /// The person's next line and its arrival, before `deadline`.
     pub(crate) async fn recv_line_timed(
         &mut self,
@@ -74,7 +101,10 @@ impl HumanSeat {
         tokio::select! {
             biased;
             input = self.from_person.recv() => match input {
-                Some(HumanInput::Line { text, at }) => Ok((text, at)),
+                Some(HumanInput::Line { text, at, lag }) => {
+                    self.last_lag = lag;
+                    Ok((text, at))
+                }
                 Some(HumanInput::Resign) => Err(BotFault::Io(RESIGNED.to_owned())),
                 None => Err(BotFault::Io("the person's page has gone".to_owned())),
             },

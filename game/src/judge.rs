@@ -314,13 +314,36 @@ pub async fn ask_move(
 /// # Errors
 /// A `timeout` verdict when the bot was late: slower than its time left plus margin.
 pub fn charge(clock: &mut Clock, side: Side, answer: &Answer) -> Result<(), Fault> {
-    let Err(o) = clock.charge(answer.used) else { return Ok(()) };
+    charge_with_credit(clock, side, answer, Duration::ZERO)
+}
+
+/// Charges `answer.used` less `credit` to `clock`: a person's move, whose time includes the
+/// network's round trip to their page (the request's way there and the move's way back), is
+/// credited that measured lag up to its seat's cap (lag compensation; the caller caps it, and
+/// a bot's credit is always zero). The charge is never negative: a credit larger than the
+/// move's time leaves nothing to charge.
+///
+/// # Errors
+/// A `timeout` verdict when the move was late: slower, after the credit, than its time left
+/// plus margin.
+pub fn charge_with_credit(
+    clock: &mut Clock,
+    side: Side,
+    answer: &Answer,
+    credit: Duration,
+) -> Result<(), Fault> {
+    let Err(o) = clock.charge(answer.used.saturating_sub(credit)) else { return Ok(()) };
     let over = o.used.saturating_sub(o.allowed);
+    let credited = if credit.is_zero() {
+        String::new()
+    } else {
+        format!(" after a lag credit of {} ms", credit.as_millis())
+    };
     let mut fault = Fault::new(
         side,
         Reason::Timeout,
         format!(
-            "the move took {} ms, {} ms allowed ({} ms over)",
+            "the move took {} ms{credited}, {} ms allowed ({} ms over)",
             o.used.as_millis(),
             o.allowed.as_millis(),
             over.as_millis()
@@ -400,5 +423,27 @@ mod tests {
         assert_eq!(fault.reason, Reason::Timeout);
         assert_eq!(fault.time_us, Some(121_000));
         assert!(matches!(*fault.cause, Cause::Late { .. }));
+    }
+
+    #[test]
+    fn a_credit_is_taken_off_the_charge_but_never_below_zero() {
+        let tc = TimeControl {
+            base: Some(MS * 1000),
+            increment: Duration::ZERO,
+            move_time: None,
+            startup: Duration::from_secs(1),
+            margin: MS * 20,
+        };
+        let mut clock = Clock::new(tc);
+        charge_with_credit(&mut clock, Side::South, &answer(300), MS * 200).unwrap();
+        assert_eq!(clock.left(), MS * 900);
+        charge_with_credit(&mut clock, Side::South, &answer(100), MS * 250).unwrap();
+        assert_eq!(clock.left(), MS * 900, "a credit above the move's time charges nothing");
+        // 920 ms allowed: 1000 ms less 50 ms credit is late, less 100 ms is not.
+        let fault = charge_with_credit(&mut clock.clone(), Side::South, &answer(1000), MS * 50).unwrap_err();
+        assert_eq!(fault.time_us, Some(950_000));
+        assert!(fault.detail.contains("after a lag credit of 50 ms"), "{}", fault.detail);
+        charge_with_credit(&mut clock, Side::South, &answer(1000), MS * 100).unwrap();
+        assert_eq!(clock.left(), Duration::ZERO);
     }
 }

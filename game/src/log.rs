@@ -85,6 +85,11 @@ pub struct Header {
     /// whether pondering was off (absent in logs written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuRecord>,
+    /// Lag compensation: the most of a person's measured network lag credited to one move, in
+    /// µs, South's and North's (0 for a bot: bots never get lag credit). Written when a
+    /// person's seat has it; absent: no credit for anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lag_credit_us: Option<[u64; 2]>,
 }
 
 /// How the bots' CPU was held in a game (see `docs/supervision.md`).
@@ -167,6 +172,12 @@ pub struct PlyRecord {
     /// rejects a version 2 log that has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_excused_us: Option<u64>,
+    /// A person's move: the part of its network lag credited to it (lag compensation), µs.
+    /// The clock is charged `time_us - lag_credit_us`; never more than the header's
+    /// `max_lag_credit_us` for the side, nor than `time_us`. Absent for a bot's move (and in
+    /// games without lag compensation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_credit_us: Option<u64>,
     /// The bot's info lines for this move, as sent (at most the protocol's cap).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub info: Vec<bao_protocol::Info>,

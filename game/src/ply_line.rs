@@ -10,11 +10,12 @@ use crate::wire::needs_json_escape;
 
 /// Appends the ply record's JSON (without the `'\n'`) to `out` and returns `true`, or leaves
 /// `out` as it was and returns `false` for a record this writer does not cover: one with
-/// `info` lines or `lag_excused_us`, or text that would need escaping (the referee's own
+/// `info` lines, `lag_excused_us` or `lag_credit_us` (a person's move), or text that would need escaping (the referee's own
 /// notation never does). Such a record is written by serde.
 pub(crate) fn encode(record: &PlyRecord, out: &mut Vec<u8>) -> bool {
     if !record.info.is_empty()
         || record.lag_excused_us.is_some()
+        || record.lag_credit_us.is_some()
         || needs_json_escape(record.mv.as_bytes())
         || needs_json_escape(record.position.as_bytes())
     {
@@ -85,6 +86,7 @@ pub(crate) fn decode(line: &str) -> Option<PlyRecord> {
         clock_ms: [south_ms, north_ms],
         position,
         lag_excused_us: None,
+        lag_credit_us: None,
         info: Vec::new(),
     })
 }
@@ -142,6 +144,7 @@ mod tests {
             clock_ms: [0, 0],
             position,
             lag_excused_us: None,
+            lag_credit_us: None,
             info: Vec::new(),
         }
     }
@@ -190,6 +193,9 @@ mod tests {
         let mut excused = record(1, Side::South, "A6<".to_owned(), "x".to_owned());
         excused.lag_excused_us = Some(3);
         assert!(!encode(&excused, &mut out));
+        let mut credited = record(1, Side::South, "A6<".to_owned(), "x".to_owned());
+        credited.lag_credit_us = Some(3);
+        assert!(!encode(&credited, &mut out));
         assert!(!encode(&record(1, Side::North, "A6\"<".to_owned(), "x".to_owned()), &mut out));
         assert!(!encode(&record(1, Side::North, "A6<".to_owned(), "x\\\n".to_owned()), &mut out));
         assert_eq!(out, b"kept");

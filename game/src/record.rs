@@ -167,6 +167,7 @@ mod tests {
             clock_ms: [0, 0],
             position: String::new(),
             lag_excused_us: None,
+            lag_credit_us: None,
             info: Vec::new(),
         }
     }

@@ -30,6 +30,8 @@ struct Seat {
     process: Option<SeatEndpoint>,
     /// A person's seat, until the game starts it (then it is the `process`).
     human: Option<HumanSeat>,
+    /// The most lag credited to one move: a person's seat's cap, zero for a bot.
+    lag_cap: Duration,
     reported: Option<Reported>,
     next_id: u64,
     clock: Clock,
@@ -187,6 +189,7 @@ async fn play(
         side,
         spec: if side == Side::South { config.south.clone() } else { config.north.clone() },
         process: None,
+        lag_cap: humans[side.index()].as_ref().map_or(Duration::ZERO, |h| h.max_lag_credit),
         human: humans[side.index()].take(),
         reported: None,
         next_id: 1,
@@ -472,6 +475,7 @@ async fn run(
         clock_ms: [0, 0],
         position: String::new(),
         lag_excused_us: None,
+        lag_credit_us: None,
         info: Vec::new(),
     });
     loop {
@@ -515,6 +519,7 @@ async fn run(
             wire::push_move(&mut ply.mv, played.mv);
             ply.time_us = micros(played.used);
             ply.cpu_us = played.cpu.map(micros);
+            ply.lag_credit_us = played.lag_credit.map(micros);
             ply.clock_ms = [south.clock.left(), north.clock.left()]
                 .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             ply.position.clear();
@@ -544,6 +549,8 @@ fn header_record(config: &GameConfig, south: &Seat, north: &Seat, started_at: &s
         limits: config.limits,
         started_at: started_at.to_owned(),
         cpu: Some(cpu_record(config)),
+        max_lag_credit_us: (!south.lag_cap.is_zero() || !north.lag_cap.is_zero())
+            .then(|| [micros(south.lag_cap), micros(north.lag_cap)]),
     })
 }
 
@@ -681,6 +688,8 @@ struct Played {
     next: Position,
     used: Duration,
     cpu: Option<Duration>,
+    /// The lag credited to a person's move (`None`: a seat without lag compensation).
+    lag_credit: Option<Duration>,
     info: Vec<bao_protocol::Info>,
 }
 
@@ -716,11 +725,20 @@ async fn play_one(
     let request =
         wire::MoveRequestLine { id, ply, position, opponent_move: turn.last_move, you, opponent, tc };
     request.write(turn.successors.iter().map(|(m, _)| m), &mut seat.request);
-    let allowed = seat.clock.allowed();
+    // A person's move may arrive up to the lag cap later: its credit is known on arrival.
+    let allowed = seat.clock.allowed() + seat.lag_cap;
     let answer =
         judge::ask_move(process, side, &seat.request, id, allowed, lines).await.map_err(|mut fault| {
             if matches!(&*fault.cause, Cause::Process(bao_supervise::BotFault::Io(why)) if why == RESIGNED) {
                 RESIGNED.clone_into(&mut fault.detail);
+            }
+            if matches!(&*fault.cause, Cause::NoAnswer { .. }) && !seat.lag_cap.is_zero() {
+                fault.detail = format!(
+                    "no move within {} ms (time left plus margin, plus the {} ms a move's lag credit may \
+                     reach)",
+                    allowed.as_millis(),
+                    seat.lag_cap.as_millis()
+                );
             }
             fault
         })?;
@@ -728,7 +746,13 @@ async fn play_one(
     let cpu_after = process.process().and_then(cpu_reading);
     let cpu = cpu_after.zip(seat.cpu_mark).map(|(after, before)| after.saturating_sub(before));
     seat.cpu_mark = cpu_after;
-    judge::charge(&mut seat.clock, side, &answer)?;
+    // Lag compensation: the round trip measured to a person's page when the move was sent,
+    // up to the seat's cap and the move's time, in whole microseconds as the log records it.
+    let lag_credit = (!seat.lag_cap.is_zero()).then(|| {
+        let credit = process.measured_lag().min(seat.lag_cap).min(answer.used);
+        Duration::from_micros(micros(credit))
+    });
+    judge::charge_with_credit(&mut seat.clock, side, &answer, lag_credit.unwrap_or_default())?;
     let (mv, next) = judge::judge_move(side, position, turn.successors, &answer)?;
-    Ok(Played { mv, next, used: answer.used, cpu, info: answer.info })
+    Ok(Played { mv, next, used: answer.used, cpu, lag_credit, info: answer.info })
 }

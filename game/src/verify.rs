@@ -5,7 +5,10 @@
 //! The clocks are exact: the referee charges whole microseconds (`time_us`, to the reply's
 //! arrival), so a replay of the header's time control gives the very `clock_ms` the referee
 //! wrote. No move may be slower than its time plus margin; a `timeout` verdict must name a time
-//! no shorter than the bot's.
+//! no shorter than the bot's. A person's move may carry a lag credit (`lag_credit_us`, lag
+//! compensation): it is taken off the move's time before the clock is charged, and it may
+//! exceed neither the header's cap for that side (`max_lag_credit_us`; a bot's cap is zero)
+//! nor the move's time.
 
 use bao_rules::{IllegalMove, MoveText, Outcome, Position, RULES_REVISION, Side, WinReason};
 
@@ -52,6 +55,8 @@ fn incomplete(line: usize, message: impl Into<String>) -> VerifyError {
 /// Both clocks replayed from the header's time control, in µs.
 struct Clocks {
     left_us: [u64; 2],
+    /// The most lag credit one move may carry (the header's `max_lag_credit_us`; 0: none).
+    max_credit_us: [u64; 2],
     margin_us: [u64; 2],
     increment_us: [u64; 2],
     fischer: [bool; 2],
@@ -65,6 +70,7 @@ impl Clocks {
         let micros = crate::lag::micros;
         Clocks {
             left_us: tcs.map(|tc| micros(tc.move_time.or(tc.base).unwrap_or_default())),
+            max_credit_us: header.max_lag_credit_us.unwrap_or_default(),
             margin_us: tcs.map(|tc| micros(tc.margin)),
             increment_us: tcs.map(|tc| micros(tc.increment)),
             fischer: tcs.map(|tc| tc.move_time.is_none()),
@@ -88,19 +94,43 @@ impl Clocks {
                 ),
             ));
         }
-        if p.time_us > allowed {
+        let credit = p.lag_credit_us.unwrap_or(0);
+        let cap = self.max_credit_us[side.index()];
+        if credit > cap {
             return Err(wrong(
                 n,
                 format!(
-                    "ply {ply}: {side} took {} µs with {allowed} µs allowed (time left plus margin): \
-                     the referee would have forfeited it on time",
+                    "ply {ply}: lag_credit_us {credit}, but the header's max_lag_credit_us allows {side} \
+                     {cap} µs a move"
+                ),
+            ));
+        }
+        if credit > p.time_us {
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: lag_credit_us {credit} is more than the move's time_us {}: the referee \
+                     never credits more lag than the time it measured",
+                    p.time_us
+                ),
+            ));
+        }
+        let charged = p.time_us - credit;
+        if charged > allowed {
+            let credited =
+                if credit > 0 { format!(" ({credit} µs of it credited as lag)") } else { String::new() };
+            return Err(wrong(
+                n,
+                format!(
+                    "ply {ply}: {side} took {} µs{credited} with {allowed} µs allowed (time left plus \
+                     margin): the referee would have forfeited it on time",
                     p.time_us
                 ),
             ));
         }
         if self.fischer[side.index()] {
             let left = &mut self.left_us[side.index()];
-            *left = left.saturating_sub(p.time_us).saturating_add(self.increment_us[side.index()]);
+            *left = left.saturating_sub(charged).saturating_add(self.increment_us[side.index()]);
         }
         let expected = self.left_us.map(|us| us / 1000);
         if p.clock_ms != expected {
@@ -150,6 +180,26 @@ fn check_versions(header: &Header) -> Result<(), VerifyError> {
     Ok(())
 }
 
+/// Bots never get lag credit: a header that gives a seat whose command is not a person's a cap
+/// is wrong.
+fn check_lag_caps(header: &Header) -> Result<(), VerifyError> {
+    let Some(caps) = header.max_lag_credit_us else { return Ok(()) };
+    for (side, bot, cap) in [(Side::South, &header.south, caps[0]), (Side::North, &header.north, caps[1])] {
+        let person = bot.command.len() == 1 && bot.command[0] == crate::runner::HUMAN_COMMAND;
+        if cap > 0 && !person {
+            return Err(wrong(
+                1,
+                format!(
+                    "max_lag_credit_us gives {side} ({:?}) {cap} µs, but {side} is a bot, and bots never \
+                     get lag credit",
+                    bot.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Verifies the text of a game log.
 ///
 /// # Errors
@@ -167,6 +217,7 @@ pub fn verify_log(text: &str) -> Result<Verified, VerifyError> {
         _ => return Err(wrong(1, "the first line is not a header record")),
     };
     check_versions(&header)?;
+    check_lag_caps(&header)?;
     let mut position = start_of(&header)?;
     let mut clocks = Clocks::new(&header);
     let mut ready = [false; 2];

@@ -21,6 +21,7 @@ pub mod live;
 mod observer;
 pub mod page;
 mod relay;
+pub mod round_trip;
 pub mod seats;
 mod server;
 pub mod socket;
@@ -28,6 +29,6 @@ pub mod table;
 
 pub use events::{ClientFrame, Event, ServerFrame};
 pub use live::{LiveGame, Refusal};
-pub use seats::{BadName, Choices, bot_clock, open_browser, person_clock};
+pub use seats::{BadName, Choices, MAX_LAG_CREDIT, bot_clock, open_browser, person_clock};
 pub use server::{PlayError, PlayOptions, Running, start};
 pub use table::Table;

@@ -2,7 +2,7 @@
 //! and the way to the judge.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bao_game::human::HumanInput;
 use bao_protocol::{BotMessage, MoveReply};
@@ -163,11 +163,13 @@ impl LiveGame {
     }
 
     /// The person plays `mv` in answer to the request at `ply`: passed to the judge as the
-    /// protocol's `move` line when it answers the waiting request with a move of its list.
+    /// protocol's `move` line when it answers the waiting request with a move of its list,
+    /// with the moment it `arrived` from the page and the round trip to the page measured
+    /// then (`lag`, zero if none: the judge credits it up to the seat's cap).
     ///
     /// # Errors
     /// The [`Refusal`]: nothing was passed on and nothing changed.
-    pub fn play(&self, ply: u32, mv: &str) -> Result<(), Refusal> {
+    pub fn play(&self, ply: u32, mv: &str, arrived: Instant, lag: Duration) -> Result<(), Refusal> {
         if self.watching {
             return Err(Refusal::Watching);
         }
@@ -184,7 +186,7 @@ impl LiveGame {
         }
         let line = BotMessage::Move(MoveReply { id: pending.id, move_text: mv.to_owned() }).to_line();
         // The judge has gone only when the game is over; then the move changes nothing.
-        self.to_judge.send(HumanInput::Line { text: line, at: Instant::now() }).map_err(|_| Refusal::Over)?;
+        self.to_judge.send(HumanInput::Line { text: line, at: arrived, lag }).map_err(|_| Refusal::Over)?;
         state.pending = None;
         Ok(())
     }
@@ -209,6 +211,6 @@ impl LiveGame {
     /// Answers the judge's `hello` for the person (the seat's `ready`).
     pub(crate) fn ready(&self, line: String) {
         // The judge waits for it; if it has gone, the game is over anyway.
-        let _ = self.to_judge.send(HumanInput::Line { text: line, at: Instant::now() });
+        let _ = self.to_judge.send(HumanInput::Line { text: line, at: Instant::now(), lag: Duration::ZERO });
     }
 }

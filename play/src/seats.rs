@@ -14,8 +14,16 @@ use crate::server::PlayOptions;
 /// The time a person gets for one move when the game has no clock: a day.
 pub const UNTIMED_MOVE: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// The tolerance added to a person's deadlines: the page's round trip, not thinking time.
-pub const PERSON_MARGIN: Duration = Duration::from_secs(1);
+/// The tolerance added to a person's deadlines: the server's own handling of the move (the
+/// socket, the relay, the judge's thread) and the round trip's jitter around its measured
+/// estimate. The round trip itself is credited to each move (lag compensation, up to
+/// [`MAX_LAG_CREDIT`]); before lag compensation this margin was 1 s and covered it.
+pub const PERSON_MARGIN: Duration = Duration::from_millis(250);
+
+/// Lag compensation: the most of the round trip measured to a person's page that is credited
+/// to one of their moves (the judge charges the move's time less the credit). The log's
+/// header records it (`max_lag_credit_us`); bots never get any.
+pub const MAX_LAG_CREDIT: Duration = Duration::from_secs(1);
 
 /// The longest name a person may give their seat, in characters.
 pub const MAX_NAME_CHARS: usize = 64;

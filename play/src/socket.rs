@@ -1,5 +1,7 @@
 //! One WebSocket of a game's page: the catch-up on (re)connection, live events, the person's
-//! moves, and the limits that close a hostile socket (and only it).
+//! moves, the round trip to the page (pinged every [`PING_EVERY`], see [`crate::round_trip`]:
+//! each move goes to the judge with its arrival and the round trip measured, for lag
+//! compensation), and the limits that close a hostile socket (and only it).
 
 use std::time::{Duration, Instant};
 
@@ -8,6 +10,7 @@ use bao_viewer::SideCode;
 
 use crate::events::{ClientFrame, ServerFrame};
 use crate::live::LiveGame;
+use crate::round_trip::{PING_EVERY, RoundTrip};
 
 /// The largest frame or message a page may send, in bytes: a move frame is under 100.
 pub const MAX_CLIENT_MESSAGE_BYTES: usize = 4096;
@@ -111,8 +114,16 @@ async fn run(socket: &mut WebSocket, game: &LiveGame) -> Result<(), Closing> {
     let you = if game.you() == bao_rules::Side::South { SideCode::South } else { SideCode::North };
     send(socket, &ServerFrame::CaughtUp { v: sent, you }).await?;
     versions.mark_unchanged();
+    let mut round_trip = RoundTrip::new();
+    // The first tick is at once: the round trip is known after the page's first Pong.
+    let mut pings = tokio::time::interval(PING_EVERY);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+            _ = pings.tick() => {
+                let payload = round_trip.ping(Instant::now());
+                socket.send(Message::Ping(payload.to_vec().into())).await.map_err(|_| Closing::Gone)?;
+            }
             changed = versions.changed() => {
                 if changed.is_err() {
                     // The game and its server are going away.
@@ -122,6 +133,11 @@ async fn run(socket: &mut WebSocket, game: &LiveGame) -> Result<(), Closing> {
             }
             message = socket.recv() => {
                 let Some(Ok(message)) = message else { return Err(Closing::Gone) };
+                // Stamped as it is read: a move's arrival, a Pong's.
+                let arrived = Instant::now();
+                if let Message::Pong(payload) = &message {
+                    round_trip.pong(payload, arrived);
+                }
                 match parse(message, &mut gate)? {
                     None => {}
                     Some(ClientFrame::Hello { since }) => {
@@ -129,7 +145,7 @@ async fn run(socket: &mut WebSocket, game: &LiveGame) -> Result<(), Closing> {
                         send(socket, &ServerFrame::CaughtUp { v: sent, you }).await?;
                     }
                     Some(ClientFrame::Move { ply, mv }) => {
-                        if let Err(refusal) = game.play(ply, &mv) {
+                        if let Err(refusal) = game.play(ply, &mv, arrived, round_trip.estimate()) {
                             send(socket, &ServerFrame::Refused { why: refusal.to_string() }).await?;
                         }
                     }

@@ -29,15 +29,17 @@ pub struct Table {
 
 impl Table {
     /// A table for `config` with a person named `people[side]` at each side that has one (the
-    /// bot spec of `config` at that side is then not run). Must be called within a tokio
-    /// runtime: the seats' relays start now.
+    /// bot spec of `config` at that side is then not run), each person's moves credited their
+    /// page's round trip up to [`crate::MAX_LAG_CREDIT`] (lag compensation). Must be called
+    /// within a tokio runtime: the seats' relays start now.
     #[must_use]
     pub fn new(config: GameConfig, people: [Option<String>; 2]) -> Table {
         let mut seats = [None, None];
         let mut humans = [None, None];
         for side in [Side::South, Side::North] {
             if let Some(name) = &people[side.index()] {
-                let (seat, relay) = human::human_seat(name);
+                let (mut seat, relay) = human::human_seat(name);
+                seat.max_lag_credit = crate::seats::MAX_LAG_CREDIT;
                 let game = LiveGame::new(side, relay.to_judge.clone());
                 tokio::spawn(crate::relay::relay(relay, name.clone(), game.clone()));
                 seats[side.index()] = Some(game);

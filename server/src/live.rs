@@ -265,17 +265,28 @@ impl LiveHub {
     #[must_use]
     pub fn follow_all(&self) -> (Vec<RunningGame>, broadcast::Receiver<Arc<LiveEvent>>) {
         let feeds = self.lock();
-        let mut running: Vec<RunningGame> = feeds
-            .games
-            .iter()
-            .filter(|(_, f)| f.end.is_none())
-            .filter_map(|(&id, f)| {
-                Some(RunningGame { game_id: id, start: f.start.as_ref()?.data.clone(), plies: f.plies.len() })
-            })
-            .collect();
-        running.sort_by_key(|g| g.game_id);
-        (running, self.sender.subscribe())
+        (running(&feeds), self.sender.subscribe())
     }
+
+    /// The games running now, oldest first (for the live index's pages).
+    #[must_use]
+    pub fn running(&self) -> Vec<RunningGame> {
+        running(&self.lock())
+    }
+}
+
+/// The games of `feeds` that have started and not ended, oldest first.
+fn running(feeds: &Feeds) -> Vec<RunningGame> {
+    let mut running: Vec<RunningGame> = feeds
+        .games
+        .iter()
+        .filter(|(_, f)| f.end.is_none())
+        .filter_map(|(&id, f)| {
+            Some(RunningGame { game_id: id, start: f.start.as_ref()?.data.clone(), plies: f.plies.len() })
+        })
+        .collect();
+    running.sort_by_key(|g| g.game_id);
+    running
 }
 
 #[cfg(test)]

@@ -30,8 +30,9 @@ use crate::arena::SharedArena;
 use crate::auth::PageSession;
 use crate::domain::{GameId, GameState};
 use crate::error::ApiError;
-use crate::games::{self, Game, GameFilter};
-use crate::live::{LiveEvent, LiveHub};
+use crate::games::{self, Game};
+use crate::live::{LiveEvent, LiveHub, RunningGame};
+use crate::paging::{GAMES_PER_PAGE, Paging};
 
 /// The script of a live game page (follows the stream into the viewer's page).
 const LIVE_GAME_JS: &str = include_str!("../templates/live_game.js");
@@ -48,15 +49,37 @@ fn names(g: &Game) -> (String, String) {
     (format!("{} v{}", g.south.bot, g.south.number), format!("{} v{}", g.north.bot, g.north.number))
 }
 
-/// The running games, kept up to date in place.
-pub async fn live_index(State(arena): State<SharedArena>, session: PageSession) -> Response {
-    let filter = GameFilter { state: Some(GameState::Running), limit: 100, ..GameFilter::default() };
+/// The running games, newest first, a page at a time ([`GAMES_PER_PAGE`], `?page=N` as on the
+/// other lists of games), kept up to date in place from `/live/events`. The list is the live
+/// hub's, the one the event stream's snapshot sends: the games started and not yet ended.
+pub async fn live_index(
+    State(arena): State<SharedArena>,
+    session: PageSession,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Response {
+    let requested = match crate::paging::requested_page(&query) {
+        Ok(n) => n,
+        Err(e) => return failed(&arena, &session, e),
+    };
     let user = session.0.as_ref().map(|s| s.user.name.clone());
     let csrf = session.0.as_ref().map(|s| s.csrf.clone());
-    match arena.db.read(move |c| games::list(c, &filter)).await {
-        Ok(games) => arena.templates.page("live.html", context! { games, user, csrf }),
-        Err(e) => failed(&arena, &session, e),
-    }
+    let (games, paging) = running_page(arena.live.running(), requested);
+    arena.templates.page(
+        "live.html",
+        context! { games, paging, page_path => "/live", per_page => GAMES_PER_PAGE, user, csrf },
+    )
+}
+
+/// Page `requested` of the running games (oldest first in `running`), newest first.
+fn running_page(mut running: Vec<RunningGame>, requested: u32) -> (Vec<RunningGame>, Paging) {
+    let paging = Paging::new(requested, running.len() as u64, GAMES_PER_PAGE);
+    running.reverse();
+    let games = running
+        .into_iter()
+        .skip(usize::try_from(paging.offset()).unwrap_or(usize::MAX))
+        .take(usize::try_from(paging.per_page).unwrap_or(usize::MAX))
+        .collect();
+    (games, paging)
 }
 
 /// What the live script of a game page starts from.

@@ -115,5 +115,22 @@ fn a_person_plays_a_whole_game_in_chromium_and_the_log_verifies() {
     assert_eq!(person_moves[..by_keys.len()], by_keys[..], "the moves played by keys are in the log");
     assert!(records.last().is_some_and(|r| r["type"] == "result"), "the log ends with the result");
     assert_eq!(records[0]["north"]["command"], json!(["(a person)"]));
+    // Lag compensation: the browser answered the socket's Pings by itself, so the person's
+    // moves were credited the measured round trip (up to the 1 s cap), the bot's never.
+    assert_eq!(records[0]["max_lag_credit_us"], json!([0, 1_000_000]), "{}", records[0]);
+    let credits: Vec<u64> = records
+        .iter()
+        .filter(|r| r["type"] == "ply" && r["side"] == "N")
+        .map(|r| r["lag_credit_us"].as_u64().unwrap_or_else(|| panic!("a person's ply has a credit: {r}")))
+        .collect();
+    assert!(credits.iter().all(|&c| c <= 1_000_000), "{credits:?}");
+    assert!(credits.iter().any(|&c| c > 0), "the round trip was measured: {credits:?}");
+    assert!(
+        records
+            .iter()
+            .filter(|r| r["type"] == "ply" && r["side"] == "S")
+            .all(|r| r.get("lag_credit_us").is_none()),
+        "the bot's plies have no credit"
+    );
     assert!(play.child.try_wait().expect("wait").is_none(), "the page is still served after the game");
 }
