@@ -123,7 +123,9 @@ pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathB
         .tempdir_in(cache)
         .map_err(|e| ServerError::io(format!("cannot unpack into {}", cache.display()), e))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
-    archive.set_preserve_permissions(true);
+    // Read, write and execute bits only: a bot's build may set setuid or setgid bits on its
+    // own files, which unpacked by a root worker would make them set-uid root on the host.
+    archive.set_preserve_permissions(false);
     archive.set_overwrite(false);
     archive
         .unpack(aside.path())
@@ -158,6 +160,10 @@ mod tests {
         std::fs::set_permissions(src.path().join("bot"), std::fs::Permissions::from_mode(0o755))
             .expect("mode");
         std::os::unix::fs::symlink("lib/data.txt", src.path().join("link")).expect("link");
+        // A build may leave set-uid and set-gid files: they must not come out so.
+        std::fs::write(src.path().join("suid"), "#!/bin/sh\n").expect("file");
+        std::fs::set_permissions(src.path().join("suid"), std::fs::Permissions::from_mode(0o6755))
+            .expect("mode");
         let bytes = pack(src.path()).expect("pack");
 
         let db_dir = tempfile::tempdir().expect("db");
@@ -181,6 +187,8 @@ mod tests {
         assert_eq!(std::fs::read_to_string(dir.join("lib/data.txt")).expect("file"), "weights");
         let mode = std::fs::metadata(dir.join("bot")).expect("bot").permissions().mode();
         assert_eq!(mode & 0o111, 0o111, "still executable: {mode:o}");
+        let mode = std::fs::metadata(dir.join("suid")).expect("suid").permissions().mode();
+        assert_eq!(mode & 0o7777, 0o755, "unpacked without its set-uid and set-gid bits: {mode:o}");
         assert_eq!(std::fs::read_link(dir.join("link")).expect("link"), Path::new("lib/data.txt"));
         assert_eq!(unpack_cached(cache.path(), &h, &stored).expect("cached"), dir);
 
