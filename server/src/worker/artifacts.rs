@@ -201,6 +201,26 @@ mod tests {
         assert!(!other.path().join(&h).exists());
     }
 
+    /// An artifact made elsewhere than [`pack`] (which writes only 644 and 755) with
+    /// set-uid and set-gid bits: unpacked without them.
+    #[test]
+    fn set_uid_bits_do_not_survive_unpacking() {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        let mut header = tar::Header::new_gnu();
+        header.set_size(3);
+        header.set_mode(0o6755);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        tar.append_data(&mut header, "suid", &b"hi\n"[..]).expect("append");
+        let bytes = tar.into_inner().and_then(flate2::write::GzEncoder::finish).expect("gz");
+        let cache = tempfile::tempdir().expect("cache");
+        let dir = unpack_cached(cache.path(), &hash(&bytes), &bytes).expect("unpack");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("suid")).expect("suid").permissions().mode();
+        assert_eq!(mode & 0o7777, 0o755, "unpacked without its set-uid and set-gid bits: {mode:o}");
+    }
+
     fn bytes_of(conn: &Conn, h: &str) -> Vec<u8> {
         bytes(conn, h, arch()).expect("read").expect("stored")
     }
