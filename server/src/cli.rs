@@ -16,6 +16,7 @@ pub struct ServeArgs {
     pub data: PathBuf,
     /// The database: a `postgres://USER:PASSWORD@HOST/NAME` URL, shared by every server of a
     /// competition (docs/scale-out.md). Without it, the SQLite file in the arena directory.
+    /// An argument is visible to other users in `ps`: prefer `BAO_DATABASE` for a password.
     #[arg(long, env = "BAO_DATABASE", global = true, hide_env_values = true, value_name = "URL")]
     pub database: Option<String>,
     /// Listen on this address instead of arena.toml's (default 127.0.0.1:8080).
@@ -97,7 +98,8 @@ pub struct SubmitArgs {
 /// The arguments of `worker` (docs/worker.md).
 #[derive(Debug, clap::Args)]
 pub struct WorkerArgs {
-    /// The servers' shared database: a `postgres://USER:PASSWORD@HOST/NAME` URL.
+    /// The servers' shared database: a `postgres://USER:PASSWORD@HOST/NAME` URL (visible to
+    /// other users in `ps` as an argument: prefer `BAO_DATABASE` for a password).
     #[arg(long, env = "BAO_DATABASE", hide_env_values = true, value_name = "URL")]
     pub database: String,
     /// Games played at once (each runs two bot processes).
