@@ -15,6 +15,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("pager.html", include_str!("../templates/pager.html")),
     ("games.html", include_str!("../templates/games.html")),
     ("my_bots.html", include_str!("../templates/my_bots.html")),
+    ("workers.html", include_str!("../templates/workers.html")),
     ("leaderboard.html", include_str!("../templates/leaderboard.html")),
     ("leaderboard_body.html", include_str!("../templates/leaderboard_body.html")),
     ("bot.html", include_str!("../templates/bot.html")),

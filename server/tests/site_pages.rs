@@ -270,3 +270,68 @@ fn my_bots_shows_an_entrants_bots_builds_and_gates() {
     let (_, home, _) = s.get("/", Some(&s.cookie));
     assert!(home.contains("href=\"/my/bots\""), "{home}");
 }
+
+/// `/admin/workers`: the workers' last reports, for administrators only; a worker not heard
+/// from for 30 s is marked silent; a visitor is sent to the login, an entrant refused.
+#[test]
+fn the_workers_page_is_the_admins_and_marks_silent_workers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("arena");
+    bao_server::user_add(&data, "root", true).expect("root");
+    bao_server::user_add(&data, "eve", false).expect("eve");
+    let arena = bao_server::arena::Arena::open(&data).expect("arena");
+    let now = bao_server::db::now_ms();
+    let (root, eve) = arena
+        .db
+        .write_blocking(|c| {
+            for (id, host, running, seen) in
+                [("w-fresh", "node-a", 2, now - 2_000), ("w-gone", "node-b", 1, now - 90_000)]
+            {
+                bao_server::worker::status::report(
+                    c,
+                    &bao_server::worker::status::WorkerReport {
+                        id: id.into(),
+                        host: host.into(),
+                        version: "0.1.0".into(),
+                        arch: "x86_64".into(),
+                        concurrency: 2,
+                        running,
+                        load: 1.25,
+                        started_at: now - 100_000,
+                        seen_at: seen,
+                    },
+                )?;
+            }
+            let id = |name: &str| {
+                c.query_row("SELECT id FROM users WHERE name = ?1", [name], |r| r.get::<_, i64>(0))
+            };
+            let root = bao_server::users::create_session(c, bao_server::domain::UserId::new(id("root")?))?;
+            let eve = bao_server::users::create_session(c, bao_server::domain::UserId::new(id("eve")?))?;
+            Ok((root, eve))
+        })
+        .expect("seeded");
+    let site = Site {
+        _dir: dir,
+        app: bao_server::http::router(Arc::new(arena)),
+        rt: tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime"),
+        cookie: String::new(),
+    };
+    let cookie = |secret: &str| format!("{}={secret}", bao_server::auth::SESSION_COOKIE);
+    let (status, _, location) = site.get("/admin/workers", None);
+    assert_eq!((status, location.as_deref()), (StatusCode::SEE_OTHER, Some("/login")));
+    let (status, page, _) = site.get("/admin/workers", Some(&cookie(&eve)));
+    assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+    assert!(!page.contains("node-a"), "an entrant sees no worker");
+    let (status, page, _) = site.get("/admin/workers", Some(&cookie(&root)));
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let row = |id: &str| {
+        let start =
+            page.find(&format!("data-worker=\"{id}\"")).unwrap_or_else(|| panic!("{id} listed: {page}"));
+        page[start..].split("</tr>").next().expect("row").to_owned()
+    };
+    let fresh = row("w-fresh");
+    assert!(fresh.contains("node-a") && fresh.contains("2 of 2") && fresh.contains("1.25"), "{fresh}");
+    assert!(!fresh.contains("silent"), "a worker heard from 2 s ago is not silent: {fresh}");
+    let gone = row("w-gone");
+    assert!(gone.contains("node-b") && gone.contains("silent") && gone.contains(" s ago"), "{gone}");
+}

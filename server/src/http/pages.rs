@@ -37,6 +37,7 @@ pub fn routes() -> Router<SharedArena> {
         .route("/games", get(games_index))
         .route("/games/{id}", get(game))
         .route("/my/bots", get(my_bots))
+        .route("/admin/workers", get(admin_workers))
         .route("/games/{id}/replay", get(replay))
         // Live pages and streams: crate::live_pages.
         .route("/live", get(crate::live_pages::live_index))
@@ -182,6 +183,32 @@ async fn my_bots(State(arena): State<SharedArena>, session: PageSession) -> Resp
     let (user, csrf) = who(&session);
     match arena.db.read(move |c| crate::my_bots::of_user(c, id)).await {
         Ok(bots) => arena.templates.page("my_bots.html", context! { bots, user, csrf }),
+        Err(e) => failed(&arena, &session, e),
+    }
+}
+
+/// The workers (`bao-referee worker`) as they last reported: host, version, architecture,
+/// games running, load, and how long ago; for administrators only.
+async fn admin_workers(State(arena): State<SharedArena>, session: PageSession) -> Response {
+    let Some(s) = &session.0 else { return Redirect::to("/login").into_response() };
+    if !s.user.is_admin {
+        return failed(&arena, &session, ApiError::forbidden("only administrators see the workers"));
+    }
+    let (user, csrf) = who(&session);
+    let now = crate::db::now_ms();
+    match arena.db.read(|c| crate::worker::status::seen(c, 0)).await {
+        Ok(workers) => {
+            let rows: Vec<_> = workers
+                .into_iter()
+                .map(|w| {
+                    let ago = (now - w.seen_at).max(0) / 1000;
+                    let silent = now - w.seen_at > crate::worker::status::SEEN_MS;
+                    context! { w, ago, silent }
+                })
+                .collect();
+            let silent_after = crate::worker::status::SEEN_MS / 1000;
+            arena.templates.page("workers.html", context! { rows, silent_after, user, csrf })
+        }
         Err(e) => failed(&arena, &session, e),
     }
 }

@@ -10,7 +10,7 @@ use crate::error::ServerError;
 pub const SEEN_MS: i64 = 30_000;
 
 /// One worker's report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct WorkerReport {
     /// Its name (host, process id and a random part).
     pub id: String,
