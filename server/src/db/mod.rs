@@ -7,7 +7,7 @@
 mod conn;
 mod postgres;
 #[cfg(test)]
-mod postgres_tests;
+pub(crate) mod postgres_tests;
 
 use std::cell::RefCell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

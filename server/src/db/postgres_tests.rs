@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::*;
 
-/// A new, empty database of the test cluster; its URL. `None` (skipped) without a cluster.
-fn fresh_database() -> Option<String> {
+/// A new, empty database of the test cluster; its URL. `None` (skipped, saying so) without a
+/// cluster; a failure under `BAO_REQUIRE_ALL=1`. The other modules' PostgreSQL tests use it too.
+pub(crate) fn fresh_database() -> Option<String> {
     let Some(base) = std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty()) else {
         assert!(
             std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),

@@ -168,32 +168,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let sqlite = Location::Sqlite(dir.path().join("a.sqlite3"));
         let mut all = vec![(dir, sqlite)];
-        match std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty()) {
-            Some(base) => {
-                let name = format!("bao_queue_{}_{}", std::process::id(), rand::random::<u32>());
-                let mut admin = ::postgres::Client::connect(&base, ::postgres::NoTls)
-                    .expect("BAO_TEST_POSTGRES connects");
-                admin.batch_execute(&format!("CREATE DATABASE {name}")).expect("create database");
-                let mut config: ::postgres::Config = base.parse().expect("a URL");
-                config.dbname(&name);
-                let host = match &config.get_hosts()[0] {
-                    ::postgres::config::Host::Tcp(h) => h.clone(),
-                    ::postgres::config::Host::Unix(p) => p.display().to_string(),
-                };
-                let port = config.get_ports().first().copied().unwrap_or(5432);
-                let user = config.get_user().unwrap_or("postgres");
-                let url = format!("postgres://{user}@{host}:{port}/{name}");
-                all.push((tempfile::tempdir().expect("tempdir"), Location::Postgres(url)));
-            }
-            None => {
-                assert!(
-                    std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-                    "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is not set: the lease SQL is also tested on PostgreSQL"
-                );
-                eprintln!(
-                    "the lease SQL on PostgreSQL skipped: BAO_TEST_POSTGRES is not set (deploy/postgres/throwaway.sh start DIR)"
-                );
-            }
+        if let Some(url) = crate::db::postgres_tests::fresh_database() {
+            all.push((tempfile::tempdir().expect("tempdir"), Location::Postgres(url)));
         }
         all
     }
