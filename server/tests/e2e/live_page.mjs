@@ -7,7 +7,7 @@
 //   node live_page.mjs wait URL EXPR [MS]  waits (30 s, or MS) until the JavaScript EXPR is true
 //                                        on the page; prints the page's text then
 //   node live_page.mjs site SPEC         for each page of SPEC (a JSON file: {"base", "dir", "widths",
-//                                        "cookie": {"name", "value"}, "pages": [{"name", "path", "signed_in"}]})
+//                                        "cookie": {"name", "value"}, "pages": [{"name", "path", "signed_in", "cookie"?}]})
 //                                        at each width: a full-page screenshot DIR/NAME-WIDTHpx.png, and
 //                                        (`pages`) the status, document.documentElement.scrollWidth, innerWidth and
 //                                        the elements that scroll sideways inside the page (`sideways`), its
@@ -104,7 +104,9 @@ async function site(specFile) {
       for (const p of spec.pages) {
         const context = await browser.newContext({ viewport: { width, height: 800 } });
         if (p.signed_in) {
-          await context.addCookies([{ name: spec.cookie.name, value: spec.cookie.value, url: spec.base }]);
+          // A page may be seen with a session of its own (an administrator's), else the spec's.
+          const cookie = p.cookie || spec.cookie;
+          await context.addCookies([{ name: cookie.name, value: cookie.value, url: spec.base }]);
         }
         const page = await context.newPage();
         const errors = [];

@@ -76,6 +76,16 @@ pub fn site_at_1280_and_360() {
     assert_eq!(login.status, 303, "{}", login.body);
     let cookie = login.header("set-cookie").expect("a session cookie").split(';').next().expect("name=value");
     let (name, value) = cookie.split_once('=').expect("name=value");
+    // The administrator's session, for the page only administrators see.
+    let admin_login = post(
+        &format!("{u}/login"),
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        format!("token={}", arena.tokens[0]).as_bytes(),
+    );
+    assert_eq!(admin_login.status, 303, "{}", admin_login.body);
+    let admin_cookie =
+        admin_login.header("set-cookie").expect("a session cookie").split(';').next().expect("name=value");
+    let (admin_name, admin_value) = admin_cookie.split_once('=').expect("name=value");
     let pages: Vec<(&str, String, bool, u16)> = vec![
         ("leaderboard", "/".into(), false, 200),
         ("leaderboard-signed-in", "/".into(), true, 200),
@@ -94,14 +104,21 @@ pub fn site_at_1280_and_360() {
         ("login", "/login".into(), false, 200),
         ("not-found", "/bots/nobody".into(), false, 404),
         ("bad-page", "/games?page=zero".into(), false, 400),
+        ("workers", "/admin/workers".into(), true, 200),
+        ("workers-refused", "/admin/workers".into(), true, 403),
     ];
     let spec = serde_json::json!({
         "base": u,
         "dir": shots,
         "widths": [1280, 360],
         "cookie": { "name": name, "value": value },
-        "pages": pages.iter().map(|(n, p, s, _)| serde_json::json!({ "name": n, "path": p, "signed_in": s }))
-            .collect::<Vec<_>>(),
+        "pages": pages.iter().map(|(n, p, s, _)| {
+            let mut page = serde_json::json!({ "name": n, "path": p, "signed_in": s });
+            if *n == "workers" {
+                page["cookie"] = serde_json::json!({ "name": admin_name, "value": admin_value });
+            }
+            page
+        }).collect::<Vec<_>>(),
     });
     let spec_file = arena.dir.path().join("site.json");
     std::fs::write(&spec_file, spec.to_string()).expect("spec");
