@@ -137,14 +137,18 @@ fn main() -> ExitCode {
             continue;
         }
         eprintln!("test {name} ...");
-        match std::panic::catch_unwind(AssertUnwindSafe(test)) {
+        let started = std::time::Instant::now();
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(test));
+        // The time each took, for keeping CI's time in view.
+        let secs = started.elapsed().as_secs_f64();
+        match outcome {
             Ok(()) => {
                 passed += 1;
-                println!("test {name} ... ok");
+                println!("test {name} ... ok ({secs:.1} s)");
             }
             Err(_) => {
                 failed += 1;
-                println!("test {name} ... FAILED");
+                println!("test {name} ... FAILED ({secs:.1} s)");
             }
         }
     }
