@@ -41,17 +41,6 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "workers_survive_kills_a_server_crash_and_a_database_outage",
 ];
 
-/// Tests whose subject is not the store — compilers in a sandbox, CPU fairness between bots,
-/// slow HTTP clients, the pages' layout at two widths — and that take minutes: the suite's
-/// pass on PostgreSQL runs them only when named, to keep CI's time (they run in the pass on
-/// SQLite).
-const NOT_ABOUT_THE_STORE: &[&str] = &[
-    "honest_bots_build_and_play_in_every_language",
-    "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
-    "slow_and_many_clients_are_cut",
-    "site_at_1280_and_360",
-];
-
 const TESTS: &[Test] = &[
     ("entrant_attacks_fail", attack::entrant_attacks_fail),
     ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
@@ -127,12 +116,6 @@ fn main() -> ExitCode {
         if filter.is_none() && support::suite_on_postgres() && ON_POSTGRES_ANYWAY.contains(name) {
             println!(
                 "test {name} ... not run again: it runs on PostgreSQL in every pass (name it to run it)"
-            );
-            continue;
-        }
-        if filter.is_none() && support::suite_on_postgres() && NOT_ABOUT_THE_STORE.contains(name) {
-            println!(
-                "test {name} ... not run on PostgreSQL: its subject is not the store (name it to run it)"
             );
             continue;
         }
