@@ -650,6 +650,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
         let side = if g.south == thief { "S" } else { "N" };
         thief_stderr.push_str(&stderr_of(&log, side));
     }
+    eprintln!("the thief's stderr in its stored logs: {thief_stderr}");
     assert!(
         thief_stderr.contains(&own_canary),
         "the thief's stderr reached the stored log with what it read of its own folder (else this test checks \
@@ -782,12 +783,24 @@ pub fn worker_attacks_cache_is_closed_to_other_users() {
     std::fs::write(cache.join("logs/7-1.jsonl"), &secret_log).expect("log");
     give_to_server_user(&cache);
 
-    let script = format!("ls {c}/artifacts; cat {c}/artifacts/*/bot {c}/logs/*", c = cache.display());
+    // The user nobody reads what anyone may read (else the reads below prove nothing).
+    let open_word = secret("open");
+    std::fs::write(dir.path().join("open.txt"), &open_word).expect("open file");
+    let script = format!(
+        "cat {o}; ls {c}/artifacts; cat {c}/artifacts/*/bot {c}/logs/*",
+        c = cache.display(),
+        o = dir.path().join("open.txt").display()
+    );
     let out = std::process::Command::new("setpriv")
         .args(["--reuid", "65534", "--regid", "65534", "--clear-groups", "sh", "-c", &script])
         .output()
         .expect("setpriv runs");
     let seen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        seen.contains(&open_word),
+        "the user nobody reads a file open to all: {seen} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!seen.contains(&hash), "the user nobody lists the bots' folders in the worker's cache: {seen}");
     assert!(!seen.contains(&secret_bot), "the user nobody reads a bot in the worker's cache: {seen}");
     assert!(!seen.contains(&secret_log), "the user nobody reads a running game's log: {seen}");
