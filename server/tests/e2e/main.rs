@@ -44,6 +44,7 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "worker_attacks_cache_is_closed_to_other_users",
     "worker_attacks_results_are_the_referees",
     "worker_attacks_unpackable_bot_is_not_the_machines_fault",
+    "worker_attacks_gate_verdict_with_a_nul_is_recorded",
 ];
 
 /// Tests whose subject is not the store — compilers in a sandbox, CPU fairness between bots,
@@ -109,6 +110,10 @@ const TESTS: &[Test] = &[
     (
         "worker_attacks_unpackable_bot_is_not_the_machines_fault",
         worker_attacks::worker_attacks_unpackable_bot_is_not_the_machines_fault,
+    ),
+    (
+        "worker_attacks_gate_verdict_with_a_nul_is_recorded",
+        worker_attacks::worker_attacks_gate_verdict_with_a_nul_is_recorded,
     ),
 ];
 
