@@ -13,8 +13,12 @@ use crate::domain::VersionChange;
 use crate::error::ServerError;
 use crate::versions::{self, Version};
 
-/// Runs builds until shutdown.
-pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
+/// Runs builds until `term` ends (shutdown, or this server no longer leads).
+pub async fn run(
+    arena: Arc<Arena>,
+    gate: Arc<dyn ConformanceGate>,
+    term: tokio_util::sync::CancellationToken,
+) {
     loop {
         match process_one(&arena, gate.as_ref()).await {
             Ok(true) => continue,
@@ -22,7 +26,7 @@ pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
             Err(e) => tracing::error!(error = %e, "build worker"),
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => return,
+            () = term.cancelled() => return,
             () = arena.build_wake.notified() => {}
             () = tokio::time::sleep(Duration::from_secs(5)) => {}
         }
