@@ -974,7 +974,8 @@ EOF
 
 /// The gate's verdict on a bot that answers `hello` with a NUL in its `ready` (quoted as it
 /// is in the verdict's text, which PostgreSQL refuses to store) is recorded: the version is
-/// rejected, not left checking; and a build whose output holds a NUL byte is recorded too
+/// rejected, not left checking; so is that of a bot answering with a raw NUL byte (the
+/// gate's report quotes the line); and a build whose output holds a NUL byte is recorded too
 /// (its log kept, the version active), not left building. (Builds and the gate run on the
 /// leader today; docs/worker.md plans them as worker tasks.)
 pub fn worker_attacks_gate_verdict_with_a_nul_is_recorded() {
@@ -991,6 +992,11 @@ for line in sys.stdin:
     let a = submit(&server, &token, "nul", "executable", "nul.py", nul.as_bytes(), "");
     assert_eq!(a.status, 201, "{}", a.body);
     let checked = a.json()["id"].as_i64().expect("id");
+    // A raw NUL byte as its answer: not JSON; the gate's report quotes the line it got.
+    let raw = "#!/usr/bin/python3\nimport sys\nfor line in sys.stdin:\n    sys.stdout.buffer.write(b'\\x00\\n')\n    sys.stdout.flush()\n";
+    let a = submit(&server, &token, "rawnul", "executable", "rawnul.py", raw.as_bytes(), "");
+    assert_eq!(a.status, 201, "{}", a.body);
+    let quoted = a.json()["id"].as_i64().expect("id");
     let bot_py = python_bot(&hook(""), &hook(""), "ready");
     let zip = zip_of(&[
         ("build.sh", b"printf 'a NUL: \\000 and on\\n'\n"),
@@ -1002,7 +1008,7 @@ for line in sys.stdin:
     let built = a.json()["id"].as_i64().expect("id");
     let deadline = Instant::now() + Duration::from_secs(40);
     let states = loop {
-        let states = [checked, built].map(|id| crate::support::version_state(&server, id));
+        let states = [checked, quoted, built].map(|id| crate::support::version_state(&server, id));
         let settled = states.iter().all(|s| !matches!(s.as_str(), "queued" | "building" | "checking"));
         if settled || Instant::now() > deadline {
             break states;
@@ -1013,9 +1019,9 @@ for line in sys.stdin:
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("0x00")).take(3).collect();
     assert_eq!(
         states.each_ref().map(String::as_str),
-        ["rejected", "active"],
-        "40 s after their uploads: the bot answering with a NUL (rejected by the gate) and the build printing \
-         one (active); the server's errors: {errors:?}"
+        ["rejected", "rejected", "active"],
+        "40 s after their uploads: the bot answering with a NUL in JSON and the one answering with a NUL byte \
+         (both rejected by the gate), and the build printing one (active); the server's errors: {errors:?}"
     );
     drop(server);
 }
