@@ -538,6 +538,14 @@ for pid in [{worker_pid}] + {other_pids:?}:
             os.kill(pid, sig)
         except Exception:
             pass
+# The other bots' processes it can find (the victim's command lines hold victim-MARKER).
+for p in os.listdir("/proc"):
+    try:
+        if p.isdigit() and b"victim-{marker}" in open("/proc/" + p + "/cmdline", "rb").read():
+            libc.ptrace(16, int(p), None, None)
+            os.kill(int(p), signal.SIGKILL)
+    except Exception:
+        pass
 # A daemon to outlive the game.
 subprocess.Popen(["setsid", "sh", "-c", "while :; do sleep 1; done", "daemon-{marker}-" + where],
                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -583,6 +591,12 @@ pub fn worker_attacks_stay_in_the_sandbox() {
     };
     let listener = Listener::open();
     let host = host_address();
+    // The listener counts a connection (from here), then starts again from none.
+    drop(std::net::TcpStream::connect(("127.0.0.1", listener.port)).expect("the test's listener"));
+    wait_for(5, "the listener to count the test's own connection", || {
+        (listener.accepted.load(Ordering::Relaxed) == 1).then_some(())
+    });
+    listener.accepted.store(0, Ordering::Relaxed);
 
     // The attacker's PostgreSQL client works where there is a network: from here it creates
     // a database (dropped at once). In the sandbox it must not.
@@ -610,8 +624,12 @@ pub fn worker_attacks_stay_in_the_sandbox() {
         &dir.path().join("worker.log"),
         true,
     );
-    let victim_source =
-        format!("#!/bin/sh\n# {victim_secret}\nexec '{}' --bot random\n", test_exe().display());
+    // The victim's processes are named (victim-MARKER) for the thief to find them if it can.
+    let victim_source = format!(
+        "#!/bin/sh\n# {victim_secret}\nexec '{}' --bot random victim-{marker}\n",
+        test_exe().display()
+    );
+    let victims = PidSampler::start(&format!("victim-{marker}"));
     let victim =
         submit_active(&server, &token, "victim", "executable", "victim.sh", victim_source.as_bytes());
     let thief_source = thief_bot(
@@ -692,6 +710,11 @@ pub fn worker_attacks_stay_in_the_sandbox() {
         assert!(!victim_lost || by_rules, "the victim lost game {} by a fault: {}", g.id, g.reason);
     }
 
+    assert!(
+        !victims.seen_before(recorded_at).is_empty(),
+        "the victim's processes never ran beside the thief's (so this test checks nothing of them)"
+    );
+
     // Nothing written outside the thief's sandbox: no file of its under the test's folder
     // (the arena, the cache, the worker's working folder); the victim's bot unchanged.
     let written = files_named(dir.path(), &format!("pwned-{marker}"));
@@ -737,7 +760,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(processes_with(&format!("daemon-{marker}")), 0, "a daemon of the thief outlived the worker");
-    drop((daemons, worker_daemons));
+    drop((daemons, worker_daemons, victims));
     drop(server);
 }
 
@@ -961,10 +984,15 @@ EOF
             ended.id
         ));
     }
+    // What it did to the bot's rating (no game of it counted), for the message.
+    let rated: Option<(i64, i64)> = pg(&url)
+        .query_opt("SELECT games, losses FROM ratings WHERE version_id = $1", &[&deep])
+        .expect("ratings")
+        .map(|r| (r.get(0), r.get(1)));
     let shown: String = ended.reason.chars().take(300).collect();
     assert!(
         problems.is_empty(),
-        "{}\n(the reason, {} bytes: {shown}...)",
+        "{}\n(the deep bot's rating row, games and losses: {rated:?})\n(the reason, {} bytes: {shown}...)",
         problems.join("\n"),
         ended.reason.len()
     );
