@@ -19,6 +19,8 @@
 //! - [`worker_attacks_unpackable_bot_is_not_the_machines_fault`]: a bot whose build leaves a
 //!   path that fits the leader's folder but not a worker's cache, so that every game it
 //!   plays on a worker ends "aborted by the machine's fault" (not counted).
+//! - [`worker_attacks_gate_verdict_with_a_nul_is_recorded`]: the same NUL at the gate (in the
+//!   verdict's text, in the line the report quotes) and in a build's output.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
