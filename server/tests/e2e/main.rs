@@ -24,6 +24,7 @@ mod sessions;
 mod site;
 mod state;
 mod support;
+mod worker_attacks;
 mod workers;
 
 use std::panic::AssertUnwindSafe;
@@ -39,6 +40,11 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "a_follower_takes_the_lead_when_the_leader_dies",
     "workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once",
     "workers_survive_kills_a_server_crash_and_a_database_outage",
+    "worker_attacks_stay_in_the_sandbox",
+    "worker_attacks_cache_is_closed_to_other_users",
+    "worker_attacks_results_are_the_referees",
+    "worker_attacks_unpackable_bot_is_not_the_machines_fault",
+    "worker_attacks_gate_verdict_with_a_nul_is_recorded",
 ];
 
 const TESTS: &[Test] = &[
@@ -83,6 +89,20 @@ const TESTS: &[Test] = &[
     (
         "workers_survive_kills_a_server_crash_and_a_database_outage",
         chaos::workers_survive_kills_a_server_crash_and_a_database_outage,
+    ),
+    ("worker_attacks_stay_in_the_sandbox", worker_attacks::worker_attacks_stay_in_the_sandbox),
+    (
+        "worker_attacks_cache_is_closed_to_other_users",
+        worker_attacks::worker_attacks_cache_is_closed_to_other_users,
+    ),
+    ("worker_attacks_results_are_the_referees", worker_attacks::worker_attacks_results_are_the_referees),
+    (
+        "worker_attacks_unpackable_bot_is_not_the_machines_fault",
+        worker_attacks::worker_attacks_unpackable_bot_is_not_the_machines_fault,
+    ),
+    (
+        "worker_attacks_gate_verdict_with_a_nul_is_recorded",
+        worker_attacks::worker_attacks_gate_verdict_with_a_nul_is_recorded,
     ),
 ];
 
