@@ -133,7 +133,7 @@ pub fn a_follower_takes_the_lead_when_the_leader_dies() {
     };
     let killed = Instant::now();
     wait_for(30, "the survivor to take the lead", || {
-        (leaders(&mut db) == 1 && leader_process(&mut db) == survivor.pid()).then_some(())
+        (leaders(&mut db) == 1 && holder_process(&mut db) == Some(survivor.pid())).then_some(())
     });
     eprintln!("the lead moved {:.1} s after the kill", killed.elapsed().as_secs_f64());
     // The games the dead leader left running are aborted, and new games are played to the end.
@@ -154,14 +154,22 @@ pub fn a_follower_takes_the_lead_when_the_leader_dies() {
 
 /// The process id of the server whose connection holds the leader lock.
 fn leader_process(db: &mut postgres::Client) -> u32 {
+    holder_process(db).expect("a server's connection holds the leader lock")
+}
+
+/// The process id of the server whose connection holds the leader lock, if one does now (a
+/// killed server's backend may be gone between two queries).
+fn holder_process(db: &mut postgres::Client) -> Option<u32> {
     let name: String = db
-        .query_one(
+        .query_opt(
             &format!("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE {HELD}"),
             &[&bao_server::leader::LEADER_LOCK],
         )
-        .expect("the leader's connection")
+        .expect("pg_locks")?
         .get(0);
-    name.strip_prefix("bao-referee ")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("connection named {name:?}"))
+    Some(
+        name.strip_prefix("bao-referee ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("connection named {name:?}")),
+    )
 }
