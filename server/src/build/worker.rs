@@ -13,8 +13,12 @@ use crate::domain::VersionChange;
 use crate::error::ServerError;
 use crate::versions::{self, Version};
 
-/// Runs builds until shutdown.
+/// Runs builds until shutdown (none when the workers build: [`super::on_workers`]).
 pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
+    if super::on_workers(&arena) {
+        tracing::info!("builds and conformance checks are the workers' tasks: this server builds nothing");
+        return;
+    }
     loop {
         match process_one(&arena, gate.as_ref()).await {
             Ok(true) => continue,

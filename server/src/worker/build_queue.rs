@@ -1,0 +1,351 @@
+//! The queue of builds for workers (`games.executor = "workers"` on PostgreSQL), with leases
+//! as the games have ([`super::queue`]). A row of `build_tasks` is keyed by (version, arch):
+//!
+//! - arch [`GATE`] (`''`): a version's first build and its conformance check, queued with the
+//!   version's row by the upload. Any worker takes it; its outcome is the version's state
+//!   change — exactly those the server's own build loop makes (`crate::build::worker`):
+//!   `rejected` when the build or the check fails, else `active` (or `evaluating` for a
+//!   candidate) — with the build log, the check report and the built folder for the worker's
+//!   architecture, in one transaction that commits only while the worker holds the lease.
+//! - arch `aarch64` (...): a build of an active or evaluating version for the workers of that
+//!   architecture, queued by such a worker when it finds the version without an artifact for
+//!   it. Its outcome only adds that artifact, or records that the build failed on that
+//!   architecture (`version_arch_failures`), so that it is not tried again.
+//!
+//! A claim writes the worker's name, a lease expiry on the database's clock and the next
+//! attempt number (on PostgreSQL picking the row `FOR UPDATE SKIP LOCKED`); for a first build
+//! it also moves the version to `building` — so the claim runs under the servers' write lock,
+//! which a build (seconds to minutes) can afford. First builds go first, in the fair order of
+//! users of the server's own build queue (`versions::claim_queued`): the user served least
+//! recently first.
+
+use crate::db::{Conn, OptionalExtension, params};
+use crate::domain::{VersionChange, VersionId, VersionState};
+use crate::error::ServerError;
+use crate::versions;
+
+use super::queue::{db_now, skip_locked};
+
+/// The `arch` of a version's first build with its conformance check (any worker takes it).
+pub const GATE: &str = "";
+
+/// A worker's hold on one build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildLease {
+    /// The version to build.
+    pub version: VersionId,
+    /// The task's architecture: [`GATE`] for the first build, else the one it builds for.
+    pub arch: String,
+    /// The worker holding it.
+    pub worker: String,
+    /// The attempt (1 for the first claim...).
+    pub attempt: i64,
+}
+
+impl BuildLease {
+    /// Whether this is the version's first build with its conformance check.
+    #[must_use]
+    pub fn is_gate(&self) -> bool {
+        self.arch == GATE
+    }
+}
+
+/// Queues a new version's first build (in the upload's transaction, with its row and its
+/// source).
+pub fn enqueue_gate(conn: &Conn, version: VersionId, now: i64) -> Result<(), ServerError> {
+    conn.execute(
+        "INSERT INTO build_tasks (version_id, arch, queued_at) VALUES (?1, ?2, ?3)",
+        params![version, GATE, now],
+    )?;
+    Ok(())
+}
+
+/// Stores a version's uploaded folder (a gzip-compressed tar) in the caller's transaction.
+pub fn store_source(conn: &Conn, version: VersionId, bytes: &[u8]) -> Result<(), ServerError> {
+    let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+    conn.execute(
+        "INSERT INTO version_sources (version_id, hash, bytes, data) VALUES (?1, ?2, ?3, ?4)",
+        params![version, super::artifacts::hash(bytes), size, bytes],
+    )?;
+    Ok(())
+}
+
+/// A version's uploaded folder and its hash, if stored.
+pub fn source(conn: &Conn, version: VersionId) -> Result<Option<(String, Vec<u8>)>, ServerError> {
+    Ok(conn
+        .query_row("SELECT hash, data FROM version_sources WHERE version_id = ?1", [version], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?)
+}
+
+/// Queues a build for `arch` of every active or evaluating version that has its source in the
+/// database, no artifact for `arch`, and no failed build on it; returns how many were queued.
+pub fn enqueue_arch(conn: &Conn, arch: &str, now: i64) -> Result<usize, ServerError> {
+    if arch == GATE {
+        return Err(ServerError::Internal("an architecture has a name".into()));
+    }
+    Ok(conn.execute(
+        "INSERT INTO build_tasks (version_id, arch, queued_at)
+         SELECT v.id, ?1, ?2 FROM versions v
+         WHERE v.state IN (?3, ?4)
+           AND EXISTS (SELECT 1 FROM version_sources s WHERE s.version_id = v.id)
+           AND NOT EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = v.id AND a.arch = ?1)
+           AND NOT EXISTS (SELECT 1 FROM version_arch_failures f WHERE f.version_id = v.id AND f.arch = ?1)
+         ON CONFLICT (version_id, arch) DO NOTHING",
+        params![arch, now, VersionState::Active, VersionState::Evaluating],
+    )?)
+}
+
+/// The condition on a task `t` that nobody holds: never leased, handed back, or expired.
+fn free(conn: &Conn) -> String {
+    format!("(t.lease_expires_at IS NULL OR t.lease_expires_at < {})", db_now(conn))
+}
+
+/// Whether a build waits that a worker of `arch` may take (one indexed read, outside the
+/// write lock: the claim itself takes it).
+pub fn waiting(conn: &Conn, arch: &str) -> Result<bool, ServerError> {
+    let sql =
+        format!("SELECT count(*) FROM build_tasks t WHERE (t.arch = ?1 OR t.arch = ?2) AND {}", free(conn));
+    let n: i64 = conn.query_row(&sql, params![GATE, arch], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+/// Claims the next build a worker of `arch` may take, for `lease_ms` from the database's
+/// clock: first builds first, in the users' turns, then builds for `arch`, oldest first. A
+/// first build's version moves to `building` in the same transaction (from `queued`; from
+/// `checking` through `queued`, as recovery would; a version already `building` stays so).
+/// `None` when there is none.
+pub fn claim(
+    conn: &mut Conn,
+    worker: &str,
+    arch: &str,
+    lease_ms: i64,
+) -> Result<Option<BuildLease>, ServerError> {
+    let tx = conn.transaction()?;
+    let sql = format!(
+        "UPDATE build_tasks SET leased_by = ?1, lease_expires_at = {now} + ?2, attempts = attempts + 1
+         WHERE (version_id, arch) = (
+             SELECT t.version_id, t.arch FROM build_tasks t
+             JOIN versions v ON v.id = t.version_id JOIN bots b ON b.id = v.bot_id
+             WHERE (t.arch = ?3 OR t.arch = ?4) AND {free}
+             ORDER BY CASE WHEN t.arch = ?3 THEN 0 ELSE 1 END,
+                      coalesce((SELECT max(w.state_at) FROM versions w JOIN bots wb ON wb.id = w.bot_id
+                                WHERE wb.owner_id = b.owner_id AND w.state != ?5), 0),
+                      t.version_id
+             LIMIT 1 {lock})
+         RETURNING version_id, arch, attempts",
+        now = db_now(&tx),
+        free = free(&tx),
+        lock = skip_locked(&tx),
+    );
+    loop {
+        let got: Option<(VersionId, String, i64)> = tx
+            .query_row(&sql, params![worker, lease_ms, GATE, arch, VersionState::Queued], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?;
+        let Some((version, task_arch, attempt)) = got else {
+            tx.commit()?;
+            return Ok(None);
+        };
+        let lease = BuildLease { version, arch: task_arch, worker: worker.to_owned(), attempt };
+        if !lease.is_gate() {
+            tx.commit()?;
+            return Ok(Some(lease));
+        }
+        let state: Option<VersionState> =
+            tx.query_row("SELECT state FROM versions WHERE id = ?1", [version], |r| r.get(0)).optional()?;
+        let started = match state {
+            Some(VersionState::Queued) => versions::set_state(&tx, version, VersionChange::START_BUILD, "")?,
+            Some(VersionState::Building) => true,
+            Some(VersionState::Checking) => {
+                versions::set_state(&tx, version, VersionChange::REQUEUE_CHECK, "")?
+                    && versions::set_state(&tx, version, VersionChange::START_BUILD, "")?
+            }
+            _ => false,
+        };
+        if started {
+            tx.commit()?;
+            return Ok(Some(lease));
+        }
+        // The version is past its build (no longer possible, but not to be built again): the
+        // task ends, and the next one is looked for.
+        tx.execute("DELETE FROM build_tasks WHERE version_id = ?1 AND arch = ?2", params![version, GATE])?;
+    }
+}
+
+/// The lease's row, when still held (same worker, same attempt, not expired).
+const HELD: &str = "version_id = ?1 AND arch = ?2 AND leased_by = ?3 AND attempts = ?4";
+
+/// Extends a lease to `lease_ms` from the database's clock; false when it is no longer held.
+pub fn renew(conn: &Conn, lease: &BuildLease, lease_ms: i64) -> Result<bool, ServerError> {
+    let now = db_now(conn);
+    let n = conn.execute(
+        &format!(
+            "UPDATE build_tasks SET lease_expires_at = {now} + ?5 WHERE {HELD} AND lease_expires_at >= {now}"
+        ),
+        params![lease.version, lease.arch, lease.worker, lease.attempt, lease_ms],
+    )?;
+    Ok(n == 1)
+}
+
+/// Hands a build back (a worker stopping, or one that could not run it): claimable again at
+/// once. False when the lease was no longer held.
+pub fn release(conn: &Conn, lease: &BuildLease) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        &format!("UPDATE build_tasks SET leased_by = NULL, lease_expires_at = NULL WHERE {HELD}"),
+        params![lease.version, lease.arch, lease.worker, lease.attempt],
+    )?;
+    Ok(n == 1)
+}
+
+/// Whether `lease` still holds its build.
+fn held(conn: &Conn, lease: &BuildLease) -> Result<bool, ServerError> {
+    let n: i64 = conn.query_row(
+        &format!("SELECT count(*) FROM build_tasks WHERE {HELD} AND lease_expires_at >= {}", db_now(conn)),
+        params![lease.version, lease.arch, lease.worker, lease.attempt],
+        |r| r.get(0),
+    )?;
+    Ok(n == 1)
+}
+
+/// Ends the task in the caller's transaction if `lease` still holds it.
+fn take(conn: &Conn, lease: &BuildLease) -> Result<bool, ServerError> {
+    let n = conn.execute(
+        &format!("DELETE FROM build_tasks WHERE {HELD} AND lease_expires_at >= {}", db_now(conn)),
+        params![lease.version, lease.arch, lease.worker, lease.attempt],
+    )?;
+    Ok(n == 1)
+}
+
+/// A first build that succeeded moves its version to `checking` (one transaction, only while
+/// `lease` holds the build). False: the lease was lost, or the version is not `building`.
+pub fn start_check(conn: &mut Conn, lease: &BuildLease) -> Result<bool, ServerError> {
+    let tx = conn.transaction()?;
+    if !held(&tx, lease)? || !versions::set_state(&tx, lease.version, VersionChange::START_CHECK, "")? {
+        return Ok(false);
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+/// How a first build and its check ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The build failed: the version is rejected with this reason (from `building`).
+    BuildFailed(String),
+    /// The check failed, or the built folder cannot be stored: rejected with this reason
+    /// (from `checking`).
+    CheckFailed(String),
+    /// Passed: the built folder (a gzip-compressed tar) for the worker's architecture.
+    Passed(Vec<u8>),
+    /// The workers' machines failed to build or check it [`super::process::MAX_ATTEMPTS`]
+    /// times: rejected with this reason, which says it is the arena's failure.
+    ServerFailed(String),
+}
+
+/// What a first build leaves for the version's owner, and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateRecord {
+    /// The build's output (kept as it was when `None`).
+    pub build_log: Option<String>,
+    /// The conformance check's report (kept as it was when `None`).
+    pub check_report: Option<String>,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
+/// Records a first build's outcome — the build log, the check report, the artifact for `arch`
+/// and the version's state change — in one transaction (under the write lock) that changes
+/// nothing unless `lease` still holds the build and the version is in the state the verdict
+/// starts from. False: nothing recorded (the lease was lost: another attempt records it).
+pub fn finish_gate(
+    conn: &mut Conn,
+    lease: &BuildLease,
+    arch: &str,
+    record: &GateRecord,
+    now: i64,
+) -> Result<bool, ServerError> {
+    let id = lease.version;
+    let tx = conn.transaction()?;
+    if !lease.is_gate() || !take(&tx, lease)? {
+        return Ok(false);
+    }
+    let Some(v) = versions::version(&tx, id)? else { return Ok(false) };
+    if let Some(log) = &record.build_log {
+        versions::set_build_log(&tx, id, log)?;
+    }
+    if let Some(report) = &record.check_report {
+        versions::set_check_report(&tx, id, report)?;
+    }
+    let moved = match &record.verdict {
+        Verdict::BuildFailed(why) => versions::set_state(&tx, id, VersionChange::BUILD_FAILED, why)?,
+        Verdict::CheckFailed(why) => versions::set_state(&tx, id, VersionChange::CHECK_FAILED, why)?,
+        Verdict::ServerFailed(why) => {
+            let change = if v.state == VersionState::Checking {
+                VersionChange::CHECK_FAILED
+            } else {
+                VersionChange::BUILD_FAILED
+            };
+            versions::set_state(&tx, id, change, why)?
+        }
+        Verdict::Passed(artifact) => {
+            super::artifacts::store_in(&tx, id, arch, artifact, now)?;
+            if v.candidate {
+                versions::set_state(
+                    &tx,
+                    id,
+                    VersionChange::START_EVALUATION,
+                    "passed the checks; playing the active version",
+                )?
+            } else {
+                versions::activate_in(&tx, id, VersionChange::ACTIVATE, "passed the checks")?
+            }
+        }
+    };
+    if !moved {
+        return Ok(false);
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Records a build for `lease.arch`: its artifact, or that it failed on that architecture
+/// (`Err((reason, build log))`), in one transaction that changes nothing unless `lease` still
+/// holds the build. The version's state is not changed.
+pub fn finish_arch(
+    conn: &mut Conn,
+    lease: &BuildLease,
+    outcome: &Result<Vec<u8>, (String, String)>,
+    now: i64,
+) -> Result<bool, ServerError> {
+    let tx = conn.transaction()?;
+    if lease.is_gate() || !take(&tx, lease)? {
+        return Ok(false);
+    }
+    match outcome {
+        Ok(artifact) => {
+            super::artifacts::store_in(&tx, lease.version, &lease.arch, artifact, now)?;
+        }
+        Err((reason, log)) => {
+            tx.execute(
+                "INSERT INTO version_arch_failures (version_id, arch, reason, build_log, failed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (version_id, arch) DO NOTHING",
+                params![lease.version, lease.arch, reason, log, now],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+/// The SQL condition, on a version's `id`, that a worker holds its first build under a live
+/// lease (for recovery, which leaves such versions `building` or `checking`).
+#[must_use]
+pub fn held_by_a_worker(conn: &Conn) -> String {
+    format!(
+        "id IN (SELECT version_id FROM build_tasks WHERE arch = '' AND leased_by IS NOT NULL AND lease_expires_at >= {})",
+        db_now(conn)
+    )
+}
