@@ -349,3 +349,239 @@ pub fn held_by_a_worker(conn: &Conn) -> String {
         db_now(conn)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worker::queue::tests::{ARCH, on_each};
+
+    /// Adds version `id` (number `id`) of bot 1 in `state`, with its source and (when `queued`)
+    /// its first build queued, as an upload under workers makes it.
+    fn add(conn: &Conn, id: i64, state: VersionState, candidate: bool) -> VersionId {
+        conn.execute(
+            "INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, candidate, submitted_at, state_at)
+             VALUES (?1, 1, ?1, 'python', 'a.py', 1, ?2, ?3, 0, 0)",
+            params![id, state, candidate],
+        )
+        .expect("version");
+        let v = VersionId::new(id);
+        store_source(conn, v, b"source").expect("source");
+        if state == VersionState::Queued {
+            enqueue_gate(conn, v, 0).expect("task");
+        }
+        v
+    }
+
+    fn state(conn: &Conn, v: VersionId) -> (VersionState, String) {
+        conn.query_row("SELECT state, reason FROM versions WHERE id = ?1", [v], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("state")
+    }
+
+    fn logs(conn: &Conn, v: VersionId) -> (String, String) {
+        conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [v], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("logs")
+    }
+
+    fn expire(conn: &Conn, v: VersionId) {
+        conn.execute(
+            &format!("UPDATE build_tasks SET lease_expires_at = {} - 1 WHERE version_id = ?1", db_now(conn)),
+            [v],
+        )
+        .expect("expire");
+    }
+
+    fn tasks(conn: &Conn) -> i64 {
+        conn.query_row("SELECT count(*) FROM build_tasks", [], |r| r.get(0)).expect("tasks")
+    }
+
+    fn passed(log: &str) -> GateRecord {
+        GateRecord {
+            build_log: Some(log.into()),
+            check_report: Some("all checks passed".into()),
+            verdict: Verdict::Passed(b"built".to_vec()),
+        }
+    }
+
+    #[test]
+    fn a_first_build_is_claimed_once_handed_over_when_its_lease_expires_and_recorded_once() {
+        on_each(|_, conn| {
+            conn.execute("DELETE FROM version_artifacts", []).expect("no artifacts");
+            conn.execute("UPDATE versions SET state = 'retired'", []).expect("old versions");
+            let v = add(conn, 10, VersionState::Queued, false);
+            assert!(waiting(conn, ARCH).expect("waiting"));
+            let a = claim(conn, "a", ARCH, 60_000).expect("claim").expect("the build");
+            assert_eq!((a.version, a.arch.as_str(), a.attempt), (v, GATE, 1));
+            assert_eq!(state(conn, v).0, VersionState::Building, "claimed: building");
+            assert_eq!(claim(conn, "b", "other-arch", 60_000).expect("claim"), None, "held");
+            assert!(!waiting(conn, ARCH).expect("waiting"));
+            assert!(renew(conn, &a, 60_000).expect("renew"));
+            assert!(start_check(conn, &a).expect("start check"));
+            assert_eq!(state(conn, v).0, VersionState::Checking);
+            // a goes silent past its lease (killed): b, of another architecture, takes the
+            // build over, and the version is built again from the start.
+            expire(conn, v);
+            assert!(!renew(conn, &a, 60_000).expect("renew"), "an expired lease is not extended");
+            let b = claim(conn, "b", "other-arch", 60_000).expect("claim").expect("handed over");
+            assert_eq!((b.version, b.attempt), (v, 2));
+            assert_eq!(state(conn, v).0, VersionState::Building, "checking, queued again, building");
+            assert!(!start_check(conn, &a).expect("a's check"), "a's lease is gone");
+            assert!(
+                !finish_gate(conn, &a, ARCH, &passed("a's"), 0).expect("a records"),
+                "a's outcome is discarded"
+            );
+            assert_eq!(state(conn, v).0, VersionState::Building);
+            assert!(start_check(conn, &b).expect("b's check"));
+            assert!(finish_gate(conn, &b, "other-arch", &passed("b's log"), 0).expect("b records"));
+            assert_eq!(state(conn, v), (VersionState::Active, "passed the checks".into()));
+            assert_eq!(logs(conn, v), ("b's log".into(), "all checks passed".into()));
+            assert!(crate::worker::artifacts::hash_of(conn, v, "other-arch").expect("artifact").is_some());
+            assert_eq!(crate::worker::artifacts::hash_of(conn, v, ARCH).expect("artifact"), None);
+            assert_eq!(tasks(conn), 0, "the task ended");
+            assert!(
+                !finish_gate(conn, &b, "other-arch", &passed("again"), 0).expect("again"),
+                "recorded once"
+            );
+        });
+    }
+
+    #[test]
+    fn a_first_build_ends_as_the_servers_own_build_loop_ends_it() {
+        on_each(|_, conn| {
+            // Build failed: rejected from building, with the build log.
+            let v = add(conn, 10, VersionState::Queued, false);
+            let l = claim(conn, "a", ARCH, 60_000).expect("claim").expect("build");
+            let record = GateRecord {
+                build_log: Some("error: no".into()),
+                check_report: None,
+                verdict: Verdict::BuildFailed("the build failed (see the build log)".into()),
+            };
+            assert!(finish_gate(conn, &l, ARCH, &record, 0).expect("record"));
+            assert_eq!(
+                state(conn, v),
+                (VersionState::Rejected, "the build failed (see the build log)".into())
+            );
+            assert_eq!(logs(conn, v).0, "error: no");
+            // The machines failed during the check five times: rejected, saying it is the arena's fault.
+            let v = add(conn, 11, VersionState::Queued, false);
+            let l = claim(conn, "a", ARCH, 60_000).expect("claim").expect("build");
+            assert!(start_check(conn, &l).expect("check"));
+            let record = GateRecord {
+                build_log: None,
+                check_report: None,
+                verdict: Verdict::ServerFailed("the arena's workers could not build or check it".into()),
+            };
+            assert!(finish_gate(conn, &l, ARCH, &record, 0).expect("record"));
+            assert_eq!(
+                state(conn, v),
+                (VersionState::Rejected, "the arena's workers could not build or check it".into())
+            );
+            // A candidate that passes is evaluated against the active version.
+            let v = add(conn, 12, VersionState::Queued, true);
+            let l = claim(conn, "a", ARCH, 60_000).expect("claim").expect("build");
+            assert!(start_check(conn, &l).expect("check"));
+            assert!(finish_gate(conn, &l, ARCH, &passed("ok"), 0).expect("record"));
+            assert_eq!(state(conn, v).0, VersionState::Evaluating);
+            // A version that passes replaces the bot's active one.
+            let v = add(conn, 13, VersionState::Queued, false);
+            let l = claim(conn, "a", ARCH, 60_000).expect("claim").expect("build");
+            assert!(
+                !finish_gate(conn, &l, ARCH, &passed("ok"), 0).expect("not checked"),
+                "not from building"
+            );
+            assert!(start_check(conn, &l).expect("check"));
+            assert!(finish_gate(conn, &l, ARCH, &passed("ok"), 0).expect("record"));
+            let active: Vec<i64> = conn
+                .prepare("SELECT id FROM versions WHERE state = 'active' ORDER BY id")
+                .expect("query")
+                .query_map([], |r| r.get(0))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("rows");
+            assert_eq!(active, vec![13], "exactly one active version");
+        });
+    }
+
+    #[test]
+    fn builds_for_an_architecture_are_queued_once_and_only_add_an_artifact_or_a_failure() {
+        on_each(|_, conn| {
+            // Versions 1 and 2 (active) are built for ARCH; 20 and 21 are active with their
+            // sources; 22 is retired.
+            let v20 = add(conn, 20, VersionState::Active, false);
+            let v21 = add(conn, 21, VersionState::Evaluating, false);
+            add(conn, 22, VersionState::Retired, false);
+            assert_eq!(enqueue_arch(conn, ARCH, 0).expect("queue"), 2, "20 and 21 (1 and 2 have no source)");
+            assert_eq!(enqueue_arch(conn, ARCH, 0).expect("again"), 0, "queued once");
+            assert_eq!(claim(conn, "x", "other-arch", 60_000).expect("claim"), None, "not for other-arch");
+            let queued = add(conn, 23, VersionState::Queued, false);
+            let first = claim(conn, "w", ARCH, 60_000).expect("claim").expect("a build");
+            assert_eq!(first.version, queued, "first builds go first");
+            let a = claim(conn, "w", ARCH, 60_000).expect("claim").expect("a build");
+            let b = claim(conn, "w", ARCH, 60_000).expect("claim").expect("a build");
+            assert_eq!((a.version, a.arch.as_str(), b.version), (v20, ARCH, v21));
+            assert!(!finish_gate(conn, &a, ARCH, &passed("x"), 0).expect("not a first build"));
+            assert!(finish_arch(conn, &a, &Ok(b"built".to_vec()), 0).expect("record"));
+            assert!(crate::worker::artifacts::hash_of(conn, v20, ARCH).expect("artifact").is_some());
+            assert!(
+                finish_arch(conn, &b, &Err(("the build failed on test-arch".into(), "log".into())), 0)
+                    .expect("record")
+            );
+            assert_eq!(state(conn, v20).0, VersionState::Active, "the state is not changed");
+            assert_eq!(state(conn, v21).0, VersionState::Evaluating, "the state is not changed");
+            assert!(crate::worker::artifacts::hash_of(conn, v21, ARCH).expect("artifact").is_none());
+            assert_eq!(enqueue_arch(conn, ARCH, 0).expect("again"), 0, "neither built nor failed again");
+            assert!(!finish_arch(conn, &b, &Ok(b"x".to_vec()), 0).expect("twice"), "recorded once");
+        });
+    }
+
+    #[test]
+    fn recovery_leaves_builds_that_workers_hold_and_queues_the_others_again() {
+        on_each(|_, conn| {
+            let held = add(conn, 30, VersionState::Queued, false);
+            let dead = add(conn, 31, VersionState::Queued, false);
+            let l = claim(conn, "a", ARCH, 60_000).expect("claim").expect("build");
+            assert_eq!(l.version, held);
+            let d = claim(conn, "b", ARCH, 60_000).expect("claim").expect("build");
+            assert!(start_check(conn, &d).expect("check"));
+            expire(conn, dead);
+            let dir = tempfile::tempdir().expect("dir");
+            let c = crate::config::ArenaConfig::default_config().candidate;
+            let done = crate::recovery::recover(conn, dir.path(), &c).expect("recover");
+            assert_eq!(done.requeued, 1);
+            assert_eq!(state(conn, held).0, VersionState::Building, "a live lease: left to its worker");
+            assert_eq!(state(conn, dead).0, VersionState::Queued, "queued again");
+            // The worker records its build; the other is claimed again from its task.
+            assert!(start_check(conn, &l).expect("check"));
+            assert!(finish_gate(conn, &l, ARCH, &passed("ok"), 0).expect("record"));
+            let again = claim(conn, "c", ARCH, 60_000).expect("claim").expect("the dead one's build");
+            assert_eq!((again.version, again.attempt), (dead, 2));
+            assert_eq!(state(conn, dead).0, VersionState::Building);
+        });
+    }
+
+    #[test]
+    fn first_builds_take_turns_between_users() {
+        on_each(|_, conn| {
+            conn.execute_batch(
+                "INSERT INTO users (id, name, created_at) VALUES (2, 'v', 0);
+                 INSERT INTO bots (id, name, owner_id, created_at) VALUES (2, 'c', 2, 0);",
+            )
+            .expect("a second user");
+            // User 1 was served (their versions left the queue); three of theirs wait, then
+            // one of user 2, who was never served: user 2's goes first.
+            conn.execute("UPDATE versions SET state_at = 5", []).expect("served");
+            for id in [40, 41, 42] {
+                add(conn, id, VersionState::Queued, false);
+            }
+            let other = add(conn, 43, VersionState::Queued, false);
+            conn.execute("UPDATE versions SET bot_id = 2 WHERE id = 43", []).expect("user 2's");
+            let first = claim(conn, "w", ARCH, 60_000).expect("claim").expect("a build");
+            assert_eq!(first.version, other, "the user never served goes first");
+            let second = claim(conn, "w", ARCH, 60_000).expect("claim").expect("a build");
+            assert_eq!(second.version, VersionId::new(40), "then the oldest of the other's");
+        });
+    }
+}
