@@ -501,7 +501,7 @@ mod tests {
                 .expect("rows")
                 .collect::<Result<_, _>>()
                 .expect("rows");
-            assert_eq!(active, vec![13], "exactly one active version");
+            assert_eq!(active, vec![v.get()], "exactly one active version");
         });
     }
 
