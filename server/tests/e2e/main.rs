@@ -24,6 +24,7 @@ mod sessions;
 mod site;
 mod state;
 mod support;
+mod worker_builds;
 mod workers;
 
 use std::panic::AssertUnwindSafe;
@@ -39,6 +40,7 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "a_follower_takes_the_lead_when_the_leader_dies",
     "workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once",
     "workers_survive_kills_a_server_crash_and_a_database_outage",
+    "workers_build_and_check_for_two_servers_without_a_shared_folder",
 ];
 
 /// Tests whose subject is not the store — compilers in a sandbox, CPU fairness between bots,
@@ -94,6 +96,10 @@ const TESTS: &[Test] = &[
     (
         "workers_survive_kills_a_server_crash_and_a_database_outage",
         chaos::workers_survive_kills_a_server_crash_and_a_database_outage,
+    ),
+    (
+        "workers_build_and_check_for_two_servers_without_a_shared_folder",
+        worker_builds::workers_build_and_check_for_two_servers_without_a_shared_folder,
     ),
 ];
 
