@@ -389,6 +389,43 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
             .unwrap_or_else(|e| panic!("game {game} does not verify: {e}"));
     }
     drop(w2);
-    drop(b);
+
+    // A server that crashes after writing a version's row, its source and its build task, before
+    // the commit: nothing of the upload is recorded (one transaction), no source without its
+    // version, no build queued.
+    b.kill9();
+    let versions = count(&url, "SELECT count(*) FROM versions", []);
+    let crashy = Server::start_with_env(
+        &data_b,
+        &[("BAO_DATABASE", &url), ("BAO_SERVER_FAILPOINT", "submit.after_insert")],
+    );
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let answer = agent
+        .post(&format!("{}/api/bots/crashy/versions?language=executable&file_name=bot", crashy.url))
+        .header("Authorization", &format!("Bearer {token}"))
+        .header("Content-Type", "application/octet-stream")
+        .send(&bot_script("random")[..]);
+    assert!(answer.is_err(), "the server answered instead of crashing");
+    assert!(!crashy.wait_exit(30).success(), "the server aborted at the failpoint");
+    assert_eq!(count(&url, "SELECT count(*) FROM versions", []), versions, "no version recorded");
+    assert_eq!(count(&url, "SELECT count(*) FROM bots WHERE name = 'crashy'", []), 0, "no bot recorded");
+    assert_eq!(
+        count(
+            &url,
+            "SELECT count(*) FROM version_sources s WHERE NOT EXISTS (SELECT 1 FROM versions v WHERE v.id = s.version_id)",
+            []
+        ),
+        0
+    );
+    assert_eq!(
+        count(&url, "SELECT count(*) FROM version_sources", []),
+        versions,
+        "every version has its source"
+    );
+    assert_eq!(count(&url, "SELECT count(*) FROM build_tasks WHERE arch = ''", []), 0, "no build queued");
     drop(a);
 }
