@@ -157,6 +157,43 @@ pub async fn ensure(arena: &Arena, version: VersionId, dir: PathBuf) -> Result<(
     Ok(())
 }
 
+/// The folder this server runs `version`'s built bot from (a game with a person, `/play`): its
+/// version folder, or, when the workers build ([`crate::build::on_workers`]: no server has
+/// one), the version's artifact for this machine's architecture, unpacked under the arena's
+/// `artifacts/` folder by hash.
+pub async fn served_dir(arena: &Arena, version: &crate::versions::Version) -> Result<PathBuf, ServerError> {
+    if !crate::build::on_workers(arena) {
+        return Ok(arena.version_dir(version.bot_id, version.number));
+    }
+    let id = version.id;
+    let hash = arena.db.read(move |c| hash_of(c, id, arch())).await?.ok_or_else(|| {
+        ServerError::Invalid(format!(
+            "{} v{} is not built for this server's architecture ({}): no worker of it has built it yet",
+            version.bot,
+            version.number,
+            arch()
+        ))
+    })?;
+    let cache = arena.dir.join("artifacts");
+    if cache.join(&hash).is_dir() {
+        return Ok(cache.join(hash));
+    }
+    let h = hash.clone();
+    let data = arena
+        .db
+        .read(move |c| bytes(c, &h, arch()))
+        .await?
+        .ok_or_else(|| ServerError::Internal(format!("the artifact {hash} is not in the database")))?;
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(&cache)
+            .map_err(|e| ServerError::io(format!("cannot create {}", cache.display()), e))?;
+        crate::db::make_private(&cache, 0o755)?;
+        unpack_cached(&cache, &hash, &data)
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("unpacking an artifact failed: {e}")))?
+}
+
 /// The folder where `hash`'s artifact is unpacked in `cache`, unpacking `bytes` there first
 /// if it is not (after checking that they have that hash). Safe against another worker
 /// process sharing the cache: each unpacks aside and renames into place.
