@@ -1,6 +1,8 @@
 //! The build worker: takes the oldest queued version, builds it in its
 //! directory, runs the conformance gate on it, and records the outcome
 //! (`active`, `evaluating` for a candidate, or `rejected` with the reason).
+//! When the workers build (`games.executor = "workers"` on PostgreSQL), it does not run:
+//! `crate::worker::build_task` makes the same changes on the worker processes.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,6 +1,7 @@
-//! Built bots in the database: after a version passes its build (on the leader), its built
-//! folder is stored as a gzip-compressed tar, content-addressed (the SHA-256 of those bytes)
-//! and keyed by the CPU architecture it was built on; `version_artifacts` says which is
+//! Built bots in the database: after a version passes its build (on a worker, or on the leader
+//! for a version it built before the switch to workers), its built folder is stored as a
+//! gzip-compressed tar, content-addressed (the SHA-256 of those bytes) and keyed by the CPU
+//! architecture it was built on (a worker of another architecture builds its own); `version_artifacts` says which is
 //! whose. A worker fetches a version's artifact once, checks its hash, and keeps it unpacked
 //! in its cache folder under that hash (`--cache DIR`), where the sandbox runs it as the
 //! server runs the arena's copy.
