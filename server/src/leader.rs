@@ -4,9 +4,10 @@
 //!
 //! The leader holds a PostgreSQL session advisory lock on a connection of its own. The lock
 //! ends with that connection: when the leader dies (or its connection does), another server
-//! takes the lock within [`POLL`]. A leader that finds its connection gone stops (exit code 3)
-//! rather than go on beside a new leader; its supervisor starts it again as a follower. A
-//! SQLite arena has one server, which leads at once.
+//! takes the lock within [`POLL`]. A leader that finds its connection gone steps down in place
+//! (`serve.rs`: its term's builds, matchmaker and rating rounds stop, its own games are
+//! aborted) rather than go on beside a new leader, and tries for the lead again as a follower.
+//! A SQLite arena has one server, which leads at once.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

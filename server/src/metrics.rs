@@ -37,6 +37,10 @@ pub struct Metrics {
     pub games_queued: IntGauge,
     /// Games a worker holds under a live lease (set at each scrape).
     pub games_leased: IntGauge,
+    /// 1 while this server leads the builds, games and ratings, else 0.
+    pub leader: IntGauge,
+    /// Terms of leadership this server ended by stepping down (its lock's connection failed).
+    pub leader_stepped_down: IntCounter,
 }
 
 fn int_counter(registry: &Registry, name: &str, help: &str) -> Result<IntCounter, prometheus::Error> {
@@ -84,6 +88,8 @@ impl Metrics {
         registry.register(Box::new(games_queued.clone()))?;
         let games_leased = IntGauge::new("games_leased", "Games a worker holds under a live lease")?;
         registry.register(Box::new(games_leased.clone()))?;
+        let leader = IntGauge::new("leader", "1 while this server leads the builds, games and ratings")?;
+        registry.register(Box::new(leader.clone()))?;
         let secs = vec![0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0];
         Ok(Metrics {
             games_finished: int_counter(&registry, "games_finished_total", "Games finished")?,
@@ -108,6 +114,12 @@ impl Metrics {
             worker_load,
             games_queued,
             games_leased,
+            leader,
+            leader_stepped_down: int_counter(
+                &registry,
+                "leader_stepped_down_total",
+                "Times this server stepped down from the lead (its lock's connection failed)",
+            )?,
             registry,
         })
     }

@@ -153,8 +153,8 @@ pub async fn recompute(arena: &Arena, state: &mut RatingState) -> Result<usize, 
 }
 
 /// Recomputes the ratings after games end (at most every `rating.recompute_secs`,
-/// at least every minute), until shutdown; once more at the end.
-pub async fn run(arena: Arc<Arena>) {
+/// at least every minute), until `term` ends (shutdown, or this server no longer leads).
+pub async fn run(arena: Arc<Arena>, term: tokio_util::sync::CancellationToken) {
     let period = Duration::from_secs(arena.config.rating.recompute_secs);
     let mut state = RatingState::default();
     loop {
@@ -162,11 +162,11 @@ pub async fn run(arena: Arc<Arena>) {
             tracing::error!(error = %e, "rating recomputation failed");
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => break,
+            () = term.cancelled() => break,
             () = tokio::time::sleep(period) => {}
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => break,
+            () = term.cancelled() => break,
             () = arena.rating_wake.notified() => {}
             () = tokio::time::sleep(Duration::from_secs(60)) => {}
         }

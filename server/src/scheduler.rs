@@ -23,6 +23,7 @@ use crate::live::GameStart;
 use crate::matchmaking::{self, Entrant, PairCounts, Pairing};
 use crate::pair_tasks::PairTasks;
 use crate::versions::{self, Version};
+use tokio_util::sync::CancellationToken;
 
 /// A pair of games to play.
 #[derive(Debug, Clone)]
@@ -37,8 +38,10 @@ pub struct PairPlan {
     pub candidate: Option<VersionId>,
 }
 
-/// Runs the game loop until shutdown.
-pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
+/// Runs the game loop until `term` ends (shutdown, or this server no longer leads: see
+/// [`crate::leader`]); the games of this server's engine are then aborted and recorded so,
+/// and the games of workers stay with them.
+pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>, term: CancellationToken) {
     let stats = match arena.db.read(|c| LadderStats::load(c)).await {
         Ok(s) => Arc::new(std::sync::Mutex::new(s)),
         Err(e) => {
@@ -72,16 +75,25 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
     let mut backoff = Duration::ZERO;
     let mut resume_at = tokio::time::Instant::now();
     loop {
-        while running.len() < slots
-            && !arena.shutdown.is_cancelled()
-            && tokio::time::Instant::now() >= resume_at
-        {
+        while running.len() < slots && !term.is_cancelled() && tokio::time::Instant::now() >= resume_at {
             match next_pair(&arena, &stats, running.busy()).await {
                 Ok(Some(plan)) => {
                     let ids = [plan.first, plan.second];
                     let (arena, engine, stats) = (arena.clone(), engine.clone(), stats.clone());
+                    let term = term.clone();
                     running.spawn(ids, async move {
-                        match play_pair(&arena, &engine, &stats, &plan).await {
+                        let pair = play_pair(&arena, &engine, &stats, &plan, &term);
+                        let outcome = if arena.config.games.executor == Executor::Workers {
+                            // A worker's game is the workers' to record: this server stops
+                            // waiting for it when its term ends.
+                            tokio::select! {
+                                r = pair => r,
+                                () = term.cancelled() => Ok(()),
+                            }
+                        } else {
+                            pair.await
+                        };
+                        match outcome {
                             Ok(()) => false,
                             Err(e) => {
                                 tracing::error!(error = %e, "a pair of games failed");
@@ -98,7 +110,7 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             }
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => break,
+            () = term.cancelled() => break,
             Some((_, done)) = running.join_next(), if !running.is_empty() => {
                 // `None`: the task panicked, a failure of the server's own as well.
                 if done.unwrap_or(true) {
@@ -114,7 +126,7 @@ pub async fn run(arena: Arc<Arena>, engine: Arc<Engine>) {
             () = tokio::time::sleep_until(next_look(resume_at)) => {}
         }
     }
-    // The engine aborts running games on shutdown; wait for them to be recorded.
+    // The engine aborts running games when the term ends; wait for them to be recorded.
     while running.join_next().await.is_some() {}
 }
 
@@ -348,6 +360,7 @@ pub async fn play_pair(
     engine: &Engine,
     stats: &SharedStats,
     plan: &PairPlan,
+    term: &CancellationToken,
 ) -> Result<(), ServerError> {
     let (a, b) = (plan.first, plan.second);
     let (va, vb) = arena.db.read(move |c| Ok((versions::version(c, a)?, versions::version(c, b)?))).await?;
@@ -356,14 +369,15 @@ pub async fn play_pair(
     };
     let seed = rand::random::<u32>();
     let pair_key = format!("{}-{}-{seed}", a.min(b), a.max(b));
+    let pairing = PairGames { key: &pair_key, seed, purpose: plan.purpose };
     if arena.config.games.executor == Executor::Workers {
         // Both games queued at once: two workers may play them side by side.
         if let Ok(mut s) = stats.lock() {
             s.started(a, b, now_ms());
         }
         let (first, second) = tokio::join!(
-            play_one(arena, engine, &va, &vb, &pair_key, seed, plan.purpose),
-            play_one(arena, engine, &vb, &va, &pair_key, seed, plan.purpose),
+            play_one(arena, engine, &va, &vb, pairing, term),
+            play_one(arena, engine, &vb, &va, pairing, term),
         );
         for (finished, (south, north)) in [(first?, (a, b)), (second?, (b, a))] {
             if finished
@@ -380,13 +394,13 @@ pub async fn play_pair(
         return Ok(());
     }
     for (south, north) in [(&va, &vb), (&vb, &va)] {
-        if arena.shutdown.is_cancelled() {
+        if term.is_cancelled() {
             break;
         }
         if let Ok(mut s) = stats.lock() {
             s.started(south.id, north.id, now_ms());
         }
-        let finished = play_one(arena, engine, south, north, &pair_key, seed, plan.purpose).await?;
+        let finished = play_one(arena, engine, south, north, pairing, term).await?;
         if finished
             && plan.purpose.is_rated()
             && let Ok(mut s) = stats.lock()
@@ -401,15 +415,23 @@ pub async fn play_pair(
     Ok(())
 }
 
+/// What the two games of a pair share.
+#[derive(Clone, Copy)]
+struct PairGames<'a> {
+    key: &'a str,
+    seed: u32,
+    purpose: Purpose,
+}
+
 async fn play_one(
     arena: &Arena,
     engine: &Engine,
     south: &Version,
     north: &Version,
-    pair_key: &str,
-    seed: u32,
-    purpose: Purpose,
+    pairing: PairGames<'_>,
+    term: &CancellationToken,
 ) -> Result<bool, ServerError> {
+    let PairGames { key: pair_key, seed, purpose } = pairing;
     if arena.config.games.executor == Executor::Workers {
         return crate::worker::queued::play_one(arena, south, north, pair_key, seed, purpose).await;
     }
@@ -440,7 +462,7 @@ async fn play_one(
             purpose,
         },
     );
-    let outcome = engine.play(config, arena.game_log_path(id), id.get()).await;
+    let outcome = engine.play_until(config, arena.game_log_path(id), id.get(), term.child_token()).await;
     // Ends the live feed if the log did not (a game the server could not play has no result).
     arena.live.finish(id.get(), "the game was stopped");
     arena.metrics.games_running.dec();

@@ -97,7 +97,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     for w in workers {
         let _ = w.await;
     }
-    let lost_the_lead = matches!(leading.await, Ok(true));
+    let _ = leading.await;
     match Arc::try_unwrap(engine) {
         Ok(engine) => tokio::task::spawn_blocking(move || engine.stop())
             .await
@@ -107,11 +107,6 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServerError> {
     // A last rating round so that the stored standings include every recorded game.
     if let Err(e) = crate::ratings::recompute(&arena, &mut crate::ratings::RatingState::default()).await {
         tracing::error!(error = %e, "final rating recomputation failed");
-    }
-    if lost_the_lead {
-        return Err(ServerError::Internal(
-            "this server lost the lead (its database connection failed): stopped so that another server leads".into(),
-        ));
     }
     tracing::info!("stopped");
     Ok(())
@@ -129,45 +124,66 @@ async fn recover(arena: &SharedArena) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// Leads the background work — builds, matchmaking and games, rating rounds — once this
-/// server holds the lead (`first`, or when it takes it), until shutdown. Returns true if the
-/// lead was lost (the whole server then stops: see [`crate::leader`]).
-async fn lead(arena: SharedArena, engine: Arc<Engine>, first: Option<crate::leader::Leadership>) -> bool {
-    let leadership = match first {
-        Some(l) => l,
-        None => {
-            let Some(l) = crate::leader::acquire(arena.db.location(), &arena.shutdown).await else {
-                return false;
-            };
-            tracing::warn!("this server now leads the builds, games and ratings");
-            if let Err(e) = recover(&arena).await {
-                tracing::error!(error = %e, "recovery on taking the lead failed; stopping");
-                arena.shutdown.cancel();
-                return true;
+/// Leads the background work — builds, matchmaking and games, rating rounds — whenever this
+/// server holds the lead (`first`, or when it takes it), until shutdown.
+///
+/// A term of leadership ends when the lock's connection fails (see [`crate::leader`]): the
+/// server then steps down in place — its builds, matchmaker and rating rounds stop, its own
+/// engine's games are aborted (their recording changes nothing if the next leader already
+/// recovered them) — and goes on answering HTTP as a follower, trying for the lead again.
+async fn lead(arena: SharedArena, engine: Arc<Engine>, first: Option<crate::leader::Leadership>) {
+    let mut next = first;
+    loop {
+        let leadership = match next.take() {
+            Some(l) => l,
+            None => {
+                let Some(l) = crate::leader::acquire(arena.db.location(), &arena.shutdown).await else {
+                    return;
+                };
+                tracing::warn!("this server now leads the builds, games and ratings");
+                if let Err(e) = recover(&arena).await {
+                    // Given up with the lock: another server (or this one, later) tries again.
+                    tracing::error!(error = %e, "recovery on taking the lead failed; stepping down");
+                    drop(l);
+                    tokio::select! {
+                        () = arena.shutdown.cancelled() => return,
+                        () = tokio::time::sleep(crate::leader::POLL) => {}
+                    }
+                    continue;
+                }
+                l
             }
-            l
+        };
+        arena.metrics.leader.set(1);
+        // The term: ends at shutdown, or when this server no longer leads.
+        let term = arena.shutdown.child_token();
+        let gate: Arc<dyn ConformanceGate> = engine.clone();
+        let mut workers = Vec::new();
+        for _ in 0..arena.config.limits.build_concurrency {
+            workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), gate.clone(), term.clone())));
         }
-    };
-    let gate: Arc<dyn ConformanceGate> = engine.clone();
-    let mut workers = Vec::new();
-    for _ in 0..arena.config.limits.build_concurrency {
-        workers.push(tokio::spawn(crate::build::worker::run(arena.clone(), gate.clone())));
-    }
-    drop(gate);
-    workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine)));
-    workers.push(tokio::spawn(crate::ratings::run(arena.clone())));
-    let lost = tokio::select! {
-        () = leadership.lost() => {
-            tracing::error!("lost the lead (the database connection that held it failed): stopping");
-            arena.shutdown.cancel();
-            true
+        drop(gate);
+        workers.push(tokio::spawn(crate::scheduler::run(arena.clone(), engine.clone(), term.clone())));
+        workers.push(tokio::spawn(crate::ratings::run(arena.clone(), term.clone())));
+        tokio::select! {
+            () = leadership.lost() => {
+                tracing::error!(
+                    "lost the lead (the database connection that held it failed): stepping down, serving on as a follower"
+                );
+            }
+            () = arena.shutdown.cancelled() => {}
         }
-        () = arena.shutdown.cancelled() => false,
-    };
-    for w in workers {
-        let _ = w.await;
+        term.cancel();
+        for w in workers {
+            let _ = w.await;
+        }
+        arena.metrics.leader.set(0);
+        drop(leadership);
+        if arena.shutdown.is_cancelled() {
+            return;
+        }
+        arena.metrics.leader_stepped_down.inc();
     }
-    lost
 }
 
 /// Descriptors kept for the games, builds, database and logs, out of the connections' reach.

@@ -15,8 +15,13 @@ use crate::domain::VersionChange;
 use crate::error::ServerError;
 use crate::versions::{self, Version};
 
-/// Runs builds until shutdown (none when the workers build: [`super::on_workers`]).
-pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
+/// Runs builds until `term` ends (shutdown, or this server no longer leads); none when the
+/// workers build ([`super::on_workers`]).
+pub async fn run(
+    arena: Arc<Arena>,
+    gate: Arc<dyn ConformanceGate>,
+    term: tokio_util::sync::CancellationToken,
+) {
     if super::on_workers(&arena) {
         tracing::info!("builds and conformance checks are the workers' tasks: this server builds nothing");
         return;
@@ -28,7 +33,7 @@ pub async fn run(arena: Arc<Arena>, gate: Arc<dyn ConformanceGate>) {
             Err(e) => tracing::error!(error = %e, "build worker"),
         }
         tokio::select! {
-            () = arena.shutdown.cancelled() => return,
+            () = term.cancelled() => return,
             () = arena.build_wake.notified() => {}
             () = tokio::time::sleep(Duration::from_secs(5)) => {}
         }

@@ -53,7 +53,17 @@ fn postgres_words(e: &postgres::Error) -> String {
             }
             s
         }
-        None => e.to_string(),
+        // The client's own failures say what went wrong in their sources (the TLS handshake's
+        // "invalid peer certificate: UnknownIssuer", the socket's "connection refused").
+        None => {
+            let mut s = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(cause) = source {
+                s.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            s
+        }
     }
 }
 

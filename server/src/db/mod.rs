@@ -8,6 +8,7 @@ mod conn;
 mod postgres;
 #[cfg(test)]
 pub(crate) mod postgres_tests;
+mod tls;
 
 use std::cell::RefCell;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::error::Error;
-use std::str::FromStr;
 
 use bytes::BytesMut;
 use postgres::types::{FromSql, IsNull, ToSql, Type};
@@ -42,8 +41,8 @@ pub struct PgConn {
 /// Where a `postgres://` URL points, without its password (for messages and logs).
 #[must_use]
 pub fn describe(url: &str) -> String {
-    match postgres::Config::from_str(url) {
-        Ok(c) => {
+    match super::tls::target(url) {
+        Ok(super::tls::PgTarget { config: c, tls }) => {
             let hosts: Vec<String> = c
                 .get_hosts()
                 .iter()
@@ -52,7 +51,12 @@ pub fn describe(url: &str) -> String {
                     postgres::config::Host::Unix(p) => p.display().to_string(),
                 })
                 .collect();
-            format!("PostgreSQL database {} on {}", c.get_dbname().unwrap_or("(default)"), hosts.join(","))
+            let over = if tls.is_some() { " over TLS" } else { "" };
+            format!(
+                "PostgreSQL database {} on {}{over}",
+                c.get_dbname().unwrap_or("(default)"),
+                hosts.join(",")
+            )
         }
         Err(_) => "a PostgreSQL database (unreadable URL)".into(),
     }
@@ -62,19 +66,22 @@ impl PgConn {
     /// Connects. A connection whose autocommit statements must take the write lock (the
     /// server's writer) has `serialize_writes`.
     pub fn connect(url: &str, serialize_writes: bool) -> DbResult<PgConn> {
-        let mut config = postgres::Config::from_str(url)
-            .map_err(|e| DbError::Value(format!("invalid PostgreSQL URL: {e}")))?;
+        let super::tls::PgTarget { mut config, tls } = super::tls::target(url)?;
         // Named after the process, for operators (and tests) reading pg_stat_activity.
         if config.get_application_name().is_none() {
             config.application_name(&format!("bao-referee {}", std::process::id()));
         }
+        let open = move || match tls {
+            Some(tls) => config.connect(tls),
+            None => config.connect(NoTls),
+        };
         // The synchronous client runs a runtime of its own, which cannot start inside
         // another's context: from an async thread, it connects from a thread of its own.
         let client = if tokio::runtime::Handle::try_current().is_ok() {
-            std::thread::scope(|s| s.spawn(|| config.connect(NoTls)).join())
+            std::thread::scope(|s| s.spawn(open).join())
                 .map_err(|_| DbError::Value("the PostgreSQL connection thread failed".into()))??
         } else {
-            config.connect(NoTls)?
+            open()?
         };
         Ok(PgConn {
             client: Some(client),

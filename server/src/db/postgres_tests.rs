@@ -221,3 +221,50 @@ fn writers_of_two_connections_take_turns() {
     let users: i64 = first.query_row("SELECT count(*) FROM users", [], |r| r.get(0)).expect("count");
     assert_eq!(users, before + 2);
 }
+
+/// `sslmode=require` with the cluster's own authority (`sslrootcert=`) connects over TLS; a
+/// plain URL does not use TLS; and `require` refuses a certificate no trusted authority
+/// signed (here: checked against the public roots). Needs the cluster's CA file in
+/// `BAO_TEST_POSTGRES_CA` (`deploy/postgres/throwaway.sh` writes DIR/ca.crt).
+#[test]
+fn tls_is_used_and_the_certificate_verified_when_the_url_asks() {
+    let Some(url) = fresh_database() else { return };
+    let Some(ca) = std::env::var("BAO_TEST_POSTGRES_CA").ok().filter(|c| !c.trim().is_empty()) else {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES_CA is not set (the CA of a cluster with TLS: DIR/ca.crt)"
+        );
+        eprintln!("skipped: BAO_TEST_POSTGRES_CA is not set (the CA of the test cluster, DIR/ca.crt)");
+        return;
+    };
+    let over_tls = |url: &str| -> i64 {
+        let mut conn = super::postgres::PgConn::connect(url, false).expect("connects");
+        let rows = conn
+            .query(
+                "SELECT CASE WHEN ssl THEN 1 ELSE 0 END FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .expect("pg_stat_ssl");
+        match rows.first().and_then(|r| r.first()) {
+            Some(Value::Integer(i)) => *i,
+            other => panic!("pg_stat_ssl answered {other:?}"),
+        }
+    };
+    assert_eq!(over_tls(&url), 0, "a plain URL does not use TLS");
+    let verified = format!("{url}?sslmode=require&sslrootcert={ca}");
+    assert_eq!(over_tls(&verified), 1, "sslmode=require with the cluster's CA uses TLS");
+    assert_eq!(
+        over_tls(&format!("{url}?sslmode=verify-full&sslrootcert={ca}")),
+        1,
+        "libpq's verify-full too"
+    );
+    // The same cluster, its certificate checked against the public roots: refused.
+    let err = super::postgres::PgConn::connect(&format!("{url}?sslmode=require"), false)
+        .err()
+        .map(|e| e.to_string())
+        .expect("a certificate of an unknown authority is refused");
+    assert!(err.contains("certificate"), "the refusal names the certificate: {err}");
+    // And through the server's own handle, its description says so.
+    let said = Location::Postgres(verified).describe();
+    assert!(said.ends_with("over TLS"), "{said}");
+}

@@ -1,7 +1,8 @@
 //! Two servers on one PostgreSQL database: exactly one leads (builds, games, ratings); when
-//! the leader is killed, the other takes over, aborts the games the dead one left running,
-//! and plays on. Seen from outside: the leader lock's holders in `pg_locks`, and the games'
-//! rows.
+//! the leader's lock connection is cut, it steps down in place and one server leads again;
+//! when the leader is killed, the other takes over, aborts the games the dead one left
+//! running, and plays on. Seen from outside: the leader lock's holders in `pg_locks`, the
+//! processes, their answers, and the games' rows.
 
 use std::time::Instant;
 
@@ -65,8 +66,8 @@ pub fn a_follower_takes_the_lead_when_the_leader_dies() {
     let kim = String::from_utf8(out.stdout).expect("utf8").trim().to_owned();
     let mut db = postgres::Client::connect(&url, postgres::NoTls).expect("the arena's database");
 
-    let first = Server::start_with_env(&data, &env);
-    let second = Server::start_with_env(&data, &env);
+    let mut first = Server::start_with_env(&data, &env);
+    let mut second = Server::start_with_env(&data, &env);
     assert_eq!(leaders(&mut db), 1, "exactly one of the two servers leads");
     // Both answer: the follower serves the API and pages from the shared database.
     for (i, kind) in ["random", "greedy"].into_iter().enumerate() {
@@ -80,6 +81,43 @@ pub fn a_follower_takes_the_lead_when_the_leader_dies() {
             .then_some(())
     });
     assert_eq!(leaders(&mut db), 1, "still exactly one leader");
+
+    // The leader's lock connection cut, as a network failure would: that server steps down in
+    // place (it goes on running and answering), and one server leads again, plays and
+    // finishes games; no game of the cut term stays running.
+    let holder = |db: &mut postgres::Client| -> Option<i32> {
+        db.query_opt(
+            &format!("SELECT l.pid FROM pg_locks l WHERE {HELD}"),
+            &[&bao_server::leader::LEADER_LOCK],
+        )
+        .expect("the lock's backend")
+        .map(|r| r.get(0))
+    };
+    let backend = holder(&mut db).expect("a backend holds the lock");
+    db.execute("SELECT pg_terminate_backend($1)", &[&backend]).expect("terminate the lock's connection");
+    let cut = Instant::now();
+    wait_for(30, "a leader again after the cut", || holder(&mut db).filter(|&b| b != backend).map(|_| ()));
+    let led_at = now_ms();
+    eprintln!("one server led again {:.1} s after the cut", cut.elapsed().as_secs_f64());
+    wait_for(120, "a game started under the new lead finished", || {
+        (count(&mut db, "SELECT count(*) FROM games WHERE state = 'finished' AND started_at > $1", led_at)
+            >= 1)
+            .then_some(())
+    });
+    wait_for(60, "no game of the cut term left running", || {
+        (count(&mut db, "SELECT count(*) FROM games WHERE state = 'running' AND started_at < $1", led_at)
+            == 0)
+            .then_some(())
+    });
+    assert!(
+        first.is_running() && second.is_running(),
+        "the server that lost the lead stepped down without stopping"
+    );
+    for server in [&first, &second] {
+        let health = crate::support::get(&format!("{}/healthz", server.url), None, None);
+        assert_eq!(health.status, 200, "both servers answer after the cut: {}", health.body);
+    }
+    assert_eq!(leaders(&mut db), 1, "exactly one leader after the cut");
 
     // The database chose the leader: the process whose connection holds the lock (each
     // connection is named `bao-referee PID`). Kill it.

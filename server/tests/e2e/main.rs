@@ -43,17 +43,6 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "workers_build_and_check_for_two_servers_without_a_shared_folder",
 ];
 
-/// Tests whose subject is not the store — compilers in a sandbox, CPU fairness between bots,
-/// slow HTTP clients, the pages' layout at two widths — and that take minutes: the suite's
-/// pass on PostgreSQL runs them only when named, to keep CI's time (they run in the pass on
-/// SQLite).
-const NOT_ABOUT_THE_STORE: &[&str] = &[
-    "honest_bots_build_and_play_in_every_language",
-    "a_hog_costs_no_honest_bot_its_time_nor_its_gate",
-    "slow_and_many_clients_are_cut",
-    "site_at_1280_and_360",
-];
-
 const TESTS: &[Test] = &[
     ("entrant_attacks_fail", attack::entrant_attacks_fail),
     ("honest_bots_build_and_play_in_every_language", honest::honest_bots_build_and_play_in_every_language),
@@ -136,21 +125,19 @@ fn main() -> ExitCode {
             );
             continue;
         }
-        if filter.is_none() && support::suite_on_postgres() && NOT_ABOUT_THE_STORE.contains(name) {
-            println!(
-                "test {name} ... not run on PostgreSQL: its subject is not the store (name it to run it)"
-            );
-            continue;
-        }
         eprintln!("test {name} ...");
-        match std::panic::catch_unwind(AssertUnwindSafe(test)) {
+        let started = std::time::Instant::now();
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(test));
+        // The time each took, for keeping CI's time in view.
+        let secs = started.elapsed().as_secs_f64();
+        match outcome {
             Ok(()) => {
                 passed += 1;
-                println!("test {name} ... ok");
+                println!("test {name} ... ok ({secs:.1} s)");
             }
             Err(_) => {
                 failed += 1;
-                println!("test {name} ... FAILED");
+                println!("test {name} ... FAILED ({secs:.1} s)");
             }
         }
     }

@@ -86,7 +86,26 @@ pub fn site_at_1280_and_360() {
     let admin_cookie =
         admin_login.header("set-cookie").expect("a session cookie").split(';').next().expect("name=value");
     let (admin_name, admin_value) = admin_cookie.split_once('=').expect("name=value");
+    // Two workers as they report themselves (the page lists what is in the table; this arena
+    // plays its own games): one heard from now, one silent for a minute.
+    let now = now_ms();
+    let db = crate::support::arena_db(&arena.data());
+    for (id, host, running, load, seen) in [
+        ("worker-a1-4711-0f3c", "bao-worker-7d9f8c6b5-x2k4q", 3, 2.75, now),
+        ("worker-b2-815-a001", "gpu-node-17.cluster.example.org", 0, 0.05, now - 60_000),
+    ] {
+        db.execute(
+            "INSERT INTO workers (id, host, version, arch, concurrency, running, load, started_at, seen_at)
+             VALUES (?1, ?2, '0.1.0', 'x86_64', 4, ?3, ?4, ?5, ?6)",
+            bao_server::db::params![id, host, running, load, now - 3_600_000, seen],
+        )
+        .expect("a worker row");
+    }
+    drop(db);
     let pages: Vec<(&str, String, bool, u16)> = vec![
+        // First, while the first worker's report is fresh (it is silent after 30 s).
+        ("workers", "/admin/workers".into(), true, 200),
+        ("workers-refused", "/admin/workers".into(), true, 403),
         ("leaderboard", "/".into(), false, 200),
         ("leaderboard-signed-in", "/".into(), true, 200),
         ("games", "/games".into(), false, 200),
@@ -104,8 +123,6 @@ pub fn site_at_1280_and_360() {
         ("login", "/login".into(), false, 200),
         ("not-found", "/bots/nobody".into(), false, 404),
         ("bad-page", "/games?page=zero".into(), false, 400),
-        ("workers", "/admin/workers".into(), true, 200),
-        ("workers-refused", "/admin/workers".into(), true, 403),
     ];
     let spec = serde_json::json!({
         "base": u,
@@ -152,6 +169,20 @@ pub fn site_at_1280_and_360() {
     assert!(title("my-bots").starts_with("My bots"), "{}", title("my-bots"));
     assert!(title("games-page-2").starts_with("Games (page 2)"), "{}", title("games-page-2"));
     assert!(title("not-found").starts_with("Error"), "{}", title("not-found"));
+    // The workers' page shows both rows, the silent one marked (the screenshots show them).
+    crate::support::arena_db(&arena.data())
+        .execute("UPDATE workers SET seen_at = ?1 WHERE id = 'worker-a1-4711-0f3c'", [now_ms()])
+        .expect("a fresh report");
+    let workers = get(&format!("{u}/admin/workers"), None, Some(admin_cookie)).body;
+    assert!(
+        workers.contains("gpu-node-17.cluster.example.org") && workers.contains("bao-worker-7d9f8c6b5-x2k4q"),
+        "{workers}"
+    );
+    assert!(
+        workers.contains(r#"data-worker="worker-b2-815-a001" class="silent""#)
+            && workers.contains(r#"data-worker="worker-a1-4711-0f3c">"#),
+        "the silent worker is marked, and only it: {workers}"
+    );
     // The full replay page says the result in words under a bar back to the site; the game
     // page embeds it without the bar, and says the result itself.
     let replay = get(&format!("{u}/games/{game}/replay"), None, None).body;
@@ -180,4 +211,11 @@ pub fn site_at_1280_and_360() {
         assert!(shown.starts_with(&words) && !shown.contains('_'), "{name}: {shown:?}, not {words:?}");
     }
     eprintln!("{} screenshots in {}", measured.len(), shots.display());
+}
+
+fn now_ms() -> i64 {
+    i64::try_from(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_millis(),
+    )
+    .expect("ms")
 }

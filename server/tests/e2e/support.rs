@@ -491,6 +491,11 @@ impl Server {
         Server { child: Some(child), url }
     }
 
+    /// Whether the server's process is still running (it has not exited).
+    pub fn is_running(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|c| c.try_wait().expect("wait").is_none())
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.as_ref().expect("running").id()
