@@ -37,3 +37,11 @@ CREATE TABLE version_arch_failures (
     failed_at  INTEGER NOT NULL,
     PRIMARY KEY (version_id, arch)
 );
+
+-- A queued game's two versions, beside its task: a worker claims only games whose two
+-- versions have an artifact for its architecture, and the claim reads the small queue and the
+-- artifacts' table only (never the ever-growing games table).
+ALTER TABLE game_tasks ADD COLUMN south_id INTEGER REFERENCES versions(id);
+ALTER TABLE game_tasks ADD COLUMN north_id INTEGER REFERENCES versions(id);
+UPDATE game_tasks SET south_id = (SELECT g.south_id FROM games g WHERE g.id = game_tasks.game_id),
+                      north_id = (SELECT g.north_id FROM games g WHERE g.id = game_tasks.game_id);

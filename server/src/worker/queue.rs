@@ -53,9 +53,14 @@ pub(crate) fn skip_locked(conn: &Conn) -> &'static str {
     if conn.kind() == "PostgreSQL" { "FOR UPDATE OF t SKIP LOCKED" } else { "" }
 }
 
-/// Queues a game for the workers (in the caller's transaction, with its `games` row).
+/// Queues a game for the workers (in the caller's transaction, after its `games` row), with its
+/// two versions beside it for the claim's filter.
 pub fn enqueue(conn: &Conn, game: GameId, now: i64) -> Result<(), ServerError> {
-    conn.execute("INSERT INTO game_tasks (game_id, queued_at) VALUES (?1, ?2)", params![game, now])?;
+    conn.execute(
+        "INSERT INTO game_tasks (game_id, queued_at, south_id, north_id)
+         SELECT id, ?2, south_id, north_id FROM games WHERE id = ?1",
+        params![game, now],
+    )?;
     Ok(())
 }
 
@@ -66,10 +71,10 @@ pub fn claim(conn: &Conn, worker: &str, arch: &str, lease_ms: i64) -> Result<Opt
     let (now, lock) = (db_now(conn), skip_locked(conn));
     let sql = format!(
         "UPDATE game_tasks SET leased_by = ?1, lease_expires_at = {now} + ?2, attempts = attempts + 1
-         WHERE game_id = (SELECT t.game_id FROM game_tasks t JOIN games g ON g.id = t.game_id
+         WHERE game_id = (SELECT t.game_id FROM game_tasks t
                           WHERE (t.lease_expires_at IS NULL OR t.lease_expires_at < {now})
-                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = g.south_id AND a.arch = ?3)
-                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = g.north_id AND a.arch = ?3)
+                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = t.south_id AND a.arch = ?3)
+                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = t.north_id AND a.arch = ?3)
                           ORDER BY t.game_id LIMIT 1 {lock})
          RETURNING game_id, attempts"
     );
