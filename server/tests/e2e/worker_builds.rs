@@ -261,6 +261,26 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
         bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {id} does not verify: {e}"));
     }
 
+    // A person plays an entrant's bot through the follower: that server, which has no copy of
+    // the version, fetches its artifact for this machine into its own folder.
+    let on = crate::support::post(
+        &format!("{}/api/bots/rnd/playable", b.url),
+        &[("Authorization", &format!("Bearer {token}")), ("Content-Type", "application/json")],
+        br#"{"playable": true}"#,
+    );
+    assert_eq!(on.status, 200, "{}", on.body);
+    let started = get(&format!("{}/play/new?opponent=bot:rnd&side=S", b.url), None, None);
+    assert_eq!(started.status, 303, "a game with the bot starts: {}", started.body);
+    let hash: String = db(&url)
+        .query_row(
+            "SELECT hash FROM version_artifacts WHERE version_id = ?1 AND arch = ?2",
+            bao_server::db::params![random, native],
+            |r| r.get(0),
+        )
+        .expect("the artifact");
+    assert!(data_b.join("artifacts").join(&hash).join("bot").is_file(), "the artifact unpacked in arena-b");
+    assert!(!data_a.join("artifacts").exists(), "and only there");
+
     // A build that fails: rejected, with its build log, seen through both servers.
     let broken = submitted(&b, &token, "broken", "failbuild", "random");
     assert_eq!(settle(&a, broken, 120), "rejected");
