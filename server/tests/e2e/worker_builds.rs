@@ -321,8 +321,39 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
         row.filter(|(by, _)| by.as_deref() == Some(w1b.id.as_str())).map(|(_, n)| n)
     });
     assert_eq!(attempts, 2, "the second attempt");
-    assert_eq!(settle(&b, slow, 120), "active");
-    let v = version(&a, &token, slow);
+    // The leader killed while the worker builds: the other server takes the lead, and its
+    // recovery leaves the build to the worker that holds it (never queued again, no third
+    // attempt).
+    let a_pid = a.pid();
+    a.kill9();
+    let task = || -> Option<i64> {
+        db(&url)
+            .query_row("SELECT attempts FROM build_tasks WHERE version_id = ?1 AND arch = ''", [slow], |r| {
+                r.get(0)
+            })
+            .ok()
+    };
+    wait_for(30, "the follower to take the lead", || {
+        let holder = std::panic::catch_unwind(|| leader_process(&url)).ok();
+        holder.filter(|&p| p != a_pid).map(|p| assert_eq!(p, b.pid(), "the follower leads"))
+    });
+    assert_eq!(task(), Some(2), "the lead moved while the worker still held the build");
+    let mut states = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (state, attempts) = (crate::support::version_state(&b, slow), task());
+        assert!(attempts.is_none_or(|n| n == 2), "a third attempt: the build was taken from its worker");
+        let done = !matches!(state.as_str(), "queued" | "building" | "checking");
+        states.insert(state);
+        if done {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the slow version was not built within 120 s: {states:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!states.contains("queued"), "the new leader's recovery queued the held build again: {states:?}");
+    assert_eq!(crate::support::version_state(&b, slow), "active");
+    let v = version(&b, &token, slow);
     let log = v["build_log"].as_str().expect("build log");
     assert_eq!(log.matches("$ sleep 8").count(), 1, "one build's log: {log}");
     assert!(log.contains("the build succeeded"), "{log}");
@@ -404,7 +435,7 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
             bao_server::db::params![FAKE_ARCH, s, n],
         );
         assert_eq!(both, 2, "game {game} played with both artifacts of {FAKE_ARCH}");
-        let log = get(&format!("{}/api/games/{game}/log", a.url), Some(&token), None);
+        let log = get(&format!("{}/api/games/{game}/log", b.url), Some(&token), None);
         bao_game::verify::verify_log(&log.body)
             .unwrap_or_else(|e| panic!("game {game} does not verify: {e}"));
     }
@@ -447,5 +478,4 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
         "every version has its source"
     );
     assert_eq!(count(&url, "SELECT count(*) FROM build_tasks WHERE arch = ''", []), 0, "no build queued");
-    drop(a);
 }
