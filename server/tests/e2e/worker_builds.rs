@@ -4,7 +4,8 @@
 //! the worker, becomes active and plays ladder games through the worker; its build log and
 //! check report are seen through both servers; a version whose build fails is rejected with
 //! its build log; a worker killed with SIGKILL during a build has the build taken over and
-//! completed once. Then a worker of another architecture (faked with `BAO_WORKER_ARCH` on
+//! completed once, and the leader killed during that build leaves it to its worker (the new
+//! leader's recovery does not queue it again). Then a worker of another architecture (faked with `BAO_WORKER_ARCH` on
 //! this one machine) builds its own artifacts of the active versions and claims a game only
 //! once both of its versions have one. Everything is checked from the database's rows, the
 //! HTTP answers and the arena folders.
