@@ -81,10 +81,17 @@ pub fn source(conn: &Conn, version: VersionId) -> Result<Option<(String, Vec<u8>
 
 /// Queues a build for `arch` of every active or evaluating version that has its source in the
 /// database, no artifact for `arch`, and no failed build on it; returns how many were queued.
+/// The builds for `arch` of versions that no longer play (retired, rejected) and that nobody
+/// holds are dropped.
 pub fn enqueue_arch(conn: &Conn, arch: &str, now: i64) -> Result<usize, ServerError> {
     if arch == GATE {
         return Err(ServerError::Internal("an architecture has a name".into()));
     }
+    conn.execute(
+        "DELETE FROM build_tasks WHERE arch = ?1 AND leased_by IS NULL
+           AND version_id IN (SELECT id FROM versions WHERE state NOT IN (?2, ?3))",
+        params![arch, VersionState::Active, VersionState::Evaluating],
+    )?;
     Ok(conn.execute(
         "INSERT INTO build_tasks (version_id, arch, queued_at)
          SELECT v.id, ?1, ?2 FROM versions v
@@ -128,7 +135,7 @@ pub fn claim(
          WHERE (version_id, arch) = (
              SELECT t.version_id, t.arch FROM build_tasks t
              JOIN versions v ON v.id = t.version_id JOIN bots b ON b.id = v.bot_id
-             WHERE (t.arch = ?3 OR t.arch = ?4) AND {free}
+             WHERE (t.arch = ?3 OR (t.arch = ?4 AND v.state IN (?6, ?7))) AND {free}
              ORDER BY CASE WHEN t.arch = ?3 THEN 0 ELSE 1 END,
                       coalesce((SELECT max(w.state_at) FROM versions w JOIN bots wb ON wb.id = w.bot_id
                                 WHERE wb.owner_id = b.owner_id AND w.state != ?5), 0),
@@ -141,9 +148,19 @@ pub fn claim(
     );
     loop {
         let got: Option<(VersionId, String, i64)> = tx
-            .query_row(&sql, params![worker, lease_ms, GATE, arch, VersionState::Queued], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
+            .query_row(
+                &sql,
+                params![
+                    worker,
+                    lease_ms,
+                    GATE,
+                    arch,
+                    VersionState::Queued,
+                    VersionState::Active,
+                    VersionState::Evaluating
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
             .optional()?;
         let Some((version, task_arch, attempt)) = got else {
             tx.commit()?;
@@ -534,6 +551,16 @@ mod tests {
             assert!(crate::worker::artifacts::hash_of(conn, v21, ARCH).expect("artifact").is_none());
             assert_eq!(enqueue_arch(conn, ARCH, 0).expect("again"), 0, "neither built nor failed again");
             assert!(!finish_arch(conn, &b, &Ok(b"x".to_vec()), 0).expect("twice"), "recorded once");
+            // A version retired before its build for an architecture ran: not built, dropped.
+            let v24 = add(conn, 24, VersionState::Active, false);
+            assert_eq!(enqueue_arch(conn, ARCH, 0).expect("queue"), 1);
+            conn.execute("UPDATE versions SET state = 'retired' WHERE id = ?1", [v24]).expect("retired");
+            assert_eq!(claim(conn, "w", ARCH, 60_000).expect("claim"), None, "no longer built");
+            assert_eq!(enqueue_arch(conn, ARCH, 0).expect("again"), 0);
+            let left: i64 = conn
+                .query_row("SELECT count(*) FROM build_tasks WHERE arch = ?1", [ARCH], |r| r.get(0))
+                .expect("count");
+            assert_eq!(left, 0, "its task dropped");
         });
     }
 
