@@ -93,8 +93,23 @@ impl<'a> Fields<'a> {
 
     /// An [`ProtocolError::InvalidField`] for `field` of this message.
     pub(crate) fn invalid(&self, field: &'static str, problem: impl Into<String>) -> ProtocolError {
-        ProtocolError::InvalidField { message_type: self.message_type, field, problem: problem.into() }
+        ProtocolError::InvalidField {
+            message_type: self.message_type,
+            field,
+            problem: printable(&problem.into()),
+        }
     }
+}
+
+/// `text` with its control characters escaped (`\u{0}`, `\n`...): a problem quotes what the
+/// bot sent, and goes into logs, reasons and pages, where a raw NUL or line break does harm.
+pub(crate) fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// Decodes a whole message object with its derived `Deserialize` (used for the
@@ -104,5 +119,5 @@ pub(crate) fn whole<T: serde::de::DeserializeOwned>(
     object: Map<String, Value>,
 ) -> Result<T, ProtocolError> {
     T::deserialize(Value::Object(object))
-        .map_err(|e| ProtocolError::InvalidMessage { message_type, problem: e.to_string() })
+        .map_err(|e| ProtocolError::InvalidMessage { message_type, problem: printable(&e.to_string()) })
 }

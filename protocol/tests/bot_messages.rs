@@ -274,3 +274,12 @@ fn ready_writes_games_only_when_many() {
     assert_eq!(GamesPerProcess::Many.as_str(), "many");
     assert_eq!(GamesPerProcess::One.as_str(), "one");
 }
+
+#[test]
+fn a_problem_quoting_control_characters_escapes_them() {
+    // serde quotes an unknown value as sent: a NUL there once made the result's write fail.
+    let err = parse_err("{\"type\":\"ready\",\"name\":\"x\",\"games\":\"\\u0000\\n\"}");
+    let ProtocolError::InvalidField { field: "games", problem, .. } = &err else { panic!("{err:?}") };
+    assert!(!problem.chars().any(char::is_control), "{problem:?}");
+    assert!(problem.contains("\\u{0}\\n"), "the characters are shown escaped: {problem}");
+}

@@ -283,6 +283,9 @@ type BoxError = Box<dyn Error + Sync + Send>;
 #[derive(Debug)]
 struct Param<'a>(&'a Value);
 
+/// What a NUL in a text value is written as on PostgreSQL: the symbol for null, U+2400.
+pub const NUL_STAND_IN: &str = "\u{2400}";
+
 fn is_text(ty: &Type) -> bool {
     matches!(*ty, Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN)
         || ty.name() == "citext"
@@ -314,6 +317,12 @@ impl ToSql for Param<'_> {
                 Type::FLOAT4 => (*f as f32).to_sql(ty, out),
                 _ => Err(format!("a real number where PostgreSQL expects {ty}").into()),
             },
+            // PostgreSQL's text cannot hold NUL (SQLite's can): written as U+2400 (␀), so that
+            // a bot's NUL, quoted in a reason or a report, never makes the write fail.
+            Value::Text(s) if is_text(ty) && s.contains('\0') => {
+                out.extend_from_slice(s.replace('\0', NUL_STAND_IN).as_bytes());
+                Ok(IsNull::No)
+            }
             Value::Text(s) if is_text(ty) => {
                 out.extend_from_slice(s.as_bytes());
                 Ok(IsNull::No)

@@ -160,6 +160,19 @@ fn values_transactions_and_missing_rows_behave_as_on_sqlite() {
         )
         .expect("values");
     assert_eq!((bytes, real, null, twice), (vec![0, 255, 7], 1.5, None, 42));
+    // A NUL in text (a bot's, quoted in a reason) is written, as U+2400: PostgreSQL's text
+    // cannot hold it, and the write must not fail (a worker's game was replayed forever).
+    let id: i64 = conn
+        .query_row(
+            "INSERT INTO users (name, is_admin, created_at) VALUES (?1, 0, 0) RETURNING id",
+            params!["a\0b"],
+            |r| r.get(0),
+        )
+        .expect("text with a NUL is written");
+    let stored: String =
+        conn.query_row("SELECT name FROM users WHERE id = ?1", [id], |r| r.get(0)).expect("read");
+    assert_eq!(stored, format!("a{}b", super::postgres::NUL_STAND_IN));
+    conn.execute("DELETE FROM users WHERE id = ?1", [id]).expect("removed");
     // No row is `None`, not an error.
     let none: Option<i64> = conn
         .query_row("SELECT id FROM users WHERE name = ?1", ["nobody"], |r| r.get(0))
