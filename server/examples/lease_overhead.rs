@@ -56,6 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     bao_server::db::params![bot, n],
                     |r| r.get(0),
                 )?;
+                // Built for the architecture the simulated workers claim for.
+                c.execute(
+                    "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (?1, 'bench', 'bench')
+                     ON CONFLICT (version_id, arch) DO NOTHING",
+                    [id],
+                )?;
                 ids.push(id);
             }
             Ok(ids)
@@ -88,13 +94,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let (done, log, name) = (done.clone(), log.clone(), format!("bench-{i}"));
                     tasks.spawn(async move {
                         loop {
-                            let (n, now) = (name.clone(), now_ms());
+                            let n = name.clone();
                             let lease = if mode == "skip-locked" {
-                                db.read(move |c| queue::claim(c, &n, now, 30_000)).await?
+                                db.read(move |c| queue::claim(c, &n, "bench", 30_000)).await?
                             } else {
                                 db.write(move |c| {
                                     let tx = c.transaction()?;
-                                    let l = queue::claim(&tx, &n, now, 30_000)?;
+                                    let l = queue::claim(&tx, &n, "bench", 30_000)?;
                                     tx.commit()?;
                                     Ok(l)
                                 })
@@ -102,14 +108,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             };
                             let Some(lease) = lease else { return Ok::<_, bao_server::ServerError>(()) };
                             let l = lease.clone();
-                            db.read(move |c| queue::renew(c, &l, now_ms(), 30_000)).await?;
+                            db.read(move |c| queue::renew(c, &l, 30_000)).await?;
                             let played = Played {
                                 result: GameResult::Draw,
                                 reason: "bench".into(),
                                 plies: 1,
                                 log: log.clone(),
                             };
-                            if db.write(move |c| queue::finish(c, &lease, &played, now_ms())).await? {
+                            if db.write(move |c| queue::finish(c, &lease, &played)).await? {
                                 done.fetch_add(1, Ordering::Relaxed);
                             }
                         }

@@ -5,7 +5,8 @@
 //!
 //! - a game `running` is recorded `aborted` (never counted, played again later), unless a
 //!   worker holds it under a live lease (`games.executor = "workers"`);
-//! - a version `building` or `checking` is queued again (built and checked anew);
+//! - a version `building` or `checking` is queued again (built and checked anew), unless a
+//!   worker holds its build under a live lease (`games.executor = "workers"`);
 //! - a candidate `evaluating` has its SPRT evaluated again over its recorded
 //!   games, which completes a verdict the stop interrupted (and rejects it if
 //!   the version it was tested against is no longer active);
@@ -49,10 +50,15 @@ pub fn recover(conn: &mut Conn, dir: &Path, candidate: &CandidateConfig) -> Resu
     let now = now_ms();
     // Games that workers hold under a live lease go on (docs/worker.md).
     done.games_aborted = crate::worker::queue::recover(&tx, now)?;
+    // Builds that workers hold under a live lease go on (docs/worker.md); the others are
+    // claimed again from their task (an expired lease) or built again by this server.
+    let held = crate::worker::build_queue::held_by_a_worker(&tx);
     for requeue in [VersionChange::REQUEUE_BUILD, VersionChange::REQUEUE_CHECK] {
         done.requeued += tx.execute(
-            "UPDATE versions SET state = ?2, state_at = ?1, reason = 'queued again: the server stopped during its build or check'
-             WHERE state = ?3",
+            &format!(
+                "UPDATE versions SET state = ?2, state_at = ?1, reason = 'queued again: the server stopped during its build or check'
+                 WHERE state = ?3 AND NOT {held}"
+            ),
             params![now, requeue.to(), requeue.from()],
         )?;
     }

@@ -96,6 +96,18 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             other => ServerError::Invalid(other.to_string()),
         })?;
     crate::failpoint::hit("submit.after_unpack");
+    // When the workers build (docs/worker.md), the upload's folder goes into the database with
+    // the version's row and its build task, in the same transaction: no server keeps it.
+    let source = if crate::build::on_workers(arena) {
+        let stage = staging.path().to_path_buf();
+        let bytes = tokio::task::spawn_blocking(move || crate::worker::artifacts::pack_any(&stage))
+            .await
+            .map_err(|e| ServerError::Internal(format!("packing an upload failed: {e}")))??;
+        Some(bytes)
+    } else {
+        None
+    };
+    let in_database = source.is_some();
     let (user_id, lang, candidate, auto) = (user.id, sub.language.clone(), sub.candidate, sub.auto_promote);
     let (is_admin, limits) = (user.is_admin, SubmitLimits::of(arena));
     let stage = staging.path().to_path_buf();
@@ -164,6 +176,12 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
                 |r| r.get::<_, VersionId>(0),
             )?;
             crate::failpoint::hit("submit.after_insert");
+            if let Some(source) = &source {
+                crate::worker::build_queue::store_source(&tx, id, source)?;
+                crate::worker::build_queue::enqueue_gate(&tx, id, now)?;
+                tx.commit()?;
+                return Ok((id, number));
+            }
             // The files move into place before the row commits: a version row always has
             // its files. A stop between the two leaves a directory without a row, which
             // the next start removes (crate::recovery); a failed commit moves them back.
@@ -177,8 +195,10 @@ pub async fn submit(arena: &Arena, user: &User, sub: Submission) -> Result<Versi
             Ok((id, number))
         })
         .await?;
-    // The directory now belongs to the version: the TempDir must not delete it.
-    let _ = staging.keep();
+    if !in_database {
+        // The directory now belongs to the version: the TempDir must not delete it.
+        let _ = staging.keep();
+    }
     arena.build_wake.notify_one();
     tracing::info!(version = version_id.get(), bot = %sub.bot, number, "submission queued");
     arena

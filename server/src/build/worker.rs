@@ -1,6 +1,8 @@
 //! The build worker: takes the oldest queued version, builds it in its
 //! directory, runs the conformance gate on it, and records the outcome
 //! (`active`, `evaluating` for a candidate, or `rejected` with the reason).
+//! When the workers build (`games.executor = "workers"` on PostgreSQL), it does not run:
+//! `crate::worker::build_task` makes the same changes on the worker processes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,12 +15,17 @@ use crate::domain::VersionChange;
 use crate::error::ServerError;
 use crate::versions::{self, Version};
 
-/// Runs builds until `term` ends (shutdown, or this server no longer leads).
+/// Runs builds until `term` ends (shutdown, or this server no longer leads); none when the
+/// workers build ([`super::on_workers`]).
 pub async fn run(
     arena: Arc<Arena>,
     gate: Arc<dyn ConformanceGate>,
     term: tokio_util::sync::CancellationToken,
 ) {
+    if super::on_workers(&arena) {
+        tracing::info!("builds and conformance checks are the workers' tasks: this server builds nothing");
+        return;
+    }
     loop {
         match process_one(&arena, gate.as_ref()).await {
             Ok(true) => continue,

@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_candidate_verdict.sql"),
     include_str!("../../migrations/0003_play.sql"),
     include_str!("../../migrations/0004_workers.sql"),
+    include_str!("../../migrations/0005_build_tasks.sql"),
 ];
 
 /// Where the database is.

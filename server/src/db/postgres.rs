@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/postgres/0002_candidate_verdict.sql"),
     include_str!("../../migrations/postgres/0003_play.sql"),
     include_str!("../../migrations/postgres/0004_workers.sql"),
+    include_str!("../../migrations/postgres/0005_build_tasks.sql"),
 ];
 
 /// The advisory lock every write transaction holds: one writer at a time across every

@@ -164,7 +164,8 @@ async fn opponent_spec(
                 .read(move |c| crate::versions::version(c, id))
                 .await?
                 .ok_or_else(|| ApiError::not_found("the bot's version has gone"))?;
-            let built = crate::scheduler::built(arena, &version)?;
+            let dir = crate::worker::artifacts::served_dir(arena, &version).await?;
+            let built = crate::scheduler::built_in(&arena.config, &version, dir)?;
             Ok(Some((crate::sandbox::Profile::bot(&arena.config).bot_spec(&built), true, Some(id))))
         }
     }

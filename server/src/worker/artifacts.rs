@@ -1,6 +1,7 @@
-//! Built bots in the database: after a version passes its build (on the leader), its built
-//! folder is stored as a gzip-compressed tar, content-addressed (the SHA-256 of those bytes)
-//! and keyed by the CPU architecture it was built on; `version_artifacts` says which is
+//! Built bots in the database: after a version passes its build (on a worker, or on the leader
+//! for a version it built before the switch to workers), its built folder is stored as a
+//! gzip-compressed tar, content-addressed (the SHA-256 of those bytes) and keyed by the CPU
+//! architecture it was built on (a worker of another architecture builds its own); `version_artifacts` says which is
 //! whose. A worker fetches a version's artifact once, checks its hash, and keeps it unpacked
 //! in its cache folder under that hash (`--cache DIR`), where the sandbox runs it as the
 //! server runs the arena's copy.
@@ -23,6 +24,22 @@ pub fn arch() -> &'static str {
     std::env::consts::ARCH
 }
 
+/// The environment variable that names a worker's architecture instead of its machine's: a
+/// knob for tests and emulation (a worker whose programs run under `qemu-user`, say), never
+/// needed on a real machine of another architecture.
+pub const ARCH_ENV: &str = "BAO_WORKER_ARCH";
+
+/// The architecture a worker builds for and fetches artifacts of: [`ARCH_ENV`] if set, else
+/// the machine's.
+#[must_use]
+pub fn worker_arch() -> String {
+    std::env::var(ARCH_ENV)
+        .ok()
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| arch().to_owned())
+}
+
 /// The SHA-256 of `bytes` in hex.
 #[must_use]
 pub fn hash(bytes: &[u8]) -> String {
@@ -32,15 +49,7 @@ pub fn hash(bytes: &[u8]) -> String {
 /// The folder `dir` as a gzip-compressed tar (symbolic links kept as links, modes kept,
 /// owners and times left out), refused above [`MAX_ARTIFACT_BYTES`].
 pub fn pack(dir: &Path) -> Result<Vec<u8>, ServerError> {
-    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    let mut tar = tar::Builder::new(gz);
-    tar.mode(tar::HeaderMode::Deterministic);
-    tar.follow_symlinks(false);
-    tar.append_dir_all(".", dir).map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
-    let bytes = tar
-        .into_inner()
-        .and_then(flate2::write::GzEncoder::finish)
-        .map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
+    let bytes = pack_any(dir)?;
     if bytes.len() > MAX_ARTIFACT_BYTES {
         return Err(ServerError::Invalid(format!(
             "the built folder is {} MiB compressed, more than the {} MiB a worker can fetch",
@@ -51,23 +60,55 @@ pub fn pack(dir: &Path) -> Result<Vec<u8>, ServerError> {
     Ok(bytes)
 }
 
-/// Stores `bytes` as the artifact of `version` on this architecture (one transaction);
-/// returns its hash.
-pub fn store(conn: &mut Conn, version: VersionId, bytes: &[u8], now: i64) -> Result<String, ServerError> {
+/// The folder `dir` as a gzip-compressed tar, whatever its size (an upload's folder, which
+/// the upload's limits bound already).
+pub fn pack_any(dir: &Path) -> Result<Vec<u8>, ServerError> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    tar.mode(tar::HeaderMode::Deterministic);
+    tar.follow_symlinks(false);
+    tar.append_dir_all(".", dir).map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
+    let bytes = tar
+        .into_inner()
+        .and_then(flate2::write::GzEncoder::finish)
+        .map_err(|e| ServerError::io(format!("cannot pack {}", dir.display()), e))?;
+    Ok(bytes)
+}
+
+/// Stores `bytes` as the artifact of `version` for `arch` (one transaction); returns its hash.
+pub fn store(
+    conn: &mut Conn,
+    version: VersionId,
+    arch: &str,
+    bytes: &[u8],
+    now: i64,
+) -> Result<String, ServerError> {
+    let tx = conn.transaction()?;
+    let h = store_in(&tx, version, arch, bytes, now)?;
+    tx.commit()?;
+    Ok(h)
+}
+
+/// [`store`] in the caller's transaction.
+pub fn store_in(
+    conn: &Conn,
+    version: VersionId,
+    arch: &str,
+    bytes: &[u8],
+    now: i64,
+) -> Result<String, ServerError> {
     let h = hash(bytes);
     let size = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
-    let tx = conn.transaction()?;
-    tx.execute(
+    conn.execute(
         "INSERT INTO artifacts (hash, arch, bytes, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (hash, arch) DO NOTHING",
-        params![h, arch(), size, bytes, now],
+        params![h, arch, size, bytes, now],
     )?;
-    tx.execute(
+    conn.execute(
         "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (?1, ?2, ?3)
          ON CONFLICT (version_id, arch) DO UPDATE SET hash = excluded.hash",
-        params![version, arch(), h],
+        params![version, arch, h],
     )?;
-    tx.commit()?;
     Ok(h)
 }
 
@@ -91,17 +132,67 @@ pub fn bytes(conn: &Conn, hash: &str, arch: &str) -> Result<Option<Vec<u8>>, Ser
         .optional()?)
 }
 
-/// Stores the built folder of `version` (in the arena at `dir`) unless it is stored already.
+/// Stores the built folder of `version` (in the arena at `dir`, built by this server) for
+/// this machine's architecture unless the version has an artifact already (for any
+/// architecture: one the workers built, whose other architectures they build themselves).
 pub async fn ensure(arena: &Arena, version: VersionId, dir: PathBuf) -> Result<(), ServerError> {
-    if arena.db.read(move |c| hash_of(c, version, arch())).await?.is_some() {
+    let any: Option<String> = arena
+        .db
+        .read(move |c| {
+            Ok(c.query_row(
+                "SELECT hash FROM version_artifacts WHERE version_id = ?1 LIMIT 1",
+                [version],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+        .await?;
+    if any.is_some() {
         return Ok(());
     }
     let bytes = tokio::task::spawn_blocking(move || pack(&dir))
         .await
         .map_err(|e| ServerError::Internal(format!("packing a built folder failed: {e}")))??;
-    let h = arena.db.write(move |c| store(c, version, &bytes, crate::db::now_ms())).await?;
+    let h = arena.db.write(move |c| store(c, version, arch(), &bytes, crate::db::now_ms())).await?;
     tracing::info!(version = version.get(), hash = %h, "built folder stored for the workers");
     Ok(())
+}
+
+/// The folder this server runs `version`'s built bot from (a game with a person, `/play`): its
+/// version folder, or, when the workers build ([`crate::build::on_workers`]: no server has
+/// one), the version's artifact for this machine's architecture, unpacked under the arena's
+/// `artifacts/` folder by hash.
+pub async fn served_dir(arena: &Arena, version: &crate::versions::Version) -> Result<PathBuf, ServerError> {
+    if !crate::build::on_workers(arena) {
+        return Ok(arena.version_dir(version.bot_id, version.number));
+    }
+    let id = version.id;
+    let hash = arena.db.read(move |c| hash_of(c, id, arch())).await?.ok_or_else(|| {
+        ServerError::Invalid(format!(
+            "{} v{} is not built for this server's architecture ({}): no worker of it has built it yet",
+            version.bot,
+            version.number,
+            arch()
+        ))
+    })?;
+    let cache = arena.dir.join("artifacts");
+    if cache.join(&hash).is_dir() {
+        return Ok(cache.join(hash));
+    }
+    let h = hash.clone();
+    let data = arena
+        .db
+        .read(move |c| bytes(c, &h, arch()))
+        .await?
+        .ok_or_else(|| ServerError::Internal(format!("the artifact {hash} is not in the database")))?;
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(&cache)
+            .map_err(|e| ServerError::io(format!("cannot create {}", cache.display()), e))?;
+        crate::db::make_private(&cache, 0o755)?;
+        unpack_cached(&cache, &hash, &data)
+    })
+    .await
+    .map_err(|e| ServerError::Internal(format!("unpacking an artifact failed: {e}")))?
 }
 
 /// The folder where `hash`'s artifact is unpacked in `cache`, unpacking `bytes` there first
@@ -122,18 +213,8 @@ pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathB
         .prefix(".unpack-")
         .tempdir_in(cache)
         .map_err(|e| ServerError::io(format!("cannot unpack into {}", cache.display()), e))?;
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
-    // Read, write and execute bits only: a bot's build may set setuid or setgid bits on its
-    // own files, which unpacked by a root worker would make them set-uid root on the host.
-    archive.set_preserve_permissions(false);
-    archive.set_overwrite(false);
-    archive
-        .unpack(aside.path())
+    unpack_into(bytes, aside.path())
         .map_err(|e| ServerError::io(format!("cannot unpack the artifact {hash_hex}"), e))?;
-    // Readable by the sandbox's own uid, as the arena's version folders are.
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(aside.path(), std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| ServerError::io(format!("cannot set the mode of {}", aside.path().display()), e))?;
     let aside = aside.keep();
     match std::fs::rename(&aside, &dir) {
         Ok(()) => Ok(dir),
@@ -144,6 +225,20 @@ pub fn unpack_cached(cache: &Path, hash_hex: &str, bytes: &[u8]) -> Result<PathB
         }
         Err(e) => Err(ServerError::io(format!("cannot move the artifact into {}", dir.display()), e)),
     }
+}
+
+/// Unpacks a gzip-compressed tar into the folder `dir` (which exists), without set-uid and
+/// set-gid bits, and makes `dir` readable by all (the sandbox's own uid reads it, as it reads
+/// the arena's version folders).
+pub fn unpack_into(bytes: &[u8], dir: &Path) -> std::io::Result<()> {
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
+    // Read, write and execute bits only: a bot's build may set setuid or setgid bits on its
+    // own files, which unpacked by a root worker would make them set-uid root on the host.
+    archive.set_preserve_permissions(false);
+    archive.set_overwrite(false);
+    archive.unpack(dir)?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
 }
 
 #[cfg(test)]
@@ -176,8 +271,8 @@ mod tests {
         )
         .expect("rows");
         let v = VersionId::new(1);
-        let h = store(&mut conn, v, &bytes, 0).expect("store");
-        assert_eq!(store(&mut conn, v, &bytes, 0).expect("again"), h, "stored once, by content");
+        let h = store(&mut conn, v, arch(), &bytes, 0).expect("store");
+        assert_eq!(store(&mut conn, v, arch(), &bytes, 0).expect("again"), h, "stored once, by content");
         assert_eq!(hash_of(&conn, v, arch()).expect("hash"), Some(h.clone()));
         assert_eq!(hash_of(&conn, v, "some-other-arch").expect("hash"), None);
         let stored = bytes_of(&conn, &h);

@@ -36,14 +36,14 @@ pub struct WorkerOptions {
 }
 
 /// The name the arena's settings go by in messages: they come from the database.
-const SETTINGS: &str = "arena.toml (the leader's, from the database)";
+pub(super) const SETTINGS: &str = "arena.toml (the leader's, from the database)";
 
 /// A game a worker failed to play this many times (the machine's fault each time: no
 /// processes, no sandbox, a missing artifact...) is recorded aborted instead of claimed again.
 pub const MAX_ATTEMPTS: i64 = 5;
 
 /// How often a worker reports itself, and retries what failed.
-const TICK: Duration = Duration::from_secs(2);
+pub(super) const TICK: Duration = Duration::from_secs(2);
 
 /// How often a worker with a free slot looks for a game (one indexed `UPDATE` that finds
 /// nothing, a fraction of a millisecond of the database's time): the most a queued game
@@ -51,14 +51,16 @@ const TICK: Duration = Duration::from_secs(2);
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
 /// One worker process.
-struct Worker {
-    db: Db,
-    id: String,
-    cache: PathBuf,
-    lease_ms: i64,
-    engine: Engine,
-    shutdown: CancellationToken,
-    running: AtomicI64,
+pub(super) struct Worker {
+    pub(super) db: Db,
+    pub(super) id: String,
+    /// The architecture it builds for and plays the artifacts of ([`artifacts::worker_arch`]).
+    pub(super) arch: String,
+    pub(super) cache: PathBuf,
+    pub(super) lease_ms: i64,
+    pub(super) engine: Engine,
+    pub(super) shutdown: CancellationToken,
+    pub(super) running: AtomicI64,
 }
 
 /// Runs a worker until SIGTERM, SIGINT or SIGHUP.
@@ -81,7 +83,9 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     let cache = std::path::absolute(&opts.cache)
         .map_err(|e| ServerError::io(format!("cannot resolve {}", opts.cache.display()), e))?;
     let opts = WorkerOptions { cache, ..opts };
-    for dir in [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs")] {
+    for dir in
+        [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs"), opts.cache.join("builds")]
+    {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
         // The sandbox's own uid reads the bots' folders under it.
@@ -112,9 +116,11 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     let engine = Engine::start(crate::live::LiveHub::new(), shutdown.clone(), check_limits)?;
     let id = format!("{}-{}-{:04x}", status::host_name(), std::process::id(), rand::random::<u16>());
     let lease_ms = i64::try_from(opts.lease.as_millis()).unwrap_or(i64::MAX);
+    let arch = artifacts::worker_arch();
     let worker = Arc::new(Worker {
         db,
         id: id.clone(),
+        arch: arch.clone(),
         cache: opts.cache.clone(),
         lease_ms,
         engine,
@@ -123,15 +129,24 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     });
     // The first line on stdout says the worker plays (tests wait for it).
     println!("worker {id} plays up to {} games at once from the {}", opts.concurrency, location.describe());
-    tracing::info!(worker = %id, concurrency = opts.concurrency, arch = artifacts::arch(), "worker started");
+    tracing::info!(worker = %id, concurrency = opts.concurrency, %arch, "worker started");
 
     let started = now_ms();
     let reporter = tokio::spawn(report_loop(worker.clone(), opts.concurrency, started));
     let mut tasks = JoinSet::new();
     loop {
         while tasks.len() < opts.concurrency && !shutdown.is_cancelled() {
-            let (w, now) = (worker.clone(), now_ms());
-            match worker.db.read(move |c| queue::claim(c, &w.id, now, w.lease_ms)).await {
+            // Builds before games: a version waits for its build, a game only for a worker.
+            match super::build_task::claim(&worker).await {
+                Ok(Some(lease)) => {
+                    tasks.spawn(super::build_task::build_claimed(worker.clone(), lease));
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "cannot claim a build; trying again"),
+            }
+            let w = worker.clone();
+            match worker.db.read(move |c| queue::claim(c, &w.id, &w.arch, w.lease_ms)).await {
                 Ok(Some(lease)) => {
                     tasks.spawn(play_claimed(worker.clone(), lease));
                 }
@@ -224,7 +239,7 @@ async fn report_loop(w: Arc<Worker>, concurrency: usize, started: i64) {
             id: w.id.clone(),
             host: status::host_name(),
             version: env!("CARGO_PKG_VERSION").into(),
-            arch: artifacts::arch().into(),
+            arch: w.arch.clone(),
             concurrency: i64::try_from(concurrency).unwrap_or(i64::MAX),
             running: w.running.load(Ordering::Relaxed),
             load: status::load_average(),
@@ -233,6 +248,15 @@ async fn report_loop(w: Arc<Worker>, concurrency: usize, started: i64) {
         };
         if let Err(e) = w.db.read(move |c| status::report(c, &report)).await {
             tracing::warn!(error = %e, "cannot report this worker");
+        }
+        // Versions that play without a built folder for this architecture get a build for it.
+        let arch = w.arch.clone();
+        match w.db.read(move |c| super::build_queue::enqueue_arch(c, &arch, now_ms())).await {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::info!(builds = n, arch = %w.arch, "versions queued to be built for this architecture")
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot queue the builds for this architecture"),
         }
         tokio::time::sleep(TICK).await;
     }
@@ -260,15 +284,13 @@ async fn play_claimed(w: Arc<Worker>, lease: Lease) {
         _ if lost.load(Ordering::Relaxed) => {
             tracing::warn!("this worker lost its lease on the game: its result is discarded");
         }
-        Ok(Outcome::Finished(played)) => {
-            match w.db.write(move |c| queue::finish(c, &l, &played, now_ms())).await {
-                Ok(true) => tracing::info!("game recorded"),
-                Ok(false) => tracing::warn!("the lease expired before the result was recorded: discarded"),
-                Err(e) => {
-                    tracing::error!(error = %e, "cannot record the game: its lease will expire and it is played again")
-                }
+        Ok(Outcome::Finished(played)) => match w.db.write(move |c| queue::finish(c, &l, &played)).await {
+            Ok(true) => tracing::info!("game recorded"),
+            Ok(false) => tracing::warn!("the lease expired before the result was recorded: discarded"),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot record the game: its lease will expire and it is played again")
             }
-        }
+        },
         // Stopped: this worker is stopping. Handed back, played by another.
         Ok(Outcome::Aborted(false, _)) => release(&w, &lease).await,
         Ok(Outcome::Aborted(true, why)) => failed(&w, &lease, why).await,
@@ -292,7 +314,7 @@ async fn failed(w: &Worker, lease: &Lease, why: String) {
         tracing::error!(error = %why, "the workers failed to play the game {MAX_ATTEMPTS} times: aborted");
         let reason = format!("the workers failed to play it {MAX_ATTEMPTS} times (last: {why})");
         let l = lease.clone();
-        if let Err(e) = w.db.write(move |c| queue::abort(c, &l, &reason, now_ms())).await {
+        if let Err(e) = w.db.write(move |c| queue::abort(c, &l, &reason)).await {
             tracing::warn!(error = %e, "cannot record the game aborted: its lease will expire");
         }
         return;
@@ -313,7 +335,7 @@ async fn keep_lease(w: Arc<Worker>, lease: Lease, stop: CancellationToken, lost:
     loop {
         tokio::time::sleep(every).await;
         let (l, now, lease_ms) = (lease.clone(), now_ms(), w.lease_ms);
-        match w.db.read(move |c| queue::renew(c, &l, now, lease_ms)).await {
+        match w.db.read(move |c| queue::renew(c, &l, lease_ms)).await {
             Ok(true) => held_until = now + lease_ms,
             Ok(false) => break,
             Err(e) if now_ms() < held_until => {
@@ -374,14 +396,15 @@ async fn play(w: &Worker, lease: &Lease, stop: CancellationToken) -> Result<Outc
 }
 
 /// A reason shown to anyone: the worker's folders left out of it.
-fn scrub(w: &Worker, text: &str) -> String {
+pub(super) fn scrub(w: &Worker, text: &str) -> String {
     crate::http::log_privacy::scrub_text(text, &crate::http::log_privacy::arena_prefixes(&w.cache))
 }
 
 /// The folder of a version's built bot in the cache, fetched from the database if missing.
 async fn artifact_dir(w: &Worker, version: VersionId) -> Result<PathBuf, ServerError> {
-    let arch = artifacts::arch();
-    let hash = w.db.read(move |c| artifacts::hash_of(c, version, arch)).await?.ok_or_else(|| {
+    let arch = w.arch.clone();
+    let a = arch.clone();
+    let hash = w.db.read(move |c| artifacts::hash_of(c, version, &a)).await?.ok_or_else(|| {
         ServerError::Internal(format!("no built folder of version {version} for {arch} in the database"))
     })?;
     let cache = w.cache.join("artifacts");
@@ -390,7 +413,7 @@ async fn artifact_dir(w: &Worker, version: VersionId) -> Result<PathBuf, ServerE
     }
     let h = hash.clone();
     let bytes =
-        w.db.read(move |c| artifacts::bytes(c, &h, arch))
+        w.db.read(move |c| artifacts::bytes(c, &h, &arch))
             .await?
             .ok_or_else(|| ServerError::Internal(format!("the artifact {hash} is not in the database")))?;
     tokio::task::spawn_blocking(move || artifacts::unpack_cached(&cache, &hash, &bytes))

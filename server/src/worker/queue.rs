@@ -28,38 +28,72 @@ pub struct Lease {
     pub attempt: i64,
 }
 
-/// Queues a game for the workers (in the caller's transaction, with its `games` row).
+/// The database's clock in Unix milliseconds, as SQL: every lease expiry is written and
+/// compared on the clock of the one database, never on the clock of the worker's machine,
+/// so that a worker whose clock is ahead cannot take a live lease, nor one whose clock is
+/// behind keep an expired one. (SQLite's `'now'` is the clock of the machine that runs the
+/// statement: on SQLite, workers and servers share one machine anyway.)
+#[must_use]
+pub fn db_now(conn: &Conn) -> &'static str {
+    if conn.kind() == "PostgreSQL" {
+        "(extract(epoch from clock_timestamp()) * 1000)::bigint"
+    } else {
+        "CAST(unixepoch('subsec') * 1000 AS INTEGER)"
+    }
+}
+
+/// The database's clock now (Unix ms): see [`db_now`].
+pub fn db_now_ms(conn: &Conn) -> Result<i64, ServerError> {
+    Ok(conn.query_row(&format!("SELECT {}", db_now(conn)), [], |r| r.get(0))?)
+}
+
+/// `FOR UPDATE OF t SKIP LOCKED` on PostgreSQL (a claim locks the row it picks and skips rows
+/// other claims hold); nothing on SQLite, which runs one writing statement at a time anyway.
+pub(crate) fn skip_locked(conn: &Conn) -> &'static str {
+    if conn.kind() == "PostgreSQL" { "FOR UPDATE OF t SKIP LOCKED" } else { "" }
+}
+
+/// Queues a game for the workers (in the caller's transaction, after its `games` row), with its
+/// two versions beside it for the claim's filter.
 pub fn enqueue(conn: &Conn, game: GameId, now: i64) -> Result<(), ServerError> {
-    conn.execute("INSERT INTO game_tasks (game_id, queued_at) VALUES (?1, ?2)", params![game, now])?;
+    conn.execute(
+        "INSERT INTO game_tasks (game_id, queued_at, south_id, north_id)
+         SELECT id, ?2, south_id, north_id FROM games WHERE id = ?1",
+        params![game, now],
+    )?;
     Ok(())
 }
 
 /// Claims the oldest game nobody holds (never leased, handed back, or with an expired lease)
-/// for `worker` until `now + lease_ms`; `None` when there is none.
-pub fn claim(conn: &Conn, worker: &str, now: i64, lease_ms: i64) -> Result<Option<Lease>, ServerError> {
-    // The one difference between the dialects: PostgreSQL locks the row it picks and skips
-    // rows other claims hold; SQLite runs one writing statement at a time anyway.
-    let lock = if conn.kind() == "PostgreSQL" { "FOR UPDATE SKIP LOCKED" } else { "" };
+/// whose two versions have a built folder for `arch`, for `worker`, for `lease_ms` from the
+/// database's clock; `None` when there is none.
+pub fn claim(conn: &Conn, worker: &str, arch: &str, lease_ms: i64) -> Result<Option<Lease>, ServerError> {
+    let (now, lock) = (db_now(conn), skip_locked(conn));
     let sql = format!(
-        "UPDATE game_tasks SET leased_by = ?1, lease_expires_at = ?2, attempts = attempts + 1
-         WHERE game_id = (SELECT game_id FROM game_tasks
-                          WHERE lease_expires_at IS NULL OR lease_expires_at < ?3
-                          ORDER BY game_id LIMIT 1 {lock})
+        "UPDATE game_tasks SET leased_by = ?1, lease_expires_at = {now} + ?2, attempts = attempts + 1
+         WHERE game_id = (SELECT t.game_id FROM game_tasks t
+                          WHERE (t.lease_expires_at IS NULL OR t.lease_expires_at < {now})
+                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = t.south_id AND a.arch = ?3)
+                            AND EXISTS (SELECT 1 FROM version_artifacts a WHERE a.version_id = t.north_id AND a.arch = ?3)
+                          ORDER BY t.game_id LIMIT 1 {lock})
          RETURNING game_id, attempts"
     );
-    let got: Option<(GameId, i64)> = conn
-        .query_row(&sql, params![worker, now + lease_ms, now], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let got: Option<(GameId, i64)> =
+        conn.query_row(&sql, params![worker, lease_ms, arch], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
     Ok(got.map(|(game, attempt)| Lease { game, worker: worker.to_owned(), attempt }))
 }
 
-/// Extends a lease to `now + lease_ms`; false when it is no longer held (expired, claimed
-/// by another worker, or the game recorded): the worker then stops playing the game.
-pub fn renew(conn: &Conn, lease: &Lease, now: i64, lease_ms: i64) -> Result<bool, ServerError> {
+/// Extends a lease to `lease_ms` from the database's clock; false when it is no longer held
+/// (expired, claimed by another worker, or the game recorded): the worker then stops playing
+/// the game.
+pub fn renew(conn: &Conn, lease: &Lease, lease_ms: i64) -> Result<bool, ServerError> {
+    let now = db_now(conn);
     let n = conn.execute(
-        "UPDATE game_tasks SET lease_expires_at = ?4
-         WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= ?5",
-        params![lease.game, lease.worker, lease.attempt, now + lease_ms, now],
+        &format!(
+            "UPDATE game_tasks SET lease_expires_at = {now} + ?4
+             WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= {now}"
+        ),
+        params![lease.game, lease.worker, lease.attempt, lease_ms],
     )?;
     Ok(n == 1)
 }
@@ -75,11 +109,15 @@ pub fn release(conn: &Conn, lease: &Lease) -> Result<bool, ServerError> {
     Ok(n == 1)
 }
 
-/// Ends the task in the caller's transaction if `lease` still holds it at `now`.
-fn take(conn: &Conn, lease: &Lease, now: i64) -> Result<bool, ServerError> {
+/// Ends the task in the caller's transaction if `lease` still holds it (on the database's
+/// clock).
+fn take(conn: &Conn, lease: &Lease) -> Result<bool, ServerError> {
     let n = conn.execute(
-        "DELETE FROM game_tasks WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= ?4",
-        params![lease.game, lease.worker, lease.attempt, now],
+        &format!(
+            "DELETE FROM game_tasks WHERE game_id = ?1 AND leased_by = ?2 AND attempts = ?3 AND lease_expires_at >= {}",
+            db_now(conn)
+        ),
+        params![lease.game, lease.worker, lease.attempt],
     )?;
     Ok(n == 1)
 }
@@ -98,11 +136,11 @@ pub struct Played {
 }
 
 /// Records a finished game: its log, its result and the end of its task, in one transaction
-/// (holding the write lock) that changes nothing unless `lease` still holds the game at
-/// `now`. False: the lease was lost, the result is discarded (another attempt records it).
-pub fn finish(conn: &mut Conn, lease: &Lease, played: &Played, now: i64) -> Result<bool, ServerError> {
+/// (holding the write lock) that changes nothing unless `lease` still holds the game.
+/// False: the lease was lost, the result is discarded (another attempt records it).
+pub fn finish(conn: &mut Conn, lease: &Lease, played: &Played) -> Result<bool, ServerError> {
     let tx = conn.transaction()?;
-    if !take(&tx, lease, now)? {
+    if !take(&tx, lease)? {
         return Ok(false);
     }
     super::logs::store(&tx, lease.game, &played.log)?;
@@ -116,9 +154,9 @@ pub fn finish(conn: &mut Conn, lease: &Lease, played: &Played, now: i64) -> Resu
 
 /// Records a game aborted (not counted) and ends its task, only while `lease` holds it: a
 /// game the workers failed to play too many times. False: the lease was lost.
-pub fn abort(conn: &mut Conn, lease: &Lease, reason: &str, now: i64) -> Result<bool, ServerError> {
+pub fn abort(conn: &mut Conn, lease: &Lease, reason: &str) -> Result<bool, ServerError> {
     let tx = conn.transaction()?;
-    if !take(&tx, lease, now)? {
+    if !take(&tx, lease)? {
         return Ok(false);
     }
     crate::games::abort(&tx, lease.game, reason)?;
@@ -128,12 +166,15 @@ pub fn abort(conn: &mut Conn, lease: &Lease, reason: &str, now: i64) -> Result<b
 
 /// At a leader's start, in its recovery transaction: every `running` game that no worker holds
 /// under a live lease is recorded aborted and its task (if any) ends; the others stay with
-/// their workers. Returns the games aborted.
+/// their workers (leases compared on the database's clock). Returns the games aborted.
 pub fn recover(conn: &Conn, now: i64) -> Result<usize, ServerError> {
     let abort = GameChange::ABORT;
     let n = conn.execute(
-        "UPDATE games SET state = ?2, reason = 'the server stopped during the game', finished_at = ?1
-         WHERE state = ?3 AND id NOT IN (SELECT game_id FROM game_tasks WHERE lease_expires_at >= ?1)",
+        &format!(
+            "UPDATE games SET state = ?2, reason = 'the server stopped during the game', finished_at = ?1
+             WHERE state = ?3 AND id NOT IN (SELECT game_id FROM game_tasks WHERE lease_expires_at >= {})",
+            db_now(conn)
+        ),
         params![now, abort.to(), abort.from()],
     )?;
     conn.execute(
@@ -144,27 +185,33 @@ pub fn recover(conn: &Conn, now: i64) -> Result<usize, ServerError> {
 }
 
 /// Games waiting for a worker and games a worker holds, for `/metrics`.
-pub fn counts(conn: &Conn, now: i64) -> Result<(i64, i64), ServerError> {
+pub fn counts(conn: &Conn) -> Result<(i64, i64), ServerError> {
+    let now = db_now(conn);
     Ok(conn.query_row(
-        "SELECT coalesce(sum(CASE WHEN lease_expires_at >= ?1 THEN 0 ELSE 1 END), 0),
-                coalesce(sum(CASE WHEN lease_expires_at >= ?1 THEN 1 ELSE 0 END), 0) FROM game_tasks",
-        [now],
+        &format!(
+            "SELECT coalesce(sum(CASE WHEN lease_expires_at >= {now} THEN 0 ELSE 1 END), 0),
+                    coalesce(sum(CASE WHEN lease_expires_at >= {now} THEN 1 ELSE 0 END), 0) FROM game_tasks"
+        ),
+        [],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::{GameState, Purpose};
     use crate::games::NewGame;
 
     use crate::db::Location;
 
+    /// The architecture the test versions are built for.
+    pub(crate) const ARCH: &str = "test-arch";
+
     /// Where the tests run: a SQLite file, and a new database of the PostgreSQL cluster of
     /// `BAO_TEST_POSTGRES` when it is set (without it the PostgreSQL half says it is skipped,
     /// and fails under `BAO_REQUIRE_ALL=1`).
-    fn places() -> Vec<(tempfile::TempDir, Location)> {
+    pub(crate) fn places() -> Vec<(tempfile::TempDir, Location)> {
         let dir = tempfile::tempdir().expect("tempdir");
         let sqlite = Location::Sqlite(dir.path().join("a.sqlite3"));
         let mut all = vec![(dir, sqlite)];
@@ -174,21 +221,22 @@ mod tests {
         all
     }
 
-    /// The arena's tables with a user, a bot and two versions.
-    fn arena_db(location: &Location) -> Conn {
+    /// The arena's tables with a user, a bot and two versions built for [`ARCH`].
+    pub(crate) fn arena_db(location: &Location) -> Conn {
         let conn = crate::db::open_location(location).expect("db");
         conn.execute_batch(
             "INSERT INTO users (id, name, created_at) VALUES (1, 'u', 0);
              INSERT INTO bots (id, name, owner_id, created_at) VALUES (1, 'b', 1, 0);
              INSERT INTO versions (id, bot_id, number, language, source_name, source_bytes, state, submitted_at, state_at)
-             VALUES (1, 1, 1, 'python', 'a.py', 1, 'active', 0, 0), (2, 1, 2, 'python', 'a.py', 1, 'active', 0, 0);",
+             VALUES (1, 1, 1, 'python', 'a.py', 1, 'active', 0, 0), (2, 1, 2, 'python', 'a.py', 1, 'active', 0, 0);
+             INSERT INTO version_artifacts (version_id, arch, hash) VALUES (1, 'test-arch', 'h1'), (2, 'test-arch', 'h2');",
         )
         .expect("rows");
         conn
     }
 
     /// Runs `test` on every database of [`places`].
-    fn on_each(test: impl Fn(&Location, &mut Conn)) {
+    pub(crate) fn on_each(test: impl Fn(&Location, &mut Conn)) {
         for (_dir, location) in places() {
             eprintln!("on the {}", location.describe());
             let mut conn = arena_db(&location);
@@ -211,6 +259,20 @@ mod tests {
         conn.query_row("SELECT state FROM games WHERE id = ?1", [id], |r| r.get(0)).expect("state")
     }
 
+    /// Moves a game's lease expiry to `ms` from the database's clock (negative: expired).
+    fn expires_in(conn: &Conn, id: GameId, ms: i64) {
+        conn.execute(
+            &format!("UPDATE game_tasks SET lease_expires_at = {} + ?2 WHERE game_id = ?1", db_now(conn)),
+            params![id, ms],
+        )
+        .expect("lease expiry");
+    }
+
+    fn expiry(conn: &Conn, id: GameId) -> i64 {
+        conn.query_row("SELECT lease_expires_at FROM game_tasks WHERE game_id = ?1", [id], |r| r.get(0))
+            .expect("expiry")
+    }
+
     fn played() -> Played {
         Played { result: GameResult::South, reason: "stones".into(), plies: 12, log: b"{\"x\":1}\n".to_vec() }
     }
@@ -223,17 +285,69 @@ mod tests {
     fn a_claim_takes_one_free_game(conn: &mut Conn) {
         let g1 = queue_game(conn);
         let g2 = queue_game(conn);
-        let a = claim(conn, "a", 1000, 500).expect("claim").expect("a game");
+        let a = claim(conn, "a", ARCH, 60_000).expect("claim").expect("a game");
         assert_eq!((a.game, a.attempt), (g1, 1), "the oldest first");
-        let b = claim(conn, "b", 1000, 500).expect("claim").expect("a game");
+        let b = claim(conn, "b", ARCH, 60_000).expect("claim").expect("a game");
         assert_eq!(b.game, g2, "a leased game is not claimed again");
-        assert_eq!(claim(conn, "c", 1400, 500).expect("claim"), None, "both held");
-        // a renews, b does not: at 1600 b's lease has expired and c takes its game.
-        assert!(renew(conn, &a, 1400, 500).expect("renew"));
-        let c = claim(conn, "c", 1600, 500).expect("claim").expect("the expired one");
+        assert_eq!(claim(conn, "c", ARCH, 60_000).expect("claim"), None, "both held");
+        // b's lease expires, a's does not: c takes b's game.
+        expires_in(conn, g2, -1);
+        assert!(renew(conn, &a, 60_000).expect("renew"));
+        let c = claim(conn, "c", ARCH, 60_000).expect("claim").expect("the expired one");
         assert_eq!((c.game, c.attempt), (g2, 2));
-        assert!(!renew(conn, &b, 1600, 500).expect("renew"), "b lost its lease");
-        assert!(renew(conn, &a, 1600, 500).expect("renew"), "a still holds its game");
+        assert!(!renew(conn, &b, 60_000).expect("renew"), "b lost its lease");
+        assert!(renew(conn, &a, 60_000).expect("renew"), "a still holds its game");
+    }
+
+    /// The lease's expiry is the database's clock plus the lease, whatever the clock of the
+    /// worker's machine says (no call takes the worker's time): a worker whose clock runs far
+    /// ahead cannot take a live lease, and one whose clock runs far behind cannot renew or
+    /// record under an expired one.
+    #[test]
+    fn leases_run_on_the_databases_clock_not_the_workers() {
+        on_each(|_, conn| leases_on_the_databases_clock(conn));
+    }
+
+    fn leases_on_the_databases_clock(conn: &mut Conn) {
+        let g = queue_game(conn);
+        let before = db_now_ms(conn).expect("db clock");
+        let a = claim(conn, "a", ARCH, 10_000).expect("claim").expect("a game");
+        let after = db_now_ms(conn).expect("db clock");
+        let until = expiry(conn, g);
+        assert!(
+            (before + 10_000..=after + 10_000).contains(&until),
+            "the expiry {until} is the database's clock ({before}..{after}) plus the lease"
+        );
+        // A worker whose clock is an hour ahead would have seen this lease as expired if the
+        // comparison were made on its clock; on the database's, the lease holds.
+        assert_eq!(claim(conn, "ahead", ARCH, 10_000).expect("claim"), None, "a live lease is not taken");
+        // The lease expired on the database's clock: a worker whose clock is an hour behind
+        // would still see it live on its own; it can neither renew it nor record under it.
+        expires_in(conn, g, -1);
+        assert!(!renew(conn, &a, 10_000).expect("renew"), "an expired lease is not extended");
+        assert!(!finish(conn, &a, &played()).expect("finish"), "nor recorded");
+        assert_eq!(state(conn, g), GameState::Running);
+    }
+
+    #[test]
+    fn only_games_whose_two_versions_are_built_for_the_workers_architecture_are_claimed() {
+        on_each(|_, conn| {
+            let g = queue_game(conn);
+            assert_eq!(claim(conn, "w", "other-arch", 60_000).expect("claim"), None, "no artifacts");
+            conn.execute(
+                "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (1, 'other-arch', 'h')",
+                [],
+            )
+            .expect("one artifact");
+            assert_eq!(claim(conn, "w", "other-arch", 60_000).expect("claim"), None, "one of the two");
+            conn.execute(
+                "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (2, 'other-arch', 'h')",
+                [],
+            )
+            .expect("the other");
+            let l = claim(conn, "w", "other-arch", 60_000).expect("claim").expect("both built");
+            assert_eq!(l.game, g);
+        });
     }
 
     #[test]
@@ -243,23 +357,24 @@ mod tests {
 
     fn only_the_holder_records(conn: &mut Conn) {
         let g = queue_game(conn);
-        let first = claim(conn, "a", 0, 100).expect("claim").expect("game");
+        let first = claim(conn, "a", ARCH, 60_000).expect("claim").expect("game");
         // a is silent past its lease; b plays the game again.
-        let second = claim(conn, "b", 200, 100).expect("claim").expect("game again");
+        expires_in(conn, g, -1);
+        let second = claim(conn, "b", ARCH, 60_000).expect("claim").expect("game again");
         assert_eq!(second.attempt, 2);
-        assert!(!finish(conn, &first, &played(), 210).expect("finish"), "a's result is discarded");
+        assert!(!finish(conn, &first, &played()).expect("finish"), "a's result is discarded");
         assert_eq!(state(conn, g), GameState::Running);
         let logs: i64 = conn.query_row("SELECT count(*) FROM game_logs", [], |r| r.get(0)).expect("logs");
         assert_eq!(logs, 0, "nothing of a's attempt is kept");
-        assert!(finish(conn, &second, &played(), 250).expect("finish"));
+        assert!(finish(conn, &second, &played()).expect("finish"));
         assert_eq!(state(conn, g), GameState::Finished);
         let by: Option<String> =
             conn.query_row("SELECT played_by FROM games WHERE id = ?1", [g], |r| r.get(0)).expect("by");
         assert_eq!(by.as_deref(), Some("b"));
         assert_eq!(super::super::logs::stored(conn, g).expect("log"), Some(played().log));
         // Once recorded, nobody records it again, nor claims it.
-        assert!(!finish(conn, &second, &played(), 260).expect("again"));
-        assert_eq!(claim(conn, "c", 10_000, 100).expect("claim"), None);
+        assert!(!finish(conn, &second, &played()).expect("again"));
+        assert_eq!(claim(conn, "c", ARCH, 100).expect("claim"), None);
         let tasks: i64 = conn.query_row("SELECT count(*) FROM game_tasks", [], |r| r.get(0)).expect("tasks");
         assert_eq!(tasks, 0);
     }
@@ -271,15 +386,16 @@ mod tests {
 
     fn an_expired_lease_records_nothing(conn: &mut Conn) {
         let g = queue_game(conn);
-        let a = claim(conn, "a", 0, 100).expect("claim").expect("game");
-        assert!(!finish(conn, &a, &played(), 101).expect("finish"), "expired, though nobody claimed it");
-        assert!(!abort(conn, &a, "x", 101).expect("abort"));
+        let a = claim(conn, "a", ARCH, 60_000).expect("claim").expect("game");
+        expires_in(conn, g, -1);
+        assert!(!finish(conn, &a, &played()).expect("finish"), "expired, though nobody claimed it");
+        assert!(!abort(conn, &a, "x").expect("abort"));
         assert_eq!(state(conn, g), GameState::Running);
-        let b = claim(conn, "b", 101, 100).expect("claim").expect("game");
+        let b = claim(conn, "b", ARCH, 60_000).expect("claim").expect("game");
         assert!(release(conn, &b).expect("release"));
-        let c = claim(conn, "c", 102, 100).expect("claim").expect("handed back: free at once");
+        let c = claim(conn, "c", ARCH, 60_000).expect("claim").expect("handed back: free at once");
         assert_eq!(c.attempt, 3);
-        assert!(abort(conn, &c, "the workers could not play it", 103).expect("abort"));
+        assert!(abort(conn, &c, "the workers could not play it").expect("abort"));
         assert_eq!(state(conn, g), GameState::Aborted);
     }
 
@@ -292,19 +408,16 @@ mod tests {
         let held = queue_game(conn);
         let waiting = queue_game(conn);
         let expired = queue_game(conn);
-        let lease = claim(conn, "a", 1000, 10_000).expect("claim").expect("held");
+        let lease = claim(conn, "a", ARCH, 60_000).expect("claim").expect("held");
         assert_eq!(lease.game, held);
-        conn.execute(
-            "UPDATE game_tasks SET leased_by = 'b', lease_expires_at = 5 WHERE game_id = ?1",
-            [expired],
-        )
-        .expect("expired lease");
+        conn.execute("UPDATE game_tasks SET leased_by = 'b' WHERE game_id = ?1", [expired]).expect("leased");
+        expires_in(conn, expired, -5);
         assert_eq!(recover(conn, 2000).expect("recover"), 2);
         assert_eq!(state(conn, held), GameState::Running);
         assert_eq!(state(conn, waiting), GameState::Aborted);
         assert_eq!(state(conn, expired), GameState::Aborted);
-        assert_eq!(counts(conn, 2000).expect("counts"), (0, 1));
-        assert!(finish(conn, &lease, &played(), 3000).expect("finish"), "the worker still records it");
+        assert_eq!(counts(conn).expect("counts"), (0, 1));
+        assert!(finish(conn, &lease, &played()).expect("finish"), "the worker still records it");
     }
 
     /// Workers claiming at once, each on a connection of its own outside the write lock (as
@@ -319,7 +432,7 @@ mod tests {
                         s.spawn(move || {
                             let c = location.connect(false).expect("a connection of its own");
                             let mut mine = Vec::new();
-                            while let Some(l) = claim(&c, &format!("w{w}"), 1000, 60_000).expect("claim") {
+                            while let Some(l) = claim(&c, &format!("w{w}"), ARCH, 60_000).expect("claim") {
                                 mine.push(l.game);
                             }
                             mine

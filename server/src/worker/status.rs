@@ -101,7 +101,7 @@ pub fn fill_metrics(conn: &Conn, metrics: &crate::metrics::Metrics, now: i64) ->
         metrics.worker_games_running.with_label_values(&labels).set(w.running);
         metrics.worker_load.with_label_values(&labels).set(w.load);
     }
-    let (queued, leased) = super::queue::counts(conn, now)?;
+    let (queued, leased) = super::queue::counts(conn)?;
     metrics.games_queued.set(queued);
     metrics.games_leased.set(leased);
     Ok(())

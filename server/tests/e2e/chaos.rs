@@ -320,6 +320,14 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
 
     // The bots, through the first server: executables (this binary) and a Python bot.
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    // Builds and checks are the workers' tasks: a worker with slot 0's cache (its name counted
+    // as that slot's) runs them before the chaos begins.
+    let mut builder = {
+        let mut c = server_command();
+        c.args(["worker", "--database", &url, "--concurrency", "1", "--lease-secs", "3", "--cache"])
+            .arg(&caches[0]);
+        Supervised::spawn(c, &dir.path().join("worker-0.log"))
+    };
     let python = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-bots/python/random_bot.py"))
         .expect("bot");
     let subs = [
@@ -331,10 +339,12 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
     for s in &subs {
         assert_eq!(s.status, 201, "{}", s.body);
     }
-    // The gate's checks are the leader's: its own engine plays them, workers or not.
     for s in &subs {
         assert_eq!(settle(&server, s.json()["id"].as_i64().expect("id"), 180), "active", "{}", s.body);
     }
+    let builder_name = builder.first_line().and_then(|l| worker_name(&l));
+    let status = builder.terminate(30);
+    assert_eq!(status.code(), Some(130), "the building worker stopped by SIGTERM: {status}");
     // From now on the server is supervised like the workers.
     let status = server.terminate();
     assert_eq!(status.code(), Some(130), "the first server stopped by SIGTERM: {status}");
@@ -348,7 +358,7 @@ pub fn workers_survive_kills_a_server_crash_and_a_database_outage() {
         workers: (0..3).map(|_| Supervised { child: None, first_line: Arc::new(Mutex::new(None)) }).collect(),
         caches,
         kill_at: vec![Instant::now(); 3],
-        names: vec![HashSet::new(); 3],
+        names: vec![builder_name.into_iter().collect(), HashSet::new(), HashSet::new()],
         server_starts: 1,
         server_exits: Vec::new(),
         worker_kills: 0,

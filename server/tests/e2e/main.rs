@@ -25,6 +25,7 @@ mod site;
 mod state;
 mod support;
 mod worker_attacks;
+mod worker_builds;
 mod workers;
 
 use std::panic::AssertUnwindSafe;
@@ -45,6 +46,7 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "worker_attacks_results_are_the_referees",
     "worker_attacks_unpackable_bot_is_not_the_machines_fault",
     "worker_attacks_gate_verdict_with_a_nul_is_recorded",
+    "workers_build_and_check_for_two_servers_without_a_shared_folder",
 ];
 
 const TESTS: &[Test] = &[
@@ -103,6 +105,10 @@ const TESTS: &[Test] = &[
     (
         "worker_attacks_gate_verdict_with_a_nul_is_recorded",
         worker_attacks::worker_attacks_gate_verdict_with_a_nul_is_recorded,
+    ),
+    (
+        "workers_build_and_check_for_two_servers_without_a_shared_folder",
+        worker_builds::workers_build_and_check_for_two_servers_without_a_shared_folder,
     ),
 ];
 
