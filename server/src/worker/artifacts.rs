@@ -49,6 +49,7 @@ pub fn hash(bytes: &[u8]) -> String {
 /// The folder `dir` as a gzip-compressed tar (symbolic links kept as links, modes kept,
 /// owners and times left out), refused above [`MAX_ARTIFACT_BYTES`].
 pub fn pack(dir: &Path) -> Result<Vec<u8>, ServerError> {
+    check_paths(dir, Path::new(""))?;
     let bytes = pack_any(dir)?;
     if bytes.len() > MAX_ARTIFACT_BYTES {
         return Err(ServerError::Invalid(format!(
@@ -58,6 +59,37 @@ pub fn pack(dir: &Path) -> Result<Vec<u8>, ServerError> {
         )));
     }
     Ok(bytes)
+}
+
+/// The longest path inside a built folder, in bytes: each worker unpacks it under a cache
+/// folder of its own, and the kernel takes 4,096 bytes for a whole path. A longer one is the
+/// bot's (it would fail to unpack on every worker, as if the machines failed).
+pub const MAX_ARTIFACT_PATH: usize = 1024;
+
+/// Refuses a built folder holding a path (relative to it) longer than [`MAX_ARTIFACT_PATH`];
+/// looks no deeper than that, so the walk itself never meets the kernel's limit.
+fn check_paths(root: &Path, rel: &Path) -> Result<(), ServerError> {
+    let dir = root.join(rel);
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| ServerError::io(format!("cannot read {}", dir.display()), e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| ServerError::io(format!("cannot read {}", dir.display()), e))?;
+        let path = rel.join(entry.file_name());
+        let len = path.as_os_str().len();
+        if len > MAX_ARTIFACT_PATH {
+            let shown: String = path.to_string_lossy().chars().take(60).collect();
+            return Err(ServerError::Invalid(format!(
+                "the built folder holds a path of more than {MAX_ARTIFACT_PATH} bytes ({shown}…): \
+                 a worker cannot unpack it; keep the build's paths shorter"
+            )));
+        }
+        let kind =
+            entry.file_type().map_err(|e| ServerError::io(format!("cannot read {}", dir.display()), e))?;
+        if kind.is_dir() {
+            check_paths(root, &path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The folder `dir` as a gzip-compressed tar, whatever its size (an upload's folder, which
@@ -188,7 +220,8 @@ pub async fn served_dir(arena: &Arena, version: &crate::versions::Version) -> Re
     tokio::task::spawn_blocking(move || {
         std::fs::create_dir_all(&cache)
             .map_err(|e| ServerError::io(format!("cannot create {}", cache.display()), e))?;
-        crate::db::make_private(&cache, 0o755)?;
+        // Passed through to each bot's folder, never listed (see the worker's cache).
+        crate::db::make_private(&cache, 0o711)?;
         unpack_cached(&cache, &hash, &data)
     })
     .await
@@ -243,6 +276,33 @@ pub fn unpack_into(bytes: &[u8], dir: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_built_folder_with_a_path_too_long_to_unpack_is_the_bots() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let mut deep = dir.path().to_path_buf();
+        for _ in 0..6 {
+            deep.push("d".repeat(200));
+        }
+        std::fs::create_dir_all(&deep).expect("deep folders");
+        std::fs::write(deep.join("f"), "x").expect("a file");
+        match super::pack(dir.path()) {
+            Err(crate::error::ServerError::Invalid(why)) => {
+                assert!(why.contains("path of more than 1024 bytes"), "{why}");
+                assert!(!why.contains(&dir.path().display().to_string()), "no folder of the worker: {why}");
+            }
+            other => panic!("refused as the bot's: {:?}", other.map(|b| b.len())),
+        }
+        // Five levels (1,005 bytes and the file's name) pack.
+        let ok = tempfile::tempdir().expect("a folder");
+        let mut five = ok.path().to_path_buf();
+        for _ in 0..5 {
+            five.push("d".repeat(200));
+        }
+        std::fs::create_dir_all(&five).expect("folders");
+        std::fs::write(five.join("f"), "x").expect("a file");
+        assert!(super::pack(ok.path()).is_ok());
+    }
+
     use super::*;
 
     #[test]

@@ -83,13 +83,18 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     let cache = std::path::absolute(&opts.cache)
         .map_err(|e| ServerError::io(format!("cannot resolve {}", opts.cache.display()), e))?;
     let opts = WorkerOptions { cache, ..opts };
-    for dir in
-        [opts.cache.clone(), opts.cache.join("artifacts"), opts.cache.join("logs"), opts.cache.join("builds")]
-    {
+    // The sandboxes' own uids pass through the cache to their bot's folder (each
+    // `artifacts/HASH` is 755) but list nothing: no other user of the machine finds the bots
+    // there. The running games' logs are the worker's alone.
+    for (dir, mode) in [
+        (opts.cache.clone(), 0o711),
+        (opts.cache.join("artifacts"), 0o711),
+        (opts.cache.join("logs"), 0o700),
+        (opts.cache.join("builds"), 0o711),
+    ] {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ServerError::io(format!("cannot create {}", dir.display()), e))?;
-        // The sandbox's own uid reads the bots' folders under it.
-        crate::db::make_private(&dir, 0o755)?;
+        crate::db::make_private(&dir, mode)?;
     }
     let shutdown = CancellationToken::new();
     bao_tournament::signals::install(shutdown.clone())
@@ -312,7 +317,13 @@ async fn release(w: &Worker, lease: &Lease) {
 async fn failed(w: &Worker, lease: &Lease, why: String) {
     if lease.attempt >= MAX_ATTEMPTS {
         tracing::error!(error = %why, "the workers failed to play the game {MAX_ATTEMPTS} times: aborted");
-        let reason = format!("the workers failed to play it {MAX_ATTEMPTS} times (last: {why})");
+        // Shown to anyone: the worker's folders left out, and a bounded length.
+        let mut last = scrub(w, &why);
+        if let Some((cut, _)) = last.char_indices().nth(300) {
+            last.truncate(cut);
+            last.push('…');
+        }
+        let reason = format!("the workers failed to play it {MAX_ATTEMPTS} times (last: {last})");
         let l = lease.clone();
         if let Err(e) = w.db.write(move |c| queue::abort(c, &l, &reason)).await {
             tracing::warn!(error = %e, "cannot record the game aborted: its lease will expire");

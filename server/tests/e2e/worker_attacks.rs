@@ -1006,13 +1006,17 @@ EOF
 /// is in the verdict's text, which PostgreSQL refuses to store) is recorded: the version is
 /// rejected, not left checking; so is that of a bot answering with a raw NUL byte (the
 /// gate's report quotes the line); and a build whose output holds a NUL byte is recorded too
-/// (its log kept, the version active), not left building. (Builds and the gate run on the
-/// leader today; docs/worker.md plans them as worker tasks.)
+/// (its log kept, the version active), not left building. (Builds and the gate run on a
+/// worker.)
 pub fn worker_attacks_gate_verdict_with_a_nul_is_recorded() {
     const TEST: &str = "worker_attacks_gate_verdict_with_a_nul_is_recorded";
     let Some(base) = cluster(TEST) else { return };
-    let (_dir, data, url, token) = workers_arena(&base);
+    let (dir, data, url, token) = workers_arena(&base);
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
+    // The builds and the gate run on a worker.
+    let cache = worker_dir(dir.path(), "cache");
+    let worker =
+        WorkerProcess::start(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
     let nul = r#"#!/usr/bin/python3
 import sys
 for line in sys.stdin:
@@ -1045,7 +1049,7 @@ for line in sys.stdin:
         }
         std::thread::sleep(Duration::from_millis(250));
     };
-    let log = std::fs::read_to_string(data.with_extension("log")).unwrap_or_default();
+    let log = std::fs::read_to_string(data.with_extension("log")).unwrap_or_default() + &worker.log();
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("0x00")).take(3).collect();
     assert_eq!(
         states.each_ref().map(String::as_str),
@@ -1053,5 +1057,6 @@ for line in sys.stdin:
         "40 s after their uploads: the bot answering with a NUL in JSON and the one answering with a NUL byte \
          (both rejected by the gate), and the build printing one (active); the server's errors: {errors:?}"
     );
+    drop(worker);
     drop(server);
 }
