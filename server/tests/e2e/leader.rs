@@ -159,7 +159,7 @@ fn leader_process(db: &mut postgres::Client) -> u32 {
 
 /// The process id of the server whose connection holds the leader lock, if one does now (a
 /// killed server's backend may be gone between two queries).
-fn holder_process(db: &mut postgres::Client) -> Option<u32> {
+pub fn holder_process(db: &mut postgres::Client) -> Option<u32> {
     let name: String = db
         .query_opt(
             &format!("SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE {HELD}"),
