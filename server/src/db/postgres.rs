@@ -26,6 +26,19 @@ const MIGRATIONS: &[&str] = &[
 /// The advisory lock every write transaction holds: one writer at a time across every
 /// server process, as SQLite has (the server's read-then-write transactions rely on it).
 const WRITE_LOCK: i64 = 0x0042_616f_5772;
+/// `BEGIN` and taking the write lock, as one batch (one round trip to the server).
+fn begin_write() -> String {
+    format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+}
+
+/// Whether `sql`'s first word is `word` (case aside): a statement's kind.
+fn starts_with_word(sql: &str, word: &str) -> bool {
+    let sql = sql.trim_start();
+    sql.len() >= word.len()
+        && sql.as_bytes()[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+        && sql[word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric() && c != '_')
+}
+
 /// The advisory lock held while the schema is migrated (servers starting together).
 const MIGRATION_LOCK: i64 = 0x0042_616f_4d67;
 
@@ -115,7 +128,13 @@ impl PgConn {
         let stmt = self.statement(sql)?;
         let args: Vec<Param<'_>> = params.iter().map(Param).collect();
         let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();
-        let rows = self.locked(|client| client.query(&stmt, &refs))?;
+        // A plain read needs no write lock, even on the writer (as on SQLite).
+        let read = starts_with_word(sql, "SELECT");
+        let rows = if read {
+            self.client()?.query(&stmt, &refs)?
+        } else {
+            self.locked(|client| client.query(&stmt, &refs))?
+        };
         rows.iter()
             .map(|row| {
                 (0..row.len())
@@ -140,8 +159,8 @@ impl PgConn {
             return Ok(f(self.client()?)?);
         }
         let client = self.client()?;
-        client.batch_execute("BEGIN")?;
-        let r = client.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).and_then(|_| f(client));
+        // BEGIN and the lock in one round trip; then the statement, then COMMIT.
+        let r = client.batch_execute(&begin_write()).and_then(|()| f(client));
         match r {
             Ok(out) => {
                 client.batch_execute("COMMIT")?;
@@ -170,9 +189,13 @@ impl PgConn {
     pub fn begin(&mut self, behavior: Behavior) -> DbResult<()> {
         match behavior {
             Behavior::Immediate => {
-                self.client()?.batch_execute("BEGIN")?;
+                // BEGIN and the lock in one round trip; a failure leaves no transaction open.
+                let client = self.client()?;
+                if let Err(e) = client.batch_execute(&begin_write()) {
+                    let _ = client.batch_execute("ROLLBACK");
+                    return Err(e.into());
+                }
                 self.in_transaction = true;
-                self.client()?.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
             }
             Behavior::Deferred => {
                 self.client()?.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")?;
@@ -377,7 +400,17 @@ impl<'a> FromSql<'a> for Cell {
 
 #[cfg(test)]
 mod tests {
-    use super::placeholders;
+    use super::{placeholders, starts_with_word};
+
+    #[test]
+    fn a_statement_s_kind_is_its_first_word() {
+        assert!(starts_with_word("  select id FROM games", "SELECT"));
+        assert!(starts_with_word("SELECT\n1", "SELECT"));
+        assert!(!starts_with_word("SELECTED", "SELECT"));
+        assert!(!starts_with_word("UPDATE t SET x = 1 RETURNING (SELECT 1)", "SELECT"));
+        assert!(!starts_with_word("WITH d AS (DELETE FROM t RETURNING *) SELECT 1", "SELECT"));
+        assert!(!starts_with_word("SEL", "SELECT"));
+    }
 
     #[test]
     fn placeholders_outside_quotes_become_dollars() {
