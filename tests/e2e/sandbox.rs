@@ -384,7 +384,10 @@ fn a_setsid_daemon_is_gone_when_the_sandbox_ends() {
     }
     // Without the sandbox (and its PID namespace) the same daemon lives on: this test sees it.
     let marker = format!("27.{}9", std::process::id());
-    let script = format!("setsid -f sleep {marker} </dev/null >/dev/null 2>&1");
+    // As above, the shell waits a moment: the forked child must have left the process group
+    // (its setsid) before the shell exits, or a loaded machine may see it go with the group
+    // (seen once in a local CI run).
+    let script = format!("setsid -f sleep {marker} </dev/null >/dev/null 2>&1; sleep 0.2");
     let dir = open_dir("sandbox-daemon-control");
     let out = Command::new(bin("bao-referee"))
         .args(["__exec-bot", "--", "/bin/sh", "-c", &script])
