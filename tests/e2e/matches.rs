@@ -235,7 +235,15 @@ fn ctrl_c_while_the_bots_are_first_started_writes_no_log_and_leaves_no_bot() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SIGINT once the bot runs: the referee is then in its preflight, its handlers installed (a
+    // fixed pause could end before them on a busy machine, and the signal kill it). The bot is
+    // a process with the tag in its arguments but not `--south`: the referee's own hold both,
+    // and so do those of a process it forks before its handlers are installed.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !crate::hostile::processes_with(&tag).iter().any(|(_, args)| !args.contains("--south")) {
+        assert!(std::time::Instant::now() < until, "the bot was never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
