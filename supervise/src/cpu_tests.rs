@@ -47,9 +47,14 @@ async fn a_cpu_limit_holds_the_whole_tree_to_it() {
     let mut bot = BotProcess::spawn_with(&sh(FOUR_SPINNERS), &limits, &options()).await.unwrap();
     assert!(bot.supervision().cpu_limit_by.is_some(), "{}", bot.supervision());
     assert_eq!(bot.recv_line(after(5000)).await.unwrap(), "go");
-    let (cpu0, wall0) = (bot.cpu_time().unwrap(), Instant::now());
+    // The wall-clock span encloses the CPU one (its clock read first, and last): a pause of
+    // this thread between the two readings (a busy machine) then widens the wall-clock span,
+    // never the CPU one alone.
+    let wall0 = Instant::now();
+    let cpu0 = bot.cpu_time().unwrap();
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    let (cpu, wall) = (bot.cpu_time().unwrap() - cpu0, wall0.elapsed());
+    let cpu = bot.cpu_time().unwrap() - cpu0;
+    let wall = wall0.elapsed();
     bot.shutdown(Duration::from_millis(100)).await;
     // The kernel's quota is per 100 ms period: at most one period's quota over.
     let most = wall.mul_f64(0.5) + Duration::from_millis(60);
