@@ -24,8 +24,12 @@ fn require_postgres() -> Option<String> {
     url
 }
 
-/// The leader lock's rows in `pg_locks` (a bigint key shows as its high and low halves).
+/// The leader lock's rows in `pg_locks` (a bigint key shows as its high and low halves), in
+/// this connection's database: `pg_locks` shows the whole cluster's, and the servers of every
+/// other arena's database on it (another test's, or one whose backend is still going away)
+/// hold the same key there.
 const HELD: &str = "l.locktype = 'advisory' AND l.granted
+     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
      AND l.classid::bigint = ($1::bigint >> 32) AND l.objid::bigint = ($1::bigint & 4294967295)";
 
 /// Sessions holding the leader lock ([`bao_server::leader::LEADER_LOCK`]).
