@@ -380,9 +380,14 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
     };
     let w2 =
         Worker::start(&url, &dir.path().join("cache-2"), &dir.path().join("worker-2.log"), Some(FAKE_ARCH));
-    let arch: String = db(&url)
-        .query_row("SELECT arch FROM workers WHERE id = ?1", [&w2.id], |r| r.get(0))
-        .expect("its row");
+    // Its first line comes before its first report (its row): waited for.
+    let arch: String = wait_for(30, "the worker's row", || {
+        use bao_server::db::OptionalExtension;
+        db(&url)
+            .query_row("SELECT arch FROM workers WHERE id = ?1", [&w2.id], |r| r.get(0))
+            .optional()
+            .expect("workers")
+    });
     assert_eq!(arch, FAKE_ARCH, "the worker reports the architecture it was given");
     // While some version lacks its artifact for the faked architecture, no game of it is
     // claimed: its task's attempts (counted at every claim) do not grow.
