@@ -101,8 +101,21 @@ pub fn builds_take_turns_between_users() {
     edits.push(("submissions_per_hour = 12", "submissions_per_hour = 30"));
     edits.push(("queued_per_user = 4", "queued_per_user = 10"));
     edits.push(("\n# concurrency = 1\n", "\nconcurrency = 0\n"));
-    edits.push(("build = \"chmod 755 ./bot\"", "build = \"sleep 1 && chmod 755 ./bot\""));
-    let arena = Arena::new(&["admin", "hana", "ivo"], &edits);
+    // Every build waits for the gate file (in a folder its sandbox sees), then takes a second:
+    // hana's first build cannot end before ivo's version is queued (a fixed length alone let a
+    // slow submission of ivo's come after it, and hana's second build rightly start first).
+    let gate = tempfile::tempdir().expect("gate folder");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(gate.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let open = gate.path().join("open");
+    let build = format!(
+        "build = \"while [ ! -e {} ]; do sleep 0.05; done; sleep 1 && chmod 755 ./bot\"",
+        open.display()
+    );
+    edits.push(("build = \"chmod 755 ./bot\"", &build));
+    let arena = Arena::new_with_paths(&["admin", "hana", "ivo"], &edits, &[gate.path()]);
     let server = Server::start(&arena.data());
     let (hana, ivo) = (&arena.tokens[1], &arena.tokens[2]);
     let mut hanas = Vec::new();
@@ -124,6 +137,7 @@ pub fn builds_take_turns_between_users() {
     let ivos = submit(&server, ivo, "ivo", "executable", "b.sh", &bot_script("random"), "");
     assert_eq!(ivos.status, 201, "{}", ivos.body);
     let ivos = ivos.json()["id"].as_i64().expect("id");
+    std::fs::write(&open, b"").expect("the gate opens");
     let deadline = Instant::now() + Duration::from_secs(60);
     while version_state(&server, ivos) == "queued" {
         assert!(Instant::now() < deadline, "ivo's build did not start within 60 s");
