@@ -112,13 +112,18 @@ pub fn sandboxes_run_as_uids_of_their_own() {
     let server_uid = uid_of(&server.pid().to_string()).expect("the server runs");
     let marker = format!("idcheck-{:016x}-", rand::random::<u64>());
 
-    // Each build tries to hold TRIED processes for a few seconds (both builds start
-    // at once: two may run together). `fork.sh` dies at the first refused fork (as a
-    // shell does); `build.sh` waits with the `sleep` it started first, and succeeds.
+    // Each build tries to hold TRIED processes (both builds start at once: two may run
+    // together). Each held process is a shell blocked opening a FIFO nobody writes (no
+    // second fork that could be refused and end it), and `fork.sh` dies at the first
+    // refused fork (as a shell does), so a build holds its limit exactly. Then `build.sh`
+    // keeps them 8 s more, however long the forks took: a process it started first waits
+    // on another FIFO and then becomes the `sleep` (exec: no fork is left), and succeeds.
     // Each bot, at every start, leaves one process beside it.
-    let fork =
-        format!("i=0\nwhile [ $i -lt {TRIED} ]; do sh -c 'sleep 6; :' {marker}build-$1 & i=$((i+1)); done\n");
-    let build = "sleep 6 &\nsh ./fork.sh \"$TAG\" 2>/dev/null\nwait\nexit 0\n";
+    let fork = format!(
+        "i=0\nwhile [ $i -lt {TRIED} ]; do sh -c 'read x < blocked' {marker}build-$1 & i=$((i+1)); done\n"
+    );
+    let build = "mkfifo held blocked\n(read go < held; exec sleep 8) &\nsh ./fork.sh \"$TAG\" 2>/dev/null\n\
+                 echo go > held\nwait\nexit 0\n";
     let seen = Arc::new(Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
     let sampler = {
