@@ -17,7 +17,7 @@ use crate::support::{
 
 /// The task limit of a build in this test's arena.
 const BUILD_TASKS: usize = 24;
-/// The processes each build tries to hold at once (each a `sleep`).
+/// The processes each build tries to hold at once (each a `sh` with a `sleep` child).
 const TRIED: usize = 40;
 
 /// The uid of process `pid` (its real uid, from `/proc/PID/status`).
@@ -112,17 +112,18 @@ pub fn sandboxes_run_as_uids_of_their_own() {
     let server_uid = uid_of(&server.pid().to_string()).expect("the server runs");
     let marker = format!("idcheck-{:016x}-", rand::random::<u64>());
 
-    // Each build tries to hold TRIED processes for a few seconds (both builds start
-    // at once: two may run together). `build.sh` becomes `hold.sh`, whose arguments carry
-    // the build's tag; `fork.sh` dies at the first refused fork (as a shell does); `hold.sh`
-    // waits with the `sleep` it started first, and succeeds. Each process held is one task
-    // (a `sleep`): with a `sh -c` that forks its `sleep`, the forks refused to the children
-    // at the limit (which then exit) made the build hold far fewer than its limit on a busy
-    // machine (11 and 9 of 24 seen), so that the two builds together did not pass one's
-    // limit. Each bot, at every start, leaves one process beside it.
-    let fork = format!("i=0\nwhile [ $i -lt {TRIED} ]; do sleep 6 & i=$((i+1)); done\n");
-    let hold = "sleep 6 &\nsh ./fork.sh 2>/dev/null\nwait\nexit 0\n";
-    let build = format!("exec sh ./hold.sh {marker}build-$TAG\n");
+    // Each build tries to hold TRIED processes (both builds start at once: two may run
+    // together). Each held process is a shell blocked opening a FIFO nobody writes (no
+    // second fork that could be refused and end it), and `fork.sh` dies at the first
+    // refused fork (as a shell does), so a build holds its limit exactly. Then `build.sh`
+    // keeps them 8 s more, however long the forks took: a process it started first waits
+    // on another FIFO and then becomes the `sleep` (exec: no fork is left), and succeeds.
+    // Each bot, at every start, leaves one process beside it.
+    let fork = format!(
+        "i=0\nwhile [ $i -lt {TRIED} ]; do sh -c 'read x < blocked' {marker}build-$1 & i=$((i+1)); done\n"
+    );
+    let build = "mkfifo held blocked\n(read go < held; exec sleep 8) &\nsh ./fork.sh \"$TAG\" 2>/dev/null\n\
+                 echo go > held\nwait\nexit 0\n";
     let seen = Arc::new(Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
     let sampler = {
@@ -163,7 +164,6 @@ pub fn sandboxes_run_as_uids_of_their_own() {
         let zip = zip_of(&[
             ("bot.sh", bot.as_bytes()),
             ("build.sh", build.as_bytes()),
-            ("hold.sh", hold.as_bytes()),
             ("fork.sh", fork.as_bytes()),
         ]);
         let answer = submit(&server, &arena.tokens[i + 1], name, "script", "b.zip", &zip, "");
