@@ -95,14 +95,14 @@ impl Drop for Sampler {
 }
 
 /// A TCP listener on every address that counts the connections it accepts.
-struct Listener {
-    port: u16,
-    accepted: Arc<AtomicUsize>,
+pub struct Listener {
+    pub port: u16,
+    pub accepted: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
 
 impl Listener {
-    fn open() -> Listener {
+    pub fn open() -> Listener {
         let l = TcpListener::bind("0.0.0.0:0").expect("listen");
         l.set_nonblocking(true).expect("nonblocking");
         let port = l.local_addr().expect("addr").port();
@@ -127,7 +127,7 @@ impl Drop for Listener {
 }
 
 /// This machine's address on its default route (no packet is sent), if it has one.
-fn host_address() -> Option<String> {
+pub fn host_address() -> Option<String> {
     let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
     s.connect("192.0.2.1:9").ok()?;
     let ip = s.local_addr().ok()?.ip();

@@ -24,7 +24,8 @@ use bao_stats::rating::RatingModel;
 use rand::{Rng, SeedableRng};
 
 use crate::support::{
-    Server, bot_script, give_to_server_user, postgres_database, server_command, settle, submit,
+    Server, bot_script, give_to_server_user, postgres_database, server_command, settle, signal_and_wait,
+    submit,
 };
 use crate::workers::{add_user, configure};
 
@@ -129,19 +130,8 @@ impl Supervised {
 
     /// SIGTERM and the exit status (SIGKILL and a panic after `secs`).
     fn terminate(&mut self, secs: u64) -> std::process::ExitStatus {
-        nix::sys::signal::kill(self.pid(), nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        let mut c = self.child.take().expect("running");
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = c.kill();
-                panic!("a process did not stop within {secs} s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let child = self.child.take().expect("running");
+        signal_and_wait(child, nix::sys::signal::Signal::SIGTERM, secs, "a process")
     }
 
     fn first_line(&self) -> Option<String> {

@@ -10,20 +10,6 @@ use crate::support::{
     Arena, FAST, Server, bot_script, postgres_database, server_command, settle, submit, wait_for,
 };
 
-/// The cluster (`BAO_TEST_POSTGRES`); fails under `BAO_REQUIRE_ALL=1` without one, else
-/// says why the test is skipped.
-fn require_postgres() -> Option<String> {
-    let url = crate::support::test_postgres();
-    if url.is_none() {
-        assert!(
-            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is not set (deploy/postgres/throwaway.sh start DIR prints it)"
-        );
-        eprintln!("skipped: BAO_TEST_POSTGRES is not set (deploy/postgres/throwaway.sh start DIR prints it)");
-    }
-    url
-}
-
 /// The leader lock's rows in `pg_locks` (a bigint key shows as its high and low halves), in
 /// this connection's database: `pg_locks` shows the whole cluster's, and the servers of every
 /// other arena's database on it (another test's, or one whose backend is still going away)
@@ -54,7 +40,10 @@ fn now_ms() -> i64 {
 }
 
 pub fn a_follower_takes_the_lead_when_the_leader_dies() {
-    let Some(base) = require_postgres() else { return };
+    let Some(base) = crate::support::postgres_or_skip("a_follower_takes_the_lead_when_the_leader_dies")
+    else {
+        return;
+    };
     let arena = Arena::new(&["admin"], FAST);
     let data = arena.data();
     let url = postgres_database(&base, &data);

@@ -218,6 +218,24 @@ pub fn test_postgres() -> Option<String> {
     std::env::var("BAO_TEST_POSTGRES").ok().filter(|u| !u.trim().is_empty())
 }
 
+/// The PostgreSQL cluster of the suite for `test`, or `None` after saying why the test is
+/// skipped (a failure under `BAO_REQUIRE_ALL=1`).
+pub fn postgres_or_skip(test: &str) -> Option<String> {
+    let base = test_postgres();
+    if base.is_none() {
+        assert!(
+            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
+            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: {test} needs a PostgreSQL cluster \
+             (deploy/postgres/throwaway.sh start DIR prints its URL)"
+        );
+        eprintln!(
+            "SKIPPED {test}: BAO_TEST_POSTGRES is unset (it needs a PostgreSQL cluster; \
+             deploy/postgres/throwaway.sh start DIR prints a URL)"
+        );
+    }
+    base
+}
+
 /// Whether the whole suite runs on PostgreSQL (`BAO_E2E_DATABASE=postgres`, with the cluster
 /// of `BAO_TEST_POSTGRES`) rather than on each arena's SQLite file.
 pub fn suite_on_postgres() -> bool {
@@ -516,19 +534,138 @@ impl Server {
 
     /// Sends `signal`, and waits for the exit status.
     pub fn signal(mut self, signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
-        let mut c = self.child.take().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, signal).expect("signal");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = c.kill();
-                panic!("the server did not stop within 30 s of {signal}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        signal_and_wait(self.child.take().expect("running"), signal, 30, "the server")
+    }
+}
+
+/// Sends `signal` to `child` and waits for its exit status; after `secs`, SIGKILL and a panic
+/// that names `who`.
+pub fn signal_and_wait(
+    mut child: Child,
+    signal: nix::sys::signal::Signal,
+    secs: u64,
+    who: &str,
+) -> std::process::ExitStatus {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    nix::sys::signal::kill(pid, signal).expect("signal");
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{who} did not stop within {secs} s of {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `worker` process (this test binary as `e2e worker ...`, the command line of
+/// `bao-referee worker`, run as [`server_user`]), its stderr appended to a log; killed when
+/// dropped.
+pub struct WorkerProcess {
+    child: Option<Child>,
+    /// Its first stdout line, once it says it.
+    first_line: std::sync::mpsc::Receiver<String>,
+    /// Its name, from that line.
+    id: std::cell::OnceCell<String>,
+    log: PathBuf,
+}
+
+impl WorkerProcess {
+    /// `e2e worker [--database URL] --concurrency N --lease-secs 3 --cache CACHE`, to add to
+    /// (an environment, a working folder) before [`WorkerProcess::spawn`].
+    pub fn command(database: Option<&str>, cache: &Path, concurrency: usize) -> Command {
+        let mut cmd = server_command();
+        cmd.arg("worker");
+        if let Some(url) = database {
+            cmd.args(["--database", url]);
+        }
+        cmd.args(["--concurrency", &concurrency.to_string(), "--lease-secs", "3", "--cache"]).arg(cache);
+        cmd
+    }
+
+    /// Starts a worker on `database` with `cache` and `concurrency`, its stderr appended to
+    /// `log`, and waits for its first line (its name).
+    pub fn start(database: &str, cache: &Path, concurrency: usize, log: &Path) -> WorkerProcess {
+        let worker = WorkerProcess::spawn(WorkerProcess::command(Some(database), cache, concurrency), log);
+        worker.id();
+        worker
+    }
+
+    /// Starts `cmd` (a [`WorkerProcess::command`]), its stderr appended to `log`, without
+    /// waiting for its first line (a worker says it plays once a server has published the
+    /// arena's settings). Its stdout is read to the end: a worker writing to a closed pipe
+    /// would die of SIGPIPE.
+    pub fn spawn(mut cmd: Command, log: &Path) -> WorkerProcess {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("worker log");
+        let mut child = cmd.stdout(Stdio::piped()).stderr(file).spawn().expect("the worker starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            let _ = tx.send(line);
+            let mut rest = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut reader, &mut rest);
+        });
+        WorkerProcess {
+            child: Some(child),
+            first_line: rx,
+            id: std::cell::OnceCell::new(),
+            log: log.to_owned(),
+        }
+    }
+
+    /// Its name, from its first line (`worker NAME plays ...`), waited for up to 60 s.
+    pub fn id(&self) -> &str {
+        self.id.get_or_init(|| {
+            let line = self.first_line.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
+            let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
+                panic!("the worker did not say it plays (got {line:?}); its log:\n{}", self.log());
+            };
+            id.to_owned()
+        })
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// Whether it still runs.
+    pub fn alive(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|c| c.try_wait().expect("wait").is_none())
+    }
+
+    /// Its stderr so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGKILL, as a crash would.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill -9");
+            c.wait().expect("reaped");
+        }
+    }
+
+    /// SIGTERM (it hands its games back and stops its sandboxes), and the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let child = self.child.take().expect("running");
+        signal_and_wait(child, nix::sys::signal::Signal::SIGTERM, 30, "the worker")
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
         }
     }
 }

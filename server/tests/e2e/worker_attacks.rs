@@ -23,38 +23,17 @@
 //!   verdict's text, in the line the report quotes) and in a build's output.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::attack::{processes_with, zip_of};
+use crate::attack::{Listener, host_address, processes_with, zip_of};
 use crate::support::{
-    SCRIPT_LANGUAGE, Server, give_to_server_user, postgres_database, server_command, settle, submit,
-    test_exe, test_postgres, wait_for,
+    SCRIPT_LANGUAGE, Server, WorkerProcess, give_to_server_user, postgres_database, postgres_or_skip, settle,
+    submit, test_exe, wait_for,
 };
 use crate::workers::{add_user, configure};
-
-/// The PostgreSQL cluster of the suite, or `None` after saying why the test is skipped (a
-/// failure under `BAO_REQUIRE_ALL=1`).
-fn cluster(test: &str) -> Option<String> {
-    let base = test_postgres();
-    if base.is_none() {
-        assert!(
-            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: {test} needs a PostgreSQL cluster \
-             (deploy/postgres/throwaway.sh start DIR prints its URL)"
-        );
-        eprintln!(
-            "SKIPPED {test}: BAO_TEST_POSTGRES is unset (workers need PostgreSQL; \
-             deploy/postgres/throwaway.sh start DIR prints a URL)"
-        );
-    }
-    base
-}
 
 /// A random hex word of 128 bits.
 fn random_hex() -> String {
@@ -67,151 +46,28 @@ fn secret(kind: &str) -> String {
     format!("S3CR3T-{kind}-{}", random_hex())
 }
 
-/// A running worker process, killed when dropped.
-struct WorkerProcess {
-    child: Option<Child>,
-    log: PathBuf,
-}
-
-impl WorkerProcess {
-    /// Starts `e2e worker` on `url` (given in `BAO_DATABASE`, and on the command line too if
-    /// `on_command_line`), with `cache`, `concurrency`, the working folder `cwd` and `env`
-    /// added; waits for its first line when `wait` (a worker says it plays once a server has
-    /// published the arena's settings).
-    #[expect(clippy::too_many_arguments, reason = "each blank of the command line, named")]
-    fn start(
-        url: &str,
-        on_command_line: bool,
-        cache: &Path,
-        concurrency: usize,
-        cwd: &Path,
-        env: &[(&str, &str)],
-        log: &Path,
-        wait: bool,
-    ) -> WorkerProcess {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("worker log");
-        let mut cmd = server_command();
-        cmd.arg("worker");
-        if on_command_line {
-            cmd.args(["--database", url]);
-        }
-        let mut child = cmd
-            .args(["--concurrency", &concurrency.to_string(), "--lease-secs", "3", "--cache"])
-            .arg(cache)
-            .current_dir(cwd)
-            .env("BAO_DATABASE", url)
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(file)
-            .spawn()
-            .expect("the worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let _ = tx.send(line);
-            // Keep reading: a worker writing to a closed pipe would die of SIGPIPE.
-            let mut rest = Vec::new();
-            let _ = std::io::Read::read_to_end(&mut reader, &mut rest);
-        });
-        let worker = WorkerProcess { child: Some(child), log: log.to_owned() };
-        if wait {
-            let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-            assert!(
-                line.starts_with("worker "),
-                "the worker did not say it plays (got {line:?}): {}",
-                worker.log()
-            );
-        }
-        worker
+/// Starts `e2e worker` on `url` (given in `BAO_DATABASE`, and on the command line too if
+/// `on_command_line`), with `cache`, `concurrency`, the working folder `cwd` and `env` added;
+/// waits for its first line when `wait` (a worker says it plays once a server has published
+/// the arena's settings).
+#[expect(clippy::too_many_arguments, reason = "each blank of the command line, named")]
+fn start_worker(
+    url: &str,
+    on_command_line: bool,
+    cache: &Path,
+    concurrency: usize,
+    cwd: &Path,
+    env: &[(&str, &str)],
+    log: &Path,
+    wait: bool,
+) -> WorkerProcess {
+    let mut cmd = WorkerProcess::command(on_command_line.then_some(url), cache, concurrency);
+    cmd.current_dir(cwd).env("BAO_DATABASE", url).envs(env.iter().copied());
+    let worker = WorkerProcess::spawn(cmd, log);
+    if wait {
+        worker.id();
     }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().expect("running").id()
-    }
-
-    /// Whether it still runs.
-    fn alive(&mut self) -> bool {
-        self.child.as_mut().is_some_and(|c| c.try_wait().expect("wait").is_none())
-    }
-
-    /// Its stderr so far.
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGTERM (it hands its games back and stops its sandboxes), and the exit status.
-    fn terminate(&mut self) -> Option<std::process::ExitStatus> {
-        let mut c = self.child.take()?;
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return Some(status);
-            }
-            if Instant::now() > deadline {
-                let _ = c.kill();
-                let _ = c.wait();
-                panic!("the worker did not stop within 30 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for WorkerProcess {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// A TCP listener on every address that counts the connections it accepts.
-struct Listener {
-    port: u16,
-    accepted: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Listener {
-    fn open() -> Listener {
-        let l = TcpListener::bind("0.0.0.0:0").expect("listen");
-        l.set_nonblocking(true).expect("nonblocking");
-        let port = l.local_addr().expect("addr").port();
-        let (accepted, stop) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
-        let (a, s) = (accepted.clone(), stop.clone());
-        std::thread::spawn(move || {
-            while !s.load(Ordering::Relaxed) {
-                if l.accept().is_ok() {
-                    a.fetch_add(1, Ordering::Relaxed);
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        });
-        Listener { port, accepted, stop }
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-/// This machine's address on its default route (no packet is sent), else loopback.
-fn host_address() -> String {
-    let guess = || -> Option<String> {
-        let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-        s.connect("192.0.2.1:9").ok()?;
-        let ip = s.local_addr().ok()?.ip();
-        (!ip.is_loopback()).then(|| ip.to_string())
-    };
-    guess().unwrap_or_else(|| "127.0.0.1".into())
+    worker
 }
 
 /// Records, every 20 ms until dropped, the processes whose command line holds `marker`
@@ -567,7 +423,7 @@ sys.stderr.flush()
 /// signals nor traces the worker, and leaves no process behind.
 pub fn worker_attacks_stay_in_the_sandbox() {
     const TEST: &str = "worker_attacks_stay_in_the_sandbox";
-    let Some(base) = cluster(TEST) else { return };
+    let Some(base) = postgres_or_skip(TEST) else { return };
     let (dir, data, url, token) = workers_arena(&base);
     let marker = random_hex();
     let (victim_secret, env_secret, cache_secret, logs_secret, cwd_secret, password) =
@@ -592,7 +448,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
         row.get::<_, String>(0).split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
     };
     let listener = Listener::open();
-    let host = host_address();
+    let host = host_address().unwrap_or_else(|| "127.0.0.1".into());
     // The listener counts a connection (from here), then starts again from none.
     drop(std::net::TcpStream::connect(("127.0.0.1", listener.port)).expect("the test's listener"));
     wait_for(5, "the listener to count the test's own connection", || {
@@ -616,7 +472,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
     admin.batch_execute(&format!("DROP DATABASE {control}")).expect("the control database existed");
 
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
-    let mut worker = WorkerProcess::start(
+    let mut worker = start_worker(
         &secret_url,
         true,
         &cache,
@@ -755,7 +611,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
     assert!(left.is_empty(), "the thief's daemons {left:?} outlived their games");
 
     // And none is left once the worker stops.
-    let status = worker.terminate().expect("the worker ran");
+    let status = worker.terminate();
     assert_eq!(status.code(), Some(130), "SIGTERM ends the worker with 130: {status}");
     let deadline = Instant::now() + Duration::from_secs(5);
     while processes_with(&format!("daemon-{marker}")) > 0 && Instant::now() < deadline {
@@ -771,7 +627,7 @@ pub fn worker_attacks_stay_in_the_sandbox() {
 /// they sit in the arena's folder, mode 700) nor the logs of the games being played.
 pub fn worker_attacks_cache_is_closed_to_other_users() {
     const TEST: &str = "worker_attacks_cache_is_closed_to_other_users";
-    let Some(base) = cluster(TEST) else { return };
+    let Some(base) = postgres_or_skip(TEST) else { return };
     if !nix::unistd::geteuid().is_root() {
         assert!(
             std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
@@ -789,7 +645,7 @@ pub fn worker_attacks_cache_is_closed_to_other_users() {
     let url = postgres_database(&base, &dir.path().join("no-arena"));
     let cache = worker_dir(dir.path(), "cache");
     let mut worker =
-        WorkerProcess::start(&url, false, &cache, 1, dir.path(), &[], &dir.path().join("worker.log"), false);
+        start_worker(&url, false, &cache, 1, dir.path(), &[], &dir.path().join("worker.log"), false);
     wait_for(30, "the worker to set up its cache", || {
         (cache.join("artifacts").is_dir() && cache.join("logs").is_dir()).then_some(())
     });
@@ -838,12 +694,11 @@ pub fn worker_attacks_cache_is_closed_to_other_users() {
 /// PostgreSQL refuses to store in a text column).
 pub fn worker_attacks_results_are_the_referees() {
     const TEST: &str = "worker_attacks_results_are_the_referees";
-    let Some(base) = cluster(TEST) else { return };
+    let Some(base) = postgres_or_skip(TEST) else { return };
     let (dir, data, url, token) = workers_arena(&base);
     let cache = worker_dir(dir.path(), "cache");
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
-    let worker =
-        WorkerProcess::start(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
+    let worker = start_worker(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
     let honest_source = format!("#!/bin/sh\nexec '{}' --bot random\n", test_exe().display());
     submit_active(&server, &token, "honest", "executable", "honest.sh", honest_source.as_bytes());
 
@@ -931,12 +786,11 @@ send({"type": "game_over", "winner": me, "reason": "front_row_empty"})"#;
 /// refuses such a folder, or its games are played and counted.
 pub fn worker_attacks_unpackable_bot_is_not_the_machines_fault() {
     const TEST: &str = "worker_attacks_unpackable_bot_is_not_the_machines_fault";
-    let Some(base) = cluster(TEST) else { return };
+    let Some(base) = postgres_or_skip(TEST) else { return };
     let (dir, data, url, token) = workers_arena(&base);
     let cache = worker_dir(dir.path(), "cache");
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
-    let worker =
-        WorkerProcess::start(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
+    let worker = start_worker(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
     let honest_source = format!("#!/bin/sh\nexec '{}' --bot random\n", test_exe().display());
     submit_active(&server, &token, "honest", "executable", "honest.sh", honest_source.as_bytes());
 
@@ -1010,13 +864,12 @@ EOF
 /// worker.)
 pub fn worker_attacks_gate_verdict_with_a_nul_is_recorded() {
     const TEST: &str = "worker_attacks_gate_verdict_with_a_nul_is_recorded";
-    let Some(base) = cluster(TEST) else { return };
+    let Some(base) = postgres_or_skip(TEST) else { return };
     let (dir, data, url, token) = workers_arena(&base);
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
     // The builds and the gate run on a worker.
     let cache = worker_dir(dir.path(), "cache");
-    let worker =
-        WorkerProcess::start(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
+    let worker = start_worker(&url, false, &cache, 2, dir.path(), &[], &dir.path().join("worker.log"), true);
     let nul = r#"#!/usr/bin/python3
 import sys
 for line in sys.stdin:

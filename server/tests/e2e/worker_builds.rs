@@ -11,16 +11,14 @@
 //! HTTP answers and the arena folders.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::support::{
-    Server, bot_script, get, give_to_server_user, postgres_database, server_command, settle, submit,
-    test_postgres, wait_for,
+    Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, postgres_or_skip, settle,
+    submit, wait_for,
 };
 use crate::workers::{add_user, configure};
 
@@ -45,75 +43,19 @@ run = \"./bot\"
 [[languages]]
 name = \"executable\"";
 
-/// A worker process (this test binary as `e2e worker ...`).
-struct Worker {
-    child: Option<Child>,
-    id: String,
-}
-
-impl Worker {
-    /// Starts a worker on `database` with `--concurrency 2 --lease-secs 3`, of the architecture
-    /// `arch` (`BAO_WORKER_ARCH`) or of this machine.
-    fn start(database: &str, cache: &Path, log_path: &Path, arch: Option<&str>) -> Worker {
-        std::fs::create_dir_all(cache).expect("cache");
-        give_to_server_user(cache);
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("worker log");
-        let mut cmd = server_command();
-        cmd.args(["worker", "--database", database, "--concurrency", "2", "--lease-secs", "3", "--cache"])
-            .arg(cache)
-            .env_remove(bao_server::worker::artifacts::ARCH_ENV)
-            .stdout(Stdio::piped())
-            .stderr(log);
-        if let Some(arch) = arch {
-            cmd.env(bao_server::worker::artifacts::ARCH_ENV, arch);
-        }
-        let mut child = cmd.spawn().expect("the worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-        let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
-            let _ = child.kill();
-            let log = std::fs::read_to_string(log_path).unwrap_or_default();
-            panic!("the worker did not say it runs (got {line:?}); its log:\n{log}");
-        };
-        Worker { id: id.to_owned(), child: Some(child) }
+/// Starts a worker on `database` with `--concurrency 2 --lease-secs 3` and the cache `cache`
+/// (made), of the architecture `arch` (`BAO_WORKER_ARCH`) or of this machine.
+fn start_worker(database: &str, cache: &Path, log: &Path, arch: Option<&str>) -> WorkerProcess {
+    std::fs::create_dir_all(cache).expect("cache");
+    give_to_server_user(cache);
+    let mut cmd = WorkerProcess::command(Some(database), cache, 2);
+    cmd.env_remove(bao_server::worker::artifacts::ARCH_ENV);
+    if let Some(arch) = arch {
+        cmd.env(bao_server::worker::artifacts::ARCH_ENV, arch);
     }
-
-    /// SIGTERM; the exit status.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let mut c = self.child.take().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = c.kill();
-                panic!("the worker did not stop within 30 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn kill9(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            c.kill().expect("kill -9");
-            c.wait().expect("reaped");
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.kill9();
-    }
+    let worker = WorkerProcess::spawn(cmd, log);
+    worker.id();
+    worker
 }
 
 fn db(url: &str) -> bao_server::db::Conn {
@@ -178,16 +120,8 @@ fn played_by(url: &str, worker: &str) -> Vec<(i64, i64, i64)> {
 }
 
 pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
-    let Some(base) = test_postgres() else {
-        assert!(
-            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: the workers' builds need a PostgreSQL cluster \
-             (deploy/postgres/throwaway.sh start DIR prints its URL)"
-        );
-        eprintln!(
-            "SKIPPED workers_build_and_check_for_two_servers_without_a_shared_folder: BAO_TEST_POSTGRES is unset \
-             (workers need PostgreSQL; deploy/postgres/throwaway.sh start DIR prints a URL)"
-        );
+    let Some(base) = postgres_or_skip("workers_build_and_check_for_two_servers_without_a_shared_folder")
+    else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -208,7 +142,7 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
     let b = Server::start_with_env(&data_b, &[("BAO_DATABASE", &url)]);
     assert_eq!(leader_process(&url), a.pid(), "the first server leads");
     let native = bao_server::worker::artifacts::arch();
-    let mut w1 = Worker::start(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1.log"), None);
+    let mut w1 = start_worker(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1.log"), None);
 
     // Two versions uploaded through the server that does not lead: built and checked by the
     // worker, active.
@@ -247,7 +181,7 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
 
     // They play ladder games through the worker; the logs read through the follower verify.
     let games = wait_for(90, "two games between them played by the worker", || {
-        let g = played_by(&url, &w1.id);
+        let g = played_by(&url, w1.id());
         (g.len() >= 2).then_some(g)
     });
     for (id, _, _) in &games {
@@ -296,14 +230,14 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
             &url,
             "SELECT count(*) FROM build_tasks t JOIN versions v ON v.id = t.version_id
              WHERE t.version_id = ?1 AND t.arch = '' AND t.leased_by = ?2 AND v.state = 'building'",
-            bao_server::db::params![slow, w1.id],
+            bao_server::db::params![slow, w1.id()],
         ) == 1
     };
     wait_for(60, "the worker to start the slow build", || building().then_some(()));
     std::thread::sleep(Duration::from_millis(1500));
     assert!(building(), "still building");
     w1.kill9();
-    let mut w1b = Worker::start(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1b.log"), None);
+    let mut w1b = start_worker(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1b.log"), None);
     let attempts = wait_for(30, "the build taken over", || {
         let conn = db(&url);
         let row: Option<(Option<String>, i64)> = conn
@@ -313,7 +247,7 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .ok();
-        row.filter(|(by, _)| by.as_deref() == Some(w1b.id.as_str())).map(|(_, n)| n)
+        row.filter(|(by, _)| by.as_deref() == Some(w1b.id())).map(|(_, n)| n)
     });
     assert_eq!(attempts, 2, "the second attempt");
     // The leader killed while the worker builds: the other server takes the lead, and its
@@ -379,12 +313,12 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
             .expect("rows")
     };
     let w2 =
-        Worker::start(&url, &dir.path().join("cache-2"), &dir.path().join("worker-2.log"), Some(FAKE_ARCH));
+        start_worker(&url, &dir.path().join("cache-2"), &dir.path().join("worker-2.log"), Some(FAKE_ARCH));
     // Its first line comes before its first report (its row): waited for.
     let arch: String = wait_for(30, "the worker's row", || {
         use bao_server::db::OptionalExtension;
         db(&url)
-            .query_row("SELECT arch FROM workers WHERE id = ?1", [&w2.id], |r| r.get(0))
+            .query_row("SELECT arch FROM workers WHERE id = ?1", [w2.id()], |r| r.get(0))
             .optional()
             .expect("workers")
     });
@@ -421,13 +355,13 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
     }
     assert!(seen_waiting > 0, "no game waited for an artifact of {FAKE_ARCH}: nothing was shown");
     wait_for(120, "a game of the slow version played by the other architecture's worker", || {
-        played_by(&url, &w2.id).iter().any(|&(_, s, n)| s == slow || n == slow).then_some(())
+        played_by(&url, w2.id()).iter().any(|&(_, s, n)| s == slow || n == slow).then_some(())
     });
     let mut built = built_for(&url, FAKE_ARCH);
     built.retain(|v| [random, greedy, slow, broken].contains(v));
     assert_eq!(built, vec![random, greedy, slow], "every active version, not the rejected one");
     assert_eq!(built_for(&url, native), vec![random, greedy, slow], "this machine's artifacts unchanged");
-    for (game, s, n) in played_by(&url, &w2.id) {
+    for (game, s, n) in played_by(&url, w2.id()) {
         let both = count(
             &url,
             "SELECT count(*) FROM version_artifacts WHERE arch = ?1 AND version_id IN (?2, ?3)",

@@ -4,16 +4,14 @@
 //! database through the API) verifies; a worker killed with SIGKILL mid-game loses its lease
 //! and the other worker plays the game again, which is recorded exactly once.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::support::{
-    FAST, Server, accepted_gaps, bin_dir, bot_script, get, give_to_server_user, postgres_database,
-    server_command, server_user, settle, submit, test_postgres, wait_for,
+    FAST, Server, WorkerProcess, accepted_gaps, bin_dir, bot_script, get, give_to_server_user,
+    postgres_database, postgres_or_skip, server_command, server_user, settle, submit, wait_for,
 };
 
 /// `e2e worker ...`: the worker's command line, as `bao-referee worker` takes it.
@@ -46,71 +44,6 @@ pub fn run_worker_command(args: &[String]) -> std::process::ExitCode {
         eprintln!("error: {e}");
     }
     std::process::ExitCode::from(bao_server::cli::exit_code(&result))
-}
-
-/// A running worker process.
-struct Worker {
-    child: Option<Child>,
-    /// Its name, from its first line.
-    id: String,
-}
-
-impl Worker {
-    fn start(database: &str, cache: &Path, log_path: &Path) -> Worker {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("worker log");
-        let mut child = server_command()
-            .args(["worker", "--database", database, "--concurrency", "1", "--lease-secs", "3", "--cache"])
-            .arg(cache)
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("the worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-        let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
-            let _ = child.kill();
-            let log = std::fs::read_to_string(log_path).unwrap_or_default();
-            panic!("the worker did not say it plays (got {line:?}); its log:\n{log}");
-        };
-        Worker { id: id.to_owned(), child: Some(child) }
-    }
-
-    /// SIGTERM, and the exit status.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let mut c = self.child.take().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return status;
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = c.kill();
-                panic!("the worker did not stop within 30 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn kill9(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            c.kill().expect("kill -9");
-            c.wait().expect("reaped");
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.kill9();
-    }
 }
 
 /// Runs `serve user add` on the arena at `data` with its database at `database`; the token.
@@ -202,16 +135,8 @@ fn fresh_lease(url: &str, worker: &str) -> Option<i64> {
 }
 
 pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
-    let Some(base) = test_postgres() else {
-        assert!(
-            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: the workers' test needs a PostgreSQL cluster \
-             (deploy/postgres/throwaway.sh start DIR prints its URL)"
-        );
-        eprintln!(
-            "SKIPPED workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once: BAO_TEST_POSTGRES is unset \
-             (workers need PostgreSQL; deploy/postgres/throwaway.sh start DIR prints a URL)"
-        );
+    let Some(base) = postgres_or_skip("workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once")
+    else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -226,9 +151,9 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         give_to_server_user(c);
     }
     let mut server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
-    let mut a = Worker::start(&url, &caches[0], &dir.path().join("worker-a.log"));
-    let b = Worker::start(&url, &caches[1], &dir.path().join("worker-b.log"));
-    assert_ne!(a.id, b.id);
+    let mut a = WorkerProcess::start(&url, &caches[0], 1, &dir.path().join("worker-a.log"));
+    let b = WorkerProcess::start(&url, &caches[1], 1, &dir.path().join("worker-b.log"));
+    assert_ne!(a.id(), b.id());
 
     // Two bots; slow moves on one side so that a game lasts seconds (a kill lands mid-game).
     let subs = [
@@ -247,10 +172,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         (by.len() >= 2).then_some(by)
     });
     let workers: std::collections::HashSet<&str> = first.iter().map(|(_, w)| w.as_str()).collect();
-    assert!(
-        workers.contains(a.id.as_str()) && workers.contains(b.id.as_str()),
-        "both workers played: {first:?}"
-    );
+    assert!(workers.contains(a.id()) && workers.contains(b.id()), "both workers played: {first:?}");
     for g in finished(&server) {
         let id = g["id"].as_i64().expect("id");
         // The log comes from the database (the arena's games folder holds none).
@@ -274,18 +196,18 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     // its next game.
     let mut victim = None;
     for attempt in 1..=MID_GAME_ATTEMPTS {
-        let game = wait_for(60, "worker a to begin a game", || fresh_lease(&url, &a.id));
+        let game = wait_for(60, "worker a to begin a game", || fresh_lease(&url, a.id()));
         std::thread::sleep(Duration::from_millis(300));
         a.kill9();
         let recorded = wait_for(60, "the killed worker's game recorded", || {
             played_by(&url).into_iter().find(|(id, _)| *id == game)
         });
-        if recorded.1 == a.id {
+        if recorded.1 == a.id() {
             eprintln!("game {game} ended before worker a was killed (attempt {attempt}); again");
-            a = Worker::start(&url, &caches[0], &dir.path().join("worker-a.log"));
+            a = WorkerProcess::start(&url, &caches[0], 1, &dir.path().join("worker-a.log"));
             continue;
         }
-        assert_eq!(recorded.1, b.id, "the surviving worker recorded game {game}");
+        assert_eq!(recorded.1, b.id(), "the surviving worker recorded game {game}");
         victim = Some(game);
         break;
     }
@@ -323,7 +245,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     bao_game::verify::verify_log(&log.body).unwrap_or_else(|e| panic!("game {victim} does not verify: {e}"));
     // The surviving worker is in /metrics.
     let metrics = get(&format!("{}/metrics", server.url), Some(&token), None);
-    assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id)), "{}", metrics.body);
+    assert!(metrics.body.contains(&format!("worker=\"{}\"", b.id())), "{}", metrics.body);
 
     // The server killed while worker b plays: the next server's recovery leaves b its game
     // (a live lease), and b's result is counted. (If b's game ends before the new server recovers, b claims the pair's other game
@@ -333,7 +255,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     };
     let mut held = None;
     for attempt in 1..=MID_GAME_ATTEMPTS {
-        let game = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+        let game = wait_for(60, "worker b to begin a game", || fresh_lease(&url, b.id()));
         // The other game of its pair waits in the queue, held by nobody (b plays one at a time).
         let other: i64 = conn
             .query_row(
@@ -348,7 +270,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         let recovered = wait_for(30, "the new server's recovery", || match state_of(other).as_str() {
             "aborted" => Some(true),
             "finished" => Some(false),
-            _ => lease_holder(&url, other).is_some_and(|w| w == b.id).then_some(false),
+            _ => lease_holder(&url, other).is_some_and(|w| w == b.id()).then_some(false),
         });
         if !recovered {
             eprintln!(
@@ -361,7 +283,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         let by = wait_for(60, "the held game recorded", || {
             played_by(&url).into_iter().find(|(id, _)| *id == game)
         });
-        assert_eq!(by.1, b.id);
+        assert_eq!(by.1, b.id());
         held = Some(game);
         break;
     }
@@ -375,9 +297,9 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
     let mut b = b;
     let mut handed_back = false;
     for attempt in 1..=MID_GAME_ATTEMPTS {
-        let begun = wait_for(60, "worker b to begin a game", || fresh_lease(&url, &b.id));
+        let begun = wait_for(60, "worker b to begin a game", || fresh_lease(&url, b.id()));
         std::thread::sleep(Duration::from_millis(300));
-        let stopped = b.id.clone();
+        let stopped = b.id().to_owned();
         let status = b.terminate();
         assert_eq!(status.code(), Some(130), "{status}");
         let rows: i64 = conn
@@ -386,7 +308,7 @@ pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
         assert_eq!(rows, 0, "a stopped worker leaves no row");
         if played_by(&url).iter().any(|(id, by)| *id == begun && *by == stopped) {
             eprintln!("game {begun} ended before worker b was signalled (attempt {attempt}); again");
-            b = Worker::start(&url, &caches[1], &dir.path().join("worker-b.log"));
+            b = WorkerProcess::start(&url, &caches[1], 1, &dir.path().join("worker-b.log"));
             continue;
         }
         let (state, holder): (String, Option<String>) = conn
