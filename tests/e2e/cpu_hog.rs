@@ -124,13 +124,20 @@ fn a_hog_in_its_opponents_time_costs_no_honest_bot_its_time() {
     assert!(hog_cpu_us > 500_000, "the hog hardly ran ({hog_cpu_us} µs in all): the test tested nothing");
 }
 
-/// One match of the pondering counter against a bot that sleeps 50 ms a move; returns the CPU
-/// time the counter says it got in its opponent's time, per turn, and the log.
+/// How long the pondering counter's opponent sleeps a move: the time in which a pondering bot
+/// spins and a frozen one must not. What a frozen bot still gets is the referee's reaction to
+/// its move (a fixed few milliseconds, more on a loaded machine); at 50 ms a loaded machine
+/// also left the control only about 20 ms a turn, too close to it (2 of 10 runs at a load of
+/// 14 failed the factor 5 below): 200 ms keeps the two apart.
+const OPPONENT_MS: u64 = 200;
+
+/// One match of the pondering counter against a bot that sleeps [`OPPONENT_MS`] a move; returns
+/// the CPU time the counter says it got in its opponent's time, per turn, and the log.
 fn pondering(dir: &Path, no_ponder: bool) -> (f64, Vec<Value>) {
     let report = dir.join(format!("report-{no_ponder}.txt"));
     let log = dir.join(format!("game-{no_ponder}.jsonl"));
     let south = format!("{} ponder-count --report {}", cpu_bot(), report.display());
-    let north = format!("{} sleep --ms 50", cpu_bot());
+    let north = format!("{} sleep --ms {OPPONENT_MS}", cpu_bot());
     let mut cmd = Command::new(bin("bao-referee"));
     cmd.args(["match", "--south", &south, "--north", &north, "--max-plies", "20", "--tc", "10+0.1", "--log"])
         .arg(&log);
@@ -160,11 +167,12 @@ fn with_no_ponder_a_bot_gets_no_cpu_in_its_opponents_time() {
     assert_eq!(log[0]["cpu"]["no_ponder"], false);
     let (frozen, log) = pondering(&dir, true);
     assert_eq!(log[0]["cpu"]["no_ponder"], true);
-    // The opponent sleeps 50 ms a move: a pondering bot spins through it.
+    // The opponent sleeps a while every move: a pondering bot spins through it.
     assert!(pondered > 10_000.0, "the control pondered only {pondered} µs a turn: nothing to compare");
     // Frozen from its move's arrival until its next request is written: what is left is the
     // referee's reaction to the move (it freezes the bot once it has read the move), a few
     // milliseconds on a loaded machine: compared with the control measured in the same run.
+    eprintln!("{test}: frozen {frozen:.0} µs a turn, pondering {pondered:.0}");
     assert!(frozen * 5.0 < pondered, "frozen: {frozen} µs a turn, pondering: {pondered}");
     // The referee's own measurement: the counter's moves cost it little CPU each, where the
     // pondering ones cost it the opponent's time.
