@@ -9,6 +9,8 @@ pub mod artifacts;
 pub mod build_queue;
 mod build_task;
 pub mod logs;
+#[cfg(test)]
+mod migration_0005_tests;
 pub mod process;
 pub mod queue;
 pub mod queued;
