@@ -120,8 +120,10 @@ fn migration_0005_backfills_the_queued_games_versions_on_a_populated_database() 
             let conn = location.connect(false).expect("connect");
             populate(&conn);
         }
-        let games_before =
-            texts(&conn_of(&location), "SELECT CAST(id AS TEXT), state, result, reason, played_by FROM games ORDER BY id");
+        let games_before = texts(
+            &conn_of(&location),
+            "SELECT CAST(id AS TEXT), state, result, reason, played_by FROM games ORDER BY id",
+        );
         // The program opens it: migrated to the latest.
         let conn = crate::db::open_location(&location).expect("migrates to the latest");
         assert_eq!(
