@@ -73,6 +73,11 @@ pub struct GamesConfig {
     /// Who plays the games: this server's engine, or worker processes (docs/worker.md).
     #[serde(default)]
     pub executor: Executor,
+    /// With workers: a queued game that nobody holds and that no live worker can claim (none
+    /// of an architecture both of its bots are built for, or can be built for, reported in
+    /// the last 30 s) is aborted, not counted, once it has waited this many seconds.
+    #[serde(default = "default_unclaimable_abort_secs")]
+    pub unclaimable_abort_secs: u64,
     /// Freeze the bot not to move (`bao-referee match --no-ponder`): a bot gets CPU only
     /// while its own clock runs.
     #[serde(default)]
@@ -179,6 +184,10 @@ pub struct LimitsConfig {
     pub build_log_bytes: usize,
     /// Builds run at the same time.
     pub build_concurrency: usize,
+}
+
+fn default_unclaimable_abort_secs() -> u64 {
+    600
 }
 
 fn default_build_processes() -> u64 {

@@ -243,7 +243,7 @@ async fn next_pair(
     let bound = arena.config.matchmaking.wait_bound_secs;
     let shared = stats.clone();
     let workers = arena.config.games.executor == Executor::Workers;
-    let (list, candidates, queued) = arena
+    let (list, candidates, queued, reach) = arena
         .db
         .read(move |c| {
             let stats = shared.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
@@ -266,16 +266,40 @@ async fn next_pair(
             } else {
                 Vec::new()
             };
-            Ok((list, candidates, queued))
+            // With workers, a pair is queued only if a live worker can play it (or build its
+            // versions for its architecture): docs/worker.md, "No worker for a game".
+            let reach = if workers {
+                Some(crate::worker::reach::playable_arches(c, crate::worker::artifacts::arch())?)
+            } else {
+                None
+            };
+            Ok((list, candidates, queued, reach))
         })
         .await?;
+    let can_pair =
+        |a: VersionId, b: VersionId| reach.as_ref().is_none_or(|r| crate::worker::reach::can_pair(r, a, b));
     let mut busy_ids = busy.clone();
     busy_ids.extend(queued.into_iter().flat_map(|(s, n)| [s, n]));
+    if let Some(r) = &reach {
+        busy_ids.extend(list.iter().map(|e| e.id).filter(|id| !r.contains_key(id)));
+    }
     let busy = &busy_ids;
     let mut jitter = || rand::random::<f64>();
     let ladder = {
         let stats = stats.lock().map_err(|_| ServerError::Internal("stats lock poisoned".into()))?;
-        matchmaking::choose(&list, &stats.pairs, &busy_ids, bound, &mut jitter)
+        match matchmaking::choose(&list, &stats.pairs, &busy_ids, bound, &mut jitter) {
+            // Workers of several architectures, and no live one plays both: the anchor's
+            // opponent is chosen again among the versions it can be played with.
+            Some(p) if !can_pair(p.anchor, p.opponent) => {
+                let mut apart = busy_ids.clone();
+                apart.extend(
+                    list.iter().map(|e| e.id).filter(|&id| id != p.anchor && !can_pair(p.anchor, id)),
+                );
+                matchmaking::choose(&list, &stats.pairs, &apart, bound, &mut jitter)
+                    .filter(|q| can_pair(q.anchor, q.opponent))
+            }
+            other => other,
+        }
     };
     let plan_of = |p: Pairing<VersionId>| PairPlan {
         first: p.anchor,
@@ -292,7 +316,9 @@ async fn next_pair(
     {
         return Ok(Some(plan_of(p)));
     }
-    if let Some(&(cand, base)) = candidates.iter().find(|(c, b)| !busy.contains(c) && !busy.contains(b)) {
+    if let Some(&(cand, base)) =
+        candidates.iter().find(|&&(c, b)| !busy.contains(&c) && !busy.contains(&b) && can_pair(c, b))
+    {
         return Ok(Some(PairPlan {
             first: cand,
             second: base,

@@ -70,6 +70,9 @@ pub struct VersionDetail {
     pub build_log: String,
     /// The conformance gate's report.
     pub check_report: String,
+    /// The CPU architectures on which a worker's build of it, or the gate's check of that
+    /// build, failed (`games.executor = "workers"`): no game is played with it there.
+    pub arch_failures: Vec<crate::worker::build_queue::ArchFailureRecord>,
 }
 
 const VERSION_COLUMNS: &str =
@@ -124,7 +127,8 @@ pub fn version_detail(conn: &Conn, id: VersionId) -> Result<Option<VersionDetail
         conn.query_row("SELECT build_log, check_report FROM versions WHERE id = ?1", [id], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;
-    Ok(Some(VersionDetail { version, build_log, check_report }))
+    let arch_failures = crate::worker::build_queue::failures(conn, id)?;
+    Ok(Some(VersionDetail { version, build_log, check_report, arch_failures }))
 }
 
 /// The versions of a bot, newest first.

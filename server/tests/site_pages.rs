@@ -280,12 +280,10 @@ fn the_workers_page_is_the_admins_and_marks_silent_workers() {
     bao_server::user_add(&data, "root", true).expect("root");
     bao_server::user_add(&data, "eve", false).expect("eve");
     let arena = bao_server::arena::Arena::open(&data).expect("arena");
-    let now = bao_server::db::now_ms();
     let (root, eve) = arena
         .db
         .write_blocking(|c| {
-            for (id, host, running, seen) in
-                [("w-fresh", "node-a", 2, now - 2_000), ("w-gone", "node-b", 1, now - 90_000)]
+            for (id, host, running, ago) in [("w-fresh", "node-a", 2, 2_000), ("w-gone", "node-b", 1, 90_000)]
             {
                 bao_server::worker::status::report(
                     c,
@@ -297,9 +295,12 @@ fn the_workers_page_is_the_admins_and_marks_silent_workers() {
                         concurrency: 2,
                         running,
                         load: 1.25,
-                        started_at: now - 100_000,
-                        seen_at: seen,
                     },
+                )?;
+                // Stamped on the database's clock; then made `ago` old.
+                c.execute(
+                    "UPDATE workers SET seen_at = seen_at - ?2 WHERE id = ?1",
+                    bao_server::db::params![id, ago],
                 )?;
             }
             let id = |name: &str| {

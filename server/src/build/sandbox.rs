@@ -1,7 +1,8 @@
 //! Running a build command in the sandbox ([`crate::sandbox`]): `sh -c` in the
 //! version's own folder under the build profile of `arena.toml` (memory, CPU
 //! time, processes, disk, no network, nothing of the arena), with a clean
-//! environment, a wall-clock timeout, and a bounded capture of its output
+//! environment (which names the CPU architecture the build is for, `BAO_BUILD_ARCH`), a
+//! wall-clock timeout, and a bounded capture of its output
 //! (stdout and stderr together, the head and the tail kept). Every process of
 //! the build is gone when it ends, `setsid` daemons included: they live in the
 //! sandbox's PID namespace (and cgroup, where there is one), which ends with it.
@@ -33,26 +34,38 @@ pub struct BuildOutcome {
     pub not_started: bool,
 }
 
+/// The environment variable that names the CPU architecture a build is for (`x86_64`,
+/// `aarch64`...: the server's machine, or the worker's architecture): a build may read it.
+pub const BUILD_ARCH_ENV: &str = "BAO_BUILD_ARCH";
+
 /// The shell script that runs `command`: its stdout joins its stderr (one
 /// capture, in order), and it runs with an environment of its own, not the
 /// server's (`$0` of the outer shell is the command, so no quoting is needed).
-fn wrapper(path: &str) -> String {
+fn wrapper(path: &str, arch: &str) -> String {
     format!(
         "exec 1>&2; exec /usr/bin/env -i PATH='{}' HOME=\"$PWD\" LANG=C.UTF-8 TMPDIR=\"$TMPDIR\" \
-         /bin/sh -c \"$0\"",
-        path.replace('\'', "")
+         {BUILD_ARCH_ENV}='{}' /bin/sh -c \"$0\"",
+        path.replace('\'', ""),
+        arch.replace('\'', "")
     )
 }
 
-/// Runs `command` through `sh -c` in `dir` under `profile` (its `PATH` too),
-/// stopping it after `timeout`.
-pub async fn run_build(command: &str, dir: &Path, profile: &Profile, timeout: Duration) -> BuildOutcome {
+/// Runs `command` through `sh -c` in `dir` under `profile` (its `PATH` too), for the CPU
+/// architecture `arch` (in its environment as [`BUILD_ARCH_ENV`]), stopping it after
+/// `timeout`.
+pub async fn run_build(
+    command: &str,
+    dir: &Path,
+    profile: &Profile,
+    arch: &str,
+    timeout: Duration,
+) -> BuildOutcome {
     let start = Instant::now();
     let header = format!("$ {command}\n");
     let spec = BotSpec {
         name: Some("build".into()),
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), wrapper(&profile.path), command.into()],
+        args: vec!["-c".into(), wrapper(&profile.path, arch), command.into()],
         dir: Some(dir.to_path_buf()),
     };
     let mut process = match BotProcess::spawn_with(&spec, &profile.limits, &profile.options).await {
@@ -138,7 +151,7 @@ mod tests {
         let d = tempfile::tempdir().expect("tempdir");
         let mut sandboxed = Profile::build(&crate::config::ArenaConfig::default_config());
         sandboxed.options.stub = bao_supervise::StubChoice::Never;
-        let r = run_build("touch made", d.path(), &sandboxed, Duration::from_secs(20)).await;
+        let r = run_build("touch made", d.path(), &sandboxed, "x86_64", Duration::from_secs(20)).await;
         assert!(r.not_started && !r.success, "{}", r.log);
         assert!(r.log.contains("could not start the build"), "{}", r.log);
         assert!(!d.path().join("made").exists(), "nothing ran outside the sandbox");
@@ -147,13 +160,19 @@ mod tests {
     #[tokio::test]
     async fn success_and_failure_with_output() {
         let d = tempfile::tempdir().expect("tempdir");
-        let ok =
-            run_build("echo hello; echo oops >&2; touch made", d.path(), &profile(), Duration::from_secs(20))
-                .await;
+        let ok = run_build(
+            "echo hello; echo oops >&2; touch made",
+            d.path(),
+            &profile(),
+            "x86_64",
+            Duration::from_secs(20),
+        )
+        .await;
         assert!(ok.success, "{}", ok.log);
         assert!(ok.log.contains("hello") && ok.log.contains("oops"), "{}", ok.log);
         assert!(d.path().join("made").exists(), "runs in its own directory");
-        let bad = run_build("echo broken; exit 3", d.path(), &profile(), Duration::from_secs(20)).await;
+        let bad =
+            run_build("echo broken; exit 3", d.path(), &profile(), "x86_64", Duration::from_secs(20)).await;
         assert!(!bad.success);
         assert!(bad.log.contains("broken") && bad.log.contains("exit code 3"), "{}", bad.log);
     }
@@ -161,24 +180,27 @@ mod tests {
     #[tokio::test]
     async fn the_environment_is_the_builds_own() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r = run_build("env | sort > env.txt", d.path(), &profile(), Duration::from_secs(20)).await;
+        let r =
+            run_build("env | sort > env.txt", d.path(), &profile(), "x86_64", Duration::from_secs(20)).await;
         assert!(r.success, "{}", r.log);
         let env = std::fs::read_to_string(d.path().join("env.txt")).expect("env.txt");
         let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
         for name in &names {
             assert!(
-                ["HOME", "LANG", "PATH", "PWD", "SHLVL", "TMPDIR", "_"].contains(name),
+                ["BAO_BUILD_ARCH", "HOME", "LANG", "PATH", "PWD", "SHLVL", "TMPDIR", "_"].contains(name),
                 "{name} in\n{env}"
             );
         }
         assert!(names.contains(&"TMPDIR") && names.contains(&"PATH"), "{env}");
+        assert!(env.lines().any(|l| l == "BAO_BUILD_ARCH=x86_64"), "the architecture it builds for: {env}");
     }
 
     #[tokio::test]
     async fn timeout_stops_the_build() {
         let d = tempfile::tempdir().expect("tempdir");
         let started = Instant::now();
-        let r = run_build("sleep 30 & sleep 30", d.path(), &profile(), Duration::from_millis(300)).await;
+        let r = run_build("sleep 30 & sleep 30", d.path(), &profile(), "x86_64", Duration::from_millis(300))
+            .await;
         assert!(!r.success);
         assert!(r.log.contains("longer than"), "{}", r.log);
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
@@ -187,9 +209,14 @@ mod tests {
     #[tokio::test]
     async fn output_is_bounded() {
         let d = tempfile::tempdir().expect("tempdir");
-        let r =
-            run_build("head -c 100000 /dev/zero | tr '\\0' x", d.path(), &profile(), Duration::from_secs(20))
-                .await;
+        let r = run_build(
+            "head -c 100000 /dev/zero | tr '\\0' x",
+            d.path(),
+            &profile(),
+            "x86_64",
+            Duration::from_secs(20),
+        )
+        .await;
         assert!(r.success, "{}", r.log);
         assert!(r.log.len() < 1300, "{}", r.log.len());
         assert!(r.log.contains("bytes of stderr not kept"), "{}", r.log);

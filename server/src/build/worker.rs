@@ -66,7 +66,7 @@ pub async fn process_one(arena: &Arena, gate: &dyn ConformanceGate) -> Result<bo
     let outcome = if language.build.trim().is_empty() {
         None
     } else {
-        let o = run_build(&language.build, &dir, &profile, timeout).await;
+        let o = run_build(&language.build, &dir, &profile, crate::worker::artifacts::arch(), timeout).await;
         if o.not_started {
             // The server's own failure: the version waits for the next round.
             tracing::error!(log = %o.log, "cannot start a build; the version stays queued");

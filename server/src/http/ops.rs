@@ -31,7 +31,7 @@ pub async fn metrics(State(arena): State<SharedArena>) -> Result<impl IntoRespon
         arena.metrics.versions.with_label_values(&[s.as_str()]).set(n);
     }
     let metrics = arena.metrics.clone();
-    arena.db.read(move |c| crate::worker::status::fill_metrics(c, &metrics, crate::db::now_ms())).await?;
+    arena.db.read(move |c| crate::worker::status::fill_metrics(c, &metrics)).await?;
     let text = arena.metrics.render()?;
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text))
 }

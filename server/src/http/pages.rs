@@ -195,14 +195,14 @@ async fn admin_workers(State(arena): State<SharedArena>, session: PageSession) -
         return failed(&arena, &session, ApiError::forbidden("only administrators see the workers"));
     }
     let (user, csrf) = who(&session);
-    let now = crate::db::now_ms();
-    match arena.db.read(|c| crate::worker::status::seen(c, 0)).await {
+    match arena.db.read(|c| crate::worker::status::seen(c, None)).await {
         Ok(workers) => {
+            // Ages on the database's clock, as the workers' reports are stamped.
             let rows: Vec<_> = workers
                 .into_iter()
-                .map(|w| {
-                    let ago = (now - w.seen_at).max(0) / 1000;
-                    let silent = now - w.seen_at > crate::worker::status::SEEN_MS;
+                .map(|seen| {
+                    let (ago, silent) = (seen.age_ms.max(0) / 1000, seen.silent());
+                    let w = seen.report;
                     context! { w, ago, silent }
                 })
                 .collect();

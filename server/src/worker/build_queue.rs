@@ -9,8 +9,9 @@
 //!   architecture, in one transaction that commits only while the worker holds the lease.
 //! - arch `aarch64` (...): a build of an active or evaluating version for the workers of that
 //!   architecture, queued by such a worker when it finds the version without an artifact for
-//!   it. Its outcome only adds that artifact, or records that the build failed on that
-//!   architecture (`version_arch_failures`), so that it is not tried again.
+//!   it, and checked by the same conformance gate as the first build. Its outcome only adds
+//!   that artifact, or records that the build or its check failed on that architecture
+//!   (`version_arch_failures`), so that it is not tried again and no game is played with it.
 //!
 //! A claim writes the worker's name, a lease expiry on the database's clock and the next
 //! attempt number (on PostgreSQL picking the row `FOR UPDATE SKIP LOCKED`); for a first build
@@ -328,13 +329,28 @@ pub fn finish_gate(
     Ok(true)
 }
 
-/// Records a build for `lease.arch`: its artifact, or that it failed on that architecture
-/// (`Err((reason, build log))`), in one transaction that changes nothing unless `lease` still
-/// holds the build. The version's state is not changed.
+/// Why a build for an architecture failed (a row of `version_arch_failures`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchFailure {
+    /// In words: the build failed, its conformance check failed, or the machines failed.
+    pub reason: String,
+    /// The build's output, then the conformance check's report when it ran.
+    pub log: String,
+}
+
+/// The reason of a build for `arch` whose conformance check failed.
+#[must_use]
+pub fn check_failed_on(arch: &str) -> String {
+    format!("the conformance check failed on {arch} (see the report): no game is played there")
+}
+
+/// Records a build for `lease.arch`: its artifact, or that it (or its conformance check)
+/// failed on that architecture, in one transaction that changes nothing unless `lease` still
+/// holds the build. The version's state is not changed (its first build decided it).
 pub fn finish_arch(
     conn: &mut Conn,
     lease: &BuildLease,
-    outcome: &Result<Vec<u8>, (String, String)>,
+    outcome: &Result<Vec<u8>, ArchFailure>,
     now: i64,
 ) -> Result<bool, ServerError> {
     let tx = conn.transaction()?;
@@ -345,16 +361,40 @@ pub fn finish_arch(
         Ok(artifact) => {
             super::artifacts::store_in(&tx, lease.version, &lease.arch, artifact, now)?;
         }
-        Err((reason, log)) => {
+        Err(failure) => {
             tx.execute(
                 "INSERT INTO version_arch_failures (version_id, arch, reason, build_log, failed_at)
                  VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (version_id, arch) DO NOTHING",
-                params![lease.version, lease.arch, reason, log, now],
+                params![lease.version, lease.arch, failure.reason, failure.log, now],
             )?;
         }
     }
     tx.commit()?;
     Ok(true)
+}
+
+/// A build of a version for one architecture that failed, as its owner sees it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct ArchFailureRecord {
+    /// The CPU architecture.
+    pub arch: String,
+    /// Why: the build failed, its conformance check failed, or the workers' machines failed.
+    pub reason: String,
+    /// The build's output, then the conformance check's report when it ran.
+    pub log: String,
+    /// When it was recorded (Unix ms).
+    pub failed_at: i64,
+}
+
+/// The architectures on which `version`'s build failed (no game is played with it there).
+pub fn failures(conn: &Conn, version: VersionId) -> Result<Vec<ArchFailureRecord>, ServerError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT arch, reason, build_log, failed_at FROM version_arch_failures WHERE version_id = ?1 ORDER BY arch",
+    )?;
+    let rows = stmt.query_map([version], |r| {
+        Ok(ArchFailureRecord { arch: r.get(0)?, reason: r.get(1)?, log: r.get(2)?, failed_at: r.get(3)? })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// The SQL condition, on a version's `id`, that a worker holds its first build under a live
@@ -543,8 +583,13 @@ mod tests {
             assert!(finish_arch(conn, &a, &Ok(b"built".to_vec()), 0).expect("record"));
             assert!(crate::worker::artifacts::hash_of(conn, v20, ARCH).expect("artifact").is_some());
             assert!(
-                finish_arch(conn, &b, &Err(("the build failed on test-arch".into(), "log".into())), 0)
-                    .expect("record")
+                finish_arch(
+                    conn,
+                    &b,
+                    &Err(ArchFailure { reason: "the build failed on test-arch".into(), log: "log".into() }),
+                    0
+                )
+                .expect("record")
             );
             assert_eq!(state(conn, v20).0, VersionState::Active, "the state is not changed");
             assert_eq!(state(conn, v21).0, VersionState::Evaluating, "the state is not changed");
@@ -561,6 +606,58 @@ mod tests {
                 .query_row("SELECT count(*) FROM build_tasks WHERE arch = ?1", [ARCH], |r| r.get(0))
                 .expect("count");
             assert_eq!(left, 0, "its task dropped");
+        });
+    }
+
+    /// A build for another architecture that fails the gate there: recorded as that
+    /// architecture's failure with the check's report, never built there again, the version's
+    /// state unchanged, and no game of it claimed by a worker of that architecture (one of
+    /// the first architecture still takes it).
+    #[test]
+    fn a_build_that_fails_the_gate_on_an_architecture_is_a_failure_there_and_plays_nothing_there() {
+        on_each(|_, conn| {
+            let (good, bad) =
+                (add(conn, 20, VersionState::Active, false), add(conn, 21, VersionState::Active, false));
+            conn.execute(
+                "INSERT INTO version_artifacts (version_id, arch, hash) VALUES (20, ?1, 'h20'), (21, ?1, 'h21')",
+                [ARCH],
+            )
+            .expect("built for ARCH by their first builds");
+            assert_eq!(enqueue_arch(conn, "other-arch", 0).expect("queue"), 2);
+            let a = claim(conn, "o", "other-arch", 60_000).expect("claim").expect("a build");
+            let b = claim(conn, "o", "other-arch", 60_000).expect("claim").expect("a build");
+            assert_eq!((a.version, b.version), (good, bad));
+            assert!(finish_arch(conn, &a, &Ok(b"built".to_vec()), 0).expect("record"));
+            let failure = ArchFailure {
+                reason: check_failed_on("other-arch"),
+                log: "the build succeeded\n--- the conformance check on other-arch ---\nillegal move".into(),
+            };
+            assert!(finish_arch(conn, &b, &Err(failure), 7).expect("record"));
+            assert_eq!(state(conn, bad), (VersionState::Active, String::new()), "its first build decided it");
+            assert!(crate::worker::artifacts::hash_of(conn, bad, "other-arch").expect("artifact").is_none());
+            let seen = failures(conn, bad).expect("failures");
+            assert_eq!(seen.len(), 1, "{seen:?}");
+            assert_eq!(seen[0].arch, "other-arch");
+            assert!(seen[0].reason.contains("conformance check failed on other-arch"), "{seen:?}");
+            assert!(seen[0].log.contains("illegal move"), "the report is kept: {seen:?}");
+            assert!(failures(conn, good).expect("failures").is_empty());
+            assert_eq!(enqueue_arch(conn, "other-arch", 0).expect("again"), 0, "not built there again");
+            let new = crate::games::NewGame {
+                south_id: good,
+                north_id: bad,
+                pair_key: "20-21-1".into(),
+                opening_seed: 1,
+                purpose: crate::domain::Purpose::Ladder,
+            };
+            let g = crate::games::insert_queued(conn, &new, 0).expect("queued");
+            assert_eq!(
+                crate::worker::queue::claim(conn, "o", "other-arch", 60_000).expect("claim"),
+                None,
+                "no game with a build that failed the gate there"
+            );
+            let l =
+                crate::worker::queue::claim(conn, "n", ARCH, 60_000).expect("claim").expect("ARCH plays it");
+            assert_eq!(l.game, g);
         });
     }
 

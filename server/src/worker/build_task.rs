@@ -7,7 +7,9 @@
 //!   the worker's engine), packs the built folder as the artifact for its architecture, and
 //!   records the build log, the report, the artifact and the version's state change in one
 //!   transaction that commits only while it holds the lease;
-//! - for a build for its architecture, records the artifact, or that the build failed there.
+//! - for a build for its architecture, runs the same conformance gate on it (other code than
+//!   the first build's, which no check has run yet), and records the artifact, or that the
+//!   build or its check failed there (the version's state does not change).
 //!
 //! A failure of the machine (a build that cannot start, no sandbox, the database gone) is
 //! never charged to the bot: the build is handed back, and after [`MAX_ATTEMPTS`] attempts it
@@ -22,7 +24,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::artifacts;
-use super::build_queue::{self, BuildLease, GateRecord, Verdict};
+use super::build_queue::{self, ArchFailure, BuildLease, GateRecord, Verdict};
 use super::process::{MAX_ATTEMPTS, SETTINGS, TICK, Worker};
 use crate::build::gate::{BuiltBot, ConformanceGate};
 use crate::build::sandbox::run_build;
@@ -46,8 +48,8 @@ pub(super) async fn claim(w: &Arc<Worker>) -> Result<Option<BuildLease>, ServerE
 enum Outcome {
     /// A first build's record.
     Gate(GateRecord),
-    /// A build for an architecture: its artifact, or why it failed and its log.
-    Arch(Result<Vec<u8>, (String, String)>),
+    /// A build for an architecture: its artifact, or why it (or its check) failed.
+    Arch(Result<Vec<u8>, ArchFailure>),
     /// Stopped (the worker is stopping, or the lease was lost): handed back.
     Stopped,
 }
@@ -141,7 +143,7 @@ async fn failed(w: &Worker, lease: &BuildLease, why: String) {
             GateRecord { build_log: None, check_report: None, verdict: Verdict::ServerFailed(reason) };
         w.db.write(move |c| build_queue::finish_gate(c, &l, &arch, &record, now_ms())).await
     } else {
-        let outcome = Err((reason, String::new()));
+        let outcome = Err(ArchFailure { reason, log: String::new() });
         w.db.write(move |c| build_queue::finish_arch(c, &l, &outcome, now_ms())).await
     };
     if let Err(e) = r {
@@ -200,7 +202,7 @@ async fn run(
                 verdict: Verdict::BuildFailed(why),
             })
         } else {
-            Outcome::Arch(Err((why, String::new())))
+            Outcome::Arch(Err(ArchFailure { reason: why, log: String::new() }))
         })
     };
     let Some(language) = config.language(&version.language).cloned() else {
@@ -227,7 +229,7 @@ async fn run(
         let profile = crate::sandbox::Profile::build(&config);
         let timeout = Duration::from_secs(config.limits.build_timeout_secs);
         let o = tokio::select! {
-            o = run_build(&language.build, dir, &profile, timeout) => o,
+            o = run_build(&language.build, dir, &profile, &w.arch, timeout) => o,
             () = stop.cancelled() => return Ok(Outcome::Stopped),
         };
         if o.not_started {
@@ -247,22 +249,18 @@ async fn run(
                 verdict: Verdict::BuildFailed("the build failed (see the build log)".into()),
             })
         } else {
-            Outcome::Arch(Err((format!("the build failed on {}", lease.arch), log)))
+            Outcome::Arch(Err(ArchFailure { reason: format!("the build failed on {}", lease.arch), log }))
         });
     }
-    if !lease.is_gate() {
-        let target = dir.to_path_buf();
-        return match pack(target).await {
-            Ok(bytes) => Ok(Outcome::Arch(Ok(bytes))),
-            Err(ServerError::Invalid(why)) => Ok(Outcome::Arch(Err((why, log)))),
-            Err(e) => Err(e),
-        };
+    if lease.is_gate() {
+        let l = lease.clone();
+        if !w.db.write(move |c| build_queue::start_check(c, &l)).await? {
+            // The lease was lost meanwhile: another worker builds it again.
+            return Ok(Outcome::Stopped);
+        }
     }
-    let l = lease.clone();
-    if !w.db.write(move |c| build_queue::start_check(c, &l)).await? {
-        // The lease was lost meanwhile: another worker builds it again.
-        return Ok(Outcome::Stopped);
-    }
+    // Every build is checked by the gate, the first and each architecture's: a build for
+    // another architecture is other code, which no check has run yet.
     let argv = language.run_argv().map_err(ServerError::Invalid)?;
     let bot = BuiltBot { name: format!("{} v{}", version.bot, version.number), argv, dir: dir.to_path_buf() };
     let report = tokio::select! {
@@ -274,6 +272,20 @@ async fn run(
         return Ok(Outcome::Stopped);
     }
     let text = w_scrub(w, &report.report);
+    if !lease.is_gate() {
+        if !report.passed {
+            let log = format!("{log}\n--- the conformance check on {} ---\n{text}", lease.arch);
+            return Ok(Outcome::Arch(Err(ArchFailure {
+                reason: build_queue::check_failed_on(&lease.arch),
+                log,
+            })));
+        }
+        return match pack(dir.to_path_buf()).await {
+            Ok(bytes) => Ok(Outcome::Arch(Ok(bytes))),
+            Err(ServerError::Invalid(reason)) => Ok(Outcome::Arch(Err(ArchFailure { reason, log }))),
+            Err(e) => Err(e),
+        };
+    }
     if !report.passed {
         return Ok(Outcome::Gate(GateRecord {
             build_log: Some(log),

@@ -136,8 +136,7 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
     println!("worker {id} plays up to {} games at once from the {}", opts.concurrency, location.describe());
     tracing::info!(worker = %id, concurrency = opts.concurrency, %arch, "worker started");
 
-    let started = now_ms();
-    let reporter = tokio::spawn(report_loop(worker.clone(), opts.concurrency, started));
+    let reporter = tokio::spawn(report_loop(worker.clone(), opts.concurrency));
     let mut tasks = JoinSet::new();
     loop {
         while tasks.len() < opts.concurrency && !shutdown.is_cancelled() {
@@ -238,7 +237,7 @@ async fn wait_for_settings(
 }
 
 /// Reports this worker every [`TICK`].
-async fn report_loop(w: Arc<Worker>, concurrency: usize, started: i64) {
+async fn report_loop(w: Arc<Worker>, concurrency: usize) {
     loop {
         let report = status::WorkerReport {
             id: w.id.clone(),
@@ -248,8 +247,6 @@ async fn report_loop(w: Arc<Worker>, concurrency: usize, started: i64) {
             concurrency: i64::try_from(concurrency).unwrap_or(i64::MAX),
             running: w.running.load(Ordering::Relaxed),
             load: status::load_average(),
-            started_at: started,
-            seen_at: now_ms(),
         };
         if let Err(e) = w.db.read(move |c| status::report(c, &report)).await {
             tracing::warn!(error = %e, "cannot report this worker");

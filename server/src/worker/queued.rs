@@ -16,6 +16,10 @@ use crate::versions::Version;
 /// How often the scheduler looks whether a queued game is recorded.
 const POLL: Duration = Duration::from_millis(250);
 
+/// How often the scheduler looks whether a game queued longer than
+/// `games.unclaimable_abort_secs` can still be claimed by a live worker.
+const UNCLAIMABLE_LOOK: Duration = Duration::from_secs(2);
+
 /// Writes the leader's `arena.toml` for the workers, who play by it.
 pub async fn publish_settings(arena: &Arena) -> Result<(), ServerError> {
     let path = arena.dir.join("arena.toml");
@@ -33,6 +37,35 @@ pub async fn publish_settings(arena: &Arena) -> Result<(), ServerError> {
             Ok(())
         })
         .await
+}
+
+/// Aborts (not counted) the queued game `id`, queued at `queued_at` (this server's clock), if
+/// nobody holds it and no live worker can claim it ([`super::reach`]), once it has waited
+/// `wait_secs`: a look outside the write lock first, then the abort under it.
+async fn abort_if_unclaimable(
+    arena: &Arena,
+    id: crate::domain::GameId,
+    queued_at: i64,
+    wait_secs: u64,
+) -> Result<(), ServerError> {
+    let leader = super::artifacts::arch();
+    // Queued at this time or before: it has waited long enough.
+    let queued_by =
+        now_ms().saturating_sub(i64::try_from(wait_secs.saturating_mul(1000)).unwrap_or(i64::MAX));
+    if queued_by < queued_at
+        || !arena.db.read(move |c| super::reach::is_unclaimable(c, id, queued_by, leader)).await?
+    {
+        return Ok(());
+    }
+    let waited = u64::try_from((now_ms() - queued_at) / 1000).unwrap_or(wait_secs);
+    if arena.db.write(move |c| super::reach::abort_if_unclaimable(c, id, queued_by, leader, waited)).await? {
+        tracing::warn!(
+            game = id.get(),
+            waited_secs = waited,
+            "no live worker can play a queued game: aborted"
+        );
+    }
+    Ok(())
 }
 
 /// The arena's `arena.toml` as the leader published it, if it did.
@@ -61,13 +94,23 @@ pub async fn play_one(
         opening_seed: i64::from(seed),
         purpose,
     };
-    let id = arena.db.write(move |c| games::insert_queued(c, &new, now_ms())).await?;
+    let queued_at = now_ms();
+    let id = arena.db.write(move |c| games::insert_queued(c, &new, queued_at)).await?;
     arena.metrics.games_running.inc();
     arena.leaderboard.changed();
+    let wait_secs = arena.config.games.unclaimable_abort_secs;
+    let wait = Duration::from_secs(wait_secs);
+    let mut next_look = tokio::time::Instant::now() + wait;
     let state = loop {
         tokio::select! {
             () = arena.shutdown.cancelled() => break None,
             () = tokio::time::sleep(POLL) => {}
+        }
+        if tokio::time::Instant::now() >= next_look {
+            next_look = tokio::time::Instant::now() + UNCLAIMABLE_LOOK;
+            if let Err(e) = abort_if_unclaimable(arena, id, queued_at, wait_secs).await {
+                tracing::warn!(game = id.get(), error = %e, "cannot look whether a queued game can be claimed");
+            }
         }
         match arena.db.read(move |c| games::state(c, id)).await {
             Ok(Some(GameState::Running)) => {}

@@ -24,6 +24,7 @@ mod sessions;
 mod site;
 mod state;
 mod support;
+mod worker_arch_gate;
 mod worker_attacks;
 mod worker_builds;
 mod workers;
@@ -47,6 +48,7 @@ const ON_POSTGRES_ANYWAY: &[&str] = &[
     "worker_attacks_unpackable_bot_is_not_the_machines_fault",
     "worker_attacks_gate_verdict_with_a_nul_is_recorded",
     "workers_build_and_check_for_two_servers_without_a_shared_folder",
+    "workers_gate_every_architectures_build_and_abort_unclaimable_games",
 ];
 
 const TESTS: &[Test] = &[
@@ -109,6 +111,10 @@ const TESTS: &[Test] = &[
     (
         "workers_build_and_check_for_two_servers_without_a_shared_folder",
         worker_builds::workers_build_and_check_for_two_servers_without_a_shared_folder,
+    ),
+    (
+        "workers_gate_every_architectures_build_and_abort_unclaimable_games",
+        worker_arch_gate::workers_gate_every_architectures_build_and_abort_unclaimable_games,
     ),
 ];
 
