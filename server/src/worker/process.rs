@@ -132,7 +132,9 @@ pub async fn run(opts: WorkerOptions) -> Result<(), ServerError> {
         shutdown: shutdown.clone(),
         running: AtomicI64::new(0),
     });
-    // The first line on stdout says the worker plays (tests wait for it).
+    // Its row first, then the first line on stdout that says the worker plays (tests wait
+    // for that line, and may then look for the row).
+    report_once(&worker, opts.concurrency).await;
     println!("worker {id} plays up to {} games at once from the {}", opts.concurrency, location.describe());
     tracing::info!(worker = %id, concurrency = opts.concurrency, %arch, "worker started");
 
@@ -236,31 +238,36 @@ async fn wait_for_settings(
     }
 }
 
-/// Reports this worker every [`TICK`].
+/// Reports this worker every [`TICK`] (after the first report, made at its start).
 async fn report_loop(w: Arc<Worker>, concurrency: usize) {
     loop {
-        let report = status::WorkerReport {
-            id: w.id.clone(),
-            host: status::host_name(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            arch: w.arch.clone(),
-            concurrency: i64::try_from(concurrency).unwrap_or(i64::MAX),
-            running: w.running.load(Ordering::Relaxed),
-            load: status::load_average(),
-        };
-        if let Err(e) = w.db.read(move |c| status::report(c, &report)).await {
-            tracing::warn!(error = %e, "cannot report this worker");
-        }
-        // Versions that play without a built folder for this architecture get a build for it.
-        let arch = w.arch.clone();
-        match w.db.read(move |c| super::build_queue::enqueue_arch(c, &arch, now_ms())).await {
-            Ok(0) => {}
-            Ok(n) => {
-                tracing::info!(builds = n, arch = %w.arch, "versions queued to be built for this architecture")
-            }
-            Err(e) => tracing::warn!(error = %e, "cannot queue the builds for this architecture"),
-        }
         tokio::time::sleep(TICK).await;
+        report_once(&w, concurrency).await;
+    }
+}
+
+/// Reports this worker (its row in `workers`), and queues the builds its architecture lacks.
+async fn report_once(w: &Arc<Worker>, concurrency: usize) {
+    let report = status::WorkerReport {
+        id: w.id.clone(),
+        host: status::host_name(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        arch: w.arch.clone(),
+        concurrency: i64::try_from(concurrency).unwrap_or(i64::MAX),
+        running: w.running.load(Ordering::Relaxed),
+        load: status::load_average(),
+    };
+    if let Err(e) = w.db.read(move |c| status::report(c, &report)).await {
+        tracing::warn!(error = %e, "cannot report this worker");
+    }
+    // Versions that play without a built folder for this architecture get a build for it.
+    let arch = w.arch.clone();
+    match w.db.read(move |c| super::build_queue::enqueue_arch(c, &arch, now_ms())).await {
+        Ok(0) => {}
+        Ok(n) => {
+            tracing::info!(builds = n, arch = %w.arch, "versions queued to be built for this architecture")
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot queue the builds for this architecture"),
     }
 }
 
