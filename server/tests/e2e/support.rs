@@ -595,6 +595,22 @@ impl WorkerProcess {
         worker
     }
 
+    /// Starts a worker on `database` with `--concurrency 2` and the cache `cache` (made, and
+    /// given to [`server_user`]), of the architecture `arch` (`BAO_WORKER_ARCH`) or of this
+    /// machine, and waits for its first line (its name).
+    pub fn start_of_arch(database: &str, cache: &Path, log: &Path, arch: Option<&str>) -> WorkerProcess {
+        std::fs::create_dir_all(cache).expect("cache");
+        give_to_server_user(cache);
+        let mut cmd = WorkerProcess::command(Some(database), cache, 2);
+        cmd.env_remove(bao_server::worker::artifacts::ARCH_ENV);
+        if let Some(arch) = arch {
+            cmd.env(bao_server::worker::artifacts::ARCH_ENV, arch);
+        }
+        let worker = WorkerProcess::spawn(cmd, log);
+        worker.id();
+        worker
+    }
+
     /// Starts `cmd` (a [`WorkerProcess::command`]), its stderr appended to `log`, without
     /// waiting for its first line (a worker says it plays once a server has published the
     /// arena's settings). Its stdout is read to the end: a worker writing to a closed pipe

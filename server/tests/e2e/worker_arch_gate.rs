@@ -11,16 +11,11 @@
 //! saying why) after `games.unclaimable_abort_secs`; the matchmaker queues no new game of it,
 //! while the faked architecture's worker plays the games of the others.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
-
 use serde_json::Value;
 
 use crate::support::{
-    Server, bot_script, get, give_to_server_user, postgres_database, server_command, settle, submit,
-    test_exe, test_postgres, wait_for,
+    Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, settle, submit, test_exe,
+    test_postgres, wait_for,
 };
 use crate::workers::{add_user, configure};
 
@@ -45,71 +40,6 @@ fn arch_bot() -> Vec<u8> {
         test_exe().display()
     )
     .into_bytes()
-}
-
-/// A worker process (this test binary as `e2e worker ...`), `--lease-secs 3`.
-struct Worker {
-    child: Option<Child>,
-    id: String,
-}
-
-impl Worker {
-    fn start(database: &str, cache: &Path, log_path: &Path, arch: Option<&str>) -> Worker {
-        std::fs::create_dir_all(cache).expect("cache");
-        give_to_server_user(cache);
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(log_path).expect("worker log");
-        let mut cmd = server_command();
-        cmd.args(["worker", "--database", database, "--concurrency", "2", "--lease-secs", "3", "--cache"])
-            .arg(cache)
-            .env_remove(bao_server::worker::artifacts::ARCH_ENV)
-            .stdout(Stdio::piped())
-            .stderr(log);
-        if let Some(arch) = arch {
-            cmd.env(bao_server::worker::artifacts::ARCH_ENV, arch);
-        }
-        let mut child = cmd.spawn().expect("the worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
-        let Some(id) = line.strip_prefix("worker ").and_then(|l| l.split(' ').next()) else {
-            let _ = child.kill();
-            let log = std::fs::read_to_string(log_path).unwrap_or_default();
-            panic!("the worker did not say it runs (got {line:?}); its log:\n{log}");
-        };
-        Worker { id: id.to_owned(), child: Some(child) }
-    }
-
-    /// SIGTERM; the exit code.
-    fn terminate(&mut self) -> Option<i32> {
-        let mut c = self.child.take().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = c.try_wait().expect("wait") {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = c.kill();
-                panic!("the worker did not stop within 30 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
 }
 
 fn db(url: &str) -> bao_server::db::Conn {
@@ -179,7 +109,12 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
     std::fs::write(&toml, text).expect("write");
     let server = Server::start_with_env(&data, &[("BAO_DATABASE", &url)]);
     let native = bao_server::worker::artifacts::arch();
-    let mut w1 = Worker::start(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1.log"), None);
+    let mut w1 = WorkerProcess::start_of_arch(
+        &url,
+        &dir.path().join("cache-1"),
+        &dir.path().join("worker-1.log"),
+        None,
+    );
 
     // Built and checked on this machine's worker: both active.
     let gated = submitted(&server, &token, "gated", "archbuild", &arch_bot());
@@ -195,8 +130,12 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
     assert_eq!(api(gated)["arch_failures"], serde_json::json!([]), "it passed the gate on {native}");
 
     // The faked architecture's worker builds both, checks both builds: the gated bot's fails.
-    let w2 =
-        Worker::start(&url, &dir.path().join("cache-2"), &dir.path().join("worker-2.log"), Some(FAKE_ARCH));
+    let w2 = WorkerProcess::start_of_arch(
+        &url,
+        &dir.path().join("cache-2"),
+        &dir.path().join("worker-2.log"),
+        Some(FAKE_ARCH),
+    );
     wait_for(120, "both versions built and checked for the faked architecture", || {
         let failed = count(
             &url,
@@ -208,7 +147,7 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
             "SELECT count(*) FROM version_artifacts WHERE version_id = ?1 AND arch = ?2",
             bao_server::db::params![plain, FAKE_ARCH],
         );
-        assert_eq!(held_by(&url, gated, &w2.id), 0, "the faked architecture's worker holds a game of gated");
+        assert_eq!(held_by(&url, gated, w2.id()), 0, "the faked architecture's worker holds a game of gated");
         (failed == 1 && built == 1).then_some(())
     });
     assert_eq!(
@@ -246,13 +185,13 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
         tries += 1;
         wait_for(60, "a game of gated held by this machine's worker", || {
             assert_eq!(
-                held_by(&url, gated, &w2.id),
+                held_by(&url, gated, w2.id()),
                 0,
                 "the faked architecture's worker holds a game of gated"
             );
-            (held_by(&url, gated, &w1.id) > 0).then_some(())
+            (held_by(&url, gated, w1.id()) > 0).then_some(())
         });
-        assert_eq!(w1.terminate(), Some(130), "the worker hands its games back and exits 130");
+        assert_eq!(w1.terminate().code(), Some(130), "the worker hands its games back and exits 130");
         let stopped_at = bao_server::db::now_ms();
         let queued = games(
             &url,
@@ -264,7 +203,12 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
         }
         assert!(tries < 3, "{tries} times the game of gated ended as the worker was stopped");
         eprintln!("the game of gated ended as the worker was stopped: once more");
-        w1 = Worker::start(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1.log"), None);
+        w1 = WorkerProcess::start_of_arch(
+            &url,
+            &dir.path().join("cache-1"),
+            &dir.path().join("worker-1.log"),
+            None,
+        );
     };
     // A third version, built and checked by the faked architecture's worker: the faked
     // architecture now plays plain and it, never gated.
@@ -273,7 +217,7 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
     for &(id, _, _) in &queued {
         let game = wait_for(60, &format!("game {id}, which no live worker can claim, to be aborted"), || {
             assert_eq!(
-                held_by(&url, gated, &w2.id),
+                held_by(&url, gated, w2.id()),
                 0,
                 "the faked architecture's worker holds a game of gated"
             );
@@ -286,7 +230,7 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
     }
     let played =
         wait_for(120, "two games of plain and third played by the faked architecture's worker", || {
-            let g = games(&url, "g.state = 'finished' AND g.played_by = ?1", [&w2.id]);
+            let g = games(&url, "g.state = 'finished' AND g.played_by = ?1", [w2.id()]);
             (g.len() >= 2).then_some(g)
         });
     for (game, s, n) in &played {
@@ -305,7 +249,7 @@ pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
         games(
             &url,
             "(g.south_id = ?1 OR g.north_id = ?1) AND g.played_by = ?2",
-            bao_server::db::params![gated, w2.id]
+            bao_server::db::params![gated, w2.id()]
         ),
         vec![],
         "no game of gated played on {FAKE_ARCH}"

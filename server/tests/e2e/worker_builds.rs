@@ -43,21 +43,6 @@ run = \"./bot\"
 [[languages]]
 name = \"executable\"";
 
-/// Starts a worker on `database` with `--concurrency 2 --lease-secs 3` and the cache `cache`
-/// (made), of the architecture `arch` (`BAO_WORKER_ARCH`) or of this machine.
-fn start_worker(database: &str, cache: &Path, log: &Path, arch: Option<&str>) -> WorkerProcess {
-    std::fs::create_dir_all(cache).expect("cache");
-    give_to_server_user(cache);
-    let mut cmd = WorkerProcess::command(Some(database), cache, 2);
-    cmd.env_remove(bao_server::worker::artifacts::ARCH_ENV);
-    if let Some(arch) = arch {
-        cmd.env(bao_server::worker::artifacts::ARCH_ENV, arch);
-    }
-    let worker = WorkerProcess::spawn(cmd, log);
-    worker.id();
-    worker
-}
-
 fn db(url: &str) -> bao_server::db::Conn {
     bao_server::db::open_location(&bao_server::db::Location::Postgres(url.to_owned()))
         .expect("the arena's database opens")
@@ -142,7 +127,12 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
     let b = Server::start_with_env(&data_b, &[("BAO_DATABASE", &url)]);
     assert_eq!(leader_process(&url), a.pid(), "the first server leads");
     let native = bao_server::worker::artifacts::arch();
-    let mut w1 = start_worker(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1.log"), None);
+    let mut w1 = WorkerProcess::start_of_arch(
+        &url,
+        &dir.path().join("cache-1"),
+        &dir.path().join("worker-1.log"),
+        None,
+    );
 
     // Two versions uploaded through the server that does not lead: built and checked by the
     // worker, active.
@@ -237,7 +227,12 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
     std::thread::sleep(Duration::from_millis(1500));
     assert!(building(), "still building");
     w1.kill9();
-    let mut w1b = start_worker(&url, &dir.path().join("cache-1"), &dir.path().join("worker-1b.log"), None);
+    let mut w1b = WorkerProcess::start_of_arch(
+        &url,
+        &dir.path().join("cache-1"),
+        &dir.path().join("worker-1b.log"),
+        None,
+    );
     let attempts = wait_for(30, "the build taken over", || {
         let conn = db(&url);
         let row: Option<(Option<String>, i64)> = conn
@@ -312,8 +307,12 @@ pub fn workers_build_and_check_for_two_servers_without_a_shared_folder() {
             .collect::<Result<_, _>>()
             .expect("rows")
     };
-    let w2 =
-        start_worker(&url, &dir.path().join("cache-2"), &dir.path().join("worker-2.log"), Some(FAKE_ARCH));
+    let w2 = WorkerProcess::start_of_arch(
+        &url,
+        &dir.path().join("cache-2"),
+        &dir.path().join("worker-2.log"),
+        Some(FAKE_ARCH),
+    );
     // Its first line comes before its first report (its row): waited for.
     let arch: String = wait_for(30, "the worker's row", || {
         use bao_server::db::OptionalExtension;
