@@ -357,6 +357,38 @@ impl ArenaConfig {
         self.games.variant
     }
 
+    /// Every duration setting at most [`MAX_DURATION_SECS`]: a deadline that far ahead
+    /// cannot be computed (a clock's `Instant` would overflow), and none is meant.
+    fn durations_in_bounds(&self) -> Result<(), String> {
+        let (g, l) = (&self.games, &self.limits);
+        let in_secs = [
+            ("games.unclaimable_abort_secs", g.unclaimable_abort_secs),
+            ("games.bot_cpu_secs", g.bot_cpu_secs),
+            ("limits.build_timeout_secs", l.build_timeout_secs),
+            ("limits.build_cpu_secs", l.build_cpu_secs),
+            ("matchmaking.wait_bound_secs", self.matchmaking.wait_bound_secs),
+            ("rating.recompute_secs", self.rating.recompute_secs),
+        ];
+        let in_ms = [
+            ("games.base_ms", g.base_ms),
+            ("games.increment_ms", g.increment_ms),
+            ("games.startup_ms", g.startup_ms),
+            ("gate.move_ms", self.gate.move_ms),
+            ("gate.startup_ms", self.gate.startup_ms),
+        ];
+        let too_long = in_secs
+            .into_iter()
+            .map(|(name, secs)| (name, secs, secs))
+            .chain(in_ms.into_iter().map(|(name, ms)| (name, ms, ms / 1000)))
+            .find(|&(_, _, secs)| secs > MAX_DURATION_SECS);
+        match too_long {
+            Some((name, value, _)) => Err(format!(
+                "{name} = {value} is longer than a year ({MAX_DURATION_SECS} s), the longest duration a setting may have"
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn validate(&self) -> Result<(), String> {
         if self.limits.build_concurrency == 0 {
             return Err("limits.build_concurrency must be at least 1".into());
@@ -381,6 +413,7 @@ impl ArenaConfig {
         if self.rating.recompute_secs == 0 {
             return Err("rating.recompute_secs must be at least 1".into());
         }
+        self.durations_in_bounds()?;
         let c = &self.candidate;
         let ordered = c.elo1 > c.elo0 && c.elo0.is_finite() && c.elo1.is_finite();
         let rates =
@@ -413,6 +446,9 @@ fn variant_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bao_rules::
     name.parse().map_err(serde::de::Error::custom)
 }
 
+/// The longest duration a setting may have: a year, in seconds.
+pub const MAX_DURATION_SECS: u64 = 365 * 24 * 3600;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,5 +475,30 @@ mod tests {
         assert_ne!(bad, DEFAULT_CONFIG);
         let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err("bad model").to_string();
         assert!(e.contains("glicko") && e.contains("bradley-terry"), "{e}");
+    }
+
+    #[test]
+    fn durations_longer_than_a_year_are_refused_by_name() {
+        for (from, to, name) in [
+            (
+                "build_timeout_secs = ",
+                "build_timeout_secs = 18446744073709551615 #",
+                "limits.build_timeout_secs",
+            ),
+            ("base_ms = ", "base_ms = 40000000000 #", "games.base_ms"),
+            (
+                "# unclaimable_abort_secs = 600",
+                "unclaimable_abort_secs = 31536001",
+                "games.unclaimable_abort_secs",
+            ),
+        ] {
+            let bad = DEFAULT_CONFIG.replacen(from, to, 1);
+            assert_ne!(bad, DEFAULT_CONFIG, "{from}");
+            let e = ArenaConfig::parse(&bad, Path::new("a.toml")).expect_err(name).to_string();
+            assert!(e.contains(name) && e.contains("longer than a year"), "{e}");
+        }
+        let year =
+            DEFAULT_CONFIG.replacen("# unclaimable_abort_secs = 600", "unclaimable_abort_secs = 31536000", 1);
+        ArenaConfig::parse(&year, Path::new("a.toml")).expect("a year is accepted");
     }
 }
