@@ -14,8 +14,8 @@
 use serde_json::Value;
 
 use crate::support::{
-    Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, settle, submit, test_exe,
-    test_postgres, wait_for,
+    Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, postgres_or_skip, settle,
+    submit, test_exe, wait_for,
 };
 use crate::workers::{add_user, configure};
 
@@ -79,16 +79,8 @@ fn submitted(server: &Server, token: &str, bot: &str, language: &str, body: &[u8
 }
 
 pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
-    let Some(base) = test_postgres() else {
-        assert!(
-            std::env::var("BAO_REQUIRE_ALL").as_deref() != Ok("1"),
-            "BAO_REQUIRE_ALL=1 but BAO_TEST_POSTGRES is unset: workers need a PostgreSQL cluster \
-             (deploy/postgres/throwaway.sh start DIR prints its URL)"
-        );
-        eprintln!(
-            "SKIPPED workers_gate_every_architectures_build_and_abort_unclaimable_games: BAO_TEST_POSTGRES is unset \
-             (workers need PostgreSQL; deploy/postgres/throwaway.sh start DIR prints a URL)"
-        );
+    let Some(base) = postgres_or_skip("workers_gate_every_architectures_build_and_abort_unclaimable_games")
+    else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
