@@ -13,11 +13,8 @@
 
 use serde_json::Value;
 
-use crate::support::{
-    Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, postgres_or_skip, settle,
-    submit, test_exe, wait_for,
-};
-use crate::workers::{add_user, configure};
+use crate::support::{Server, WorkerProcess, bot_script, get, settle, submit, test_exe, wait_for};
+use crate::workers::{WorkersArena, count, db};
 
 /// The faked architecture of the second worker.
 const FAKE_ARCH: &str = "fake-arch-gate";
@@ -40,15 +37,6 @@ fn arch_bot() -> Vec<u8> {
         test_exe().display()
     )
     .into_bytes()
-}
-
-fn db(url: &str) -> bao_server::db::Conn {
-    bao_server::db::open_location(&bao_server::db::Location::Postgres(url.to_owned()))
-        .expect("the arena's database opens")
-}
-
-fn count(url: &str, sql: &str, args: impl bao_server::db::Params) -> i64 {
-    db(url).query_row(sql, args, |r| r.get(0)).expect(sql)
 }
 
 /// (game, south, north) of the games matching `filter` (on `games g`), with `arg` as `?1`.
@@ -79,16 +67,11 @@ fn submitted(server: &Server, token: &str, bot: &str, language: &str, body: &[u8
 }
 
 pub fn workers_gate_every_architectures_build_and_abort_unclaimable_games() {
-    let Some(base) = postgres_or_skip("workers_gate_every_architectures_build_and_abort_unclaimable_games")
+    let Some(WorkersArena { dir, data, url, token }) =
+        WorkersArena::new("workers_gate_every_architectures_build_and_abort_unclaimable_games")
     else {
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    give_to_server_user(dir.path());
-    let data = dir.path().join("arena");
-    let url = postgres_database(&base, &data);
-    let token = add_user(&data, &url, "admin");
-    configure(&data);
     let toml = data.join("arena.toml");
     let mut text = std::fs::read_to_string(&toml).expect("arena.toml");
     for (from, to) in [

@@ -20,7 +20,7 @@ use crate::support::{
     Server, WorkerProcess, bot_script, get, give_to_server_user, postgres_database, postgres_or_skip, settle,
     submit, wait_for,
 };
-use crate::workers::{add_user, configure};
+use crate::workers::{add_user, configure, count, db};
 
 /// The faked architecture of the second worker.
 const FAKE_ARCH: &str = "fake-arch-e2e";
@@ -42,15 +42,6 @@ run = \"./bot\"
 
 [[languages]]
 name = \"executable\"";
-
-fn db(url: &str) -> bao_server::db::Conn {
-    bao_server::db::open_location(&bao_server::db::Location::Postgres(url.to_owned()))
-        .expect("the arena's database opens")
-}
-
-fn count(url: &str, sql: &str, args: impl bao_server::db::Params) -> i64 {
-    db(url).query_row(sql, args, |r| r.get(0)).expect(sql)
-}
 
 /// The process id of the server holding the leader lock, if one does now.
 fn holder_process(url: &str) -> Option<u32> {

@@ -91,9 +91,42 @@ fn finished(server: &Server) -> Vec<Value> {
 }
 
 /// Rows of the arena's database.
-fn db(url: &str) -> bao_server::db::Conn {
+pub fn db(url: &str) -> bao_server::db::Conn {
     let location = bao_server::db::Location::Postgres(url.to_owned());
     bao_server::db::open_location(&location).expect("the arena's database opens")
+}
+
+/// The single number `sql` (with `args`) reads from the arena's database at `url`.
+pub fn count(url: &str, sql: &str, args: impl bao_server::db::Params) -> i64 {
+    db(url).query_row(sql, args, |r| r.get(0)).expect(sql)
+}
+
+/// An arena for workers in a database of its own on the test cluster (`BAO_TEST_POSTGRES`):
+/// its folder, configured ([`configure`]), and an administrator's token.
+pub struct WorkersArena {
+    /// The test's folder (given to the server's user); the arena is `data` inside it.
+    pub dir: tempfile::TempDir,
+    /// The arena's folder.
+    pub data: PathBuf,
+    /// The arena's database.
+    pub url: String,
+    /// The administrator's token.
+    pub token: String,
+}
+
+impl WorkersArena {
+    /// The arena of `test`, or `None` (said on stderr; a failure under `BAO_REQUIRE_ALL=1`)
+    /// without a test cluster.
+    pub fn new(test: &str) -> Option<WorkersArena> {
+        let base = postgres_or_skip(test)?;
+        let dir = tempfile::tempdir().expect("tempdir");
+        give_to_server_user(dir.path());
+        let data = dir.path().join("arena");
+        let url = postgres_database(&base, &data);
+        let token = add_user(&data, &url, "admin");
+        configure(&data);
+        Some(WorkersArena { dir, data, url, token })
+    }
 }
 
 /// (game, worker) of every game a worker recorded.
@@ -135,16 +168,11 @@ fn fresh_lease(url: &str, worker: &str) -> Option<i64> {
 }
 
 pub fn workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once() {
-    let Some(base) = postgres_or_skip("workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once")
+    let Some(WorkersArena { dir, data, url, token }) =
+        WorkersArena::new("workers_play_the_ladder_and_a_killed_workers_game_is_replayed_once")
     else {
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    give_to_server_user(dir.path());
-    let data = dir.path().join("arena");
-    let url = postgres_database(&base, &data);
-    let token = add_user(&data, &url, "admin");
-    configure(&data);
     let caches: Vec<PathBuf> = ["cache-a", "cache-b"].iter().map(|c| dir.path().join(c)).collect();
     for c in &caches {
         std::fs::create_dir(c).expect("cache");
